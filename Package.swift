@@ -1,0 +1,64 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "SmartDeviceLink",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "SmartDeviceLink", targets: ["SmartDeviceLink"]),
+        .library(name: "SDLEmulator", targets: ["SDLEmulator"]),
+        .library(name: "SDLScenario", targets: ["SDLScenario"]),
+        .executable(name: "sdl-run", targets: ["sdl-run"]),
+    ],
+    dependencies: [
+        // The command line of sdl-run: one ParsableCommand per subcommand.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Logging with per-module levels; the API every server-side Swift library logs through.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // libusb-1.0 from Debian's libusb-1.0-0-dev: the USB transport (host role).
+        .systemLibrary(
+            name: "CLibUSB",
+            pkgConfig: "libusb-1.0",
+            providers: [.apt(["libusb-1.0-0-dev"])]
+        ),
+        // BlueZ from Debian's libbluetooth-dev: RFCOMM sockets and SDP.
+        .systemLibrary(
+            name: "CBlueZ",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+        // Wrappers for what Swift cannot import: variadic libusb_set_option, BlueZ's
+        // compound-literal and function-like macros.
+        .target(name: "CSDLShim", dependencies: ["CLibUSB", "CBlueZ"]),
+        .target(
+            name: "SmartDeviceLink",
+            dependencies: [
+                "CSDLShim", "CLibUSB", "CBlueZ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(name: "SDLEmulator", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
+        .target(name: "SDLScenario", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
+        .executableTarget(
+            name: "sdl-run",
+            dependencies: [
+                "SmartDeviceLink", "SDLEmulator", "SDLScenario",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SmartDeviceLinkTests", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
+        .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
+        .testTarget(name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
+    ]
+)

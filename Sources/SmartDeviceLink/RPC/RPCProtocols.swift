@@ -1,0 +1,187 @@
+/// The message type of an RPC, as carried in the RPC binary header's top nibble.
+public enum RPCMessageType: UInt8, Sendable, Hashable, CaseIterable {
+    case request = 0
+    case response = 1
+    case notification = 2
+
+    /// The spelling MOBILE_API.xml uses in `messagetype`.
+    public var specName: String {
+        switch self {
+        case .request: return "request"
+        case .response: return "response"
+        case .notification: return "notification"
+        }
+    }
+}
+
+/// Why a JSON payload could not be turned into a typed RPC value.
+///
+/// Decoding is lenient where the spec allows it (unknown keys are kept, unknown enum
+/// values are kept); it fails only when a value has the wrong JSON kind or a mandatory
+/// parameter is missing.
+public struct RPCDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where in the message, e.g. `Show.softButtons[2].type`.
+    public var path: String
+    public var reason: String
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+    public var description: String { "cannot decode \(path): \(reason)" }
+}
+
+/// A value of the RPC spec that travels as JSON: every generated struct, enum and message.
+public protocol RPCValue: Sendable, Hashable {
+    /// Decodes from a JSON value; `path` names the location for errors.
+    init(json: JSONValue, path: String) throws(RPCDecodingError)
+    /// The JSON form, exactly as on the wire.
+    var json: JSONValue { get }
+}
+
+/// An enum of the RPC spec. Values a newer head unit sends that this spec does not know are
+/// kept as they are and sent back unchanged, so a newer head unit never breaks decoding.
+public protocol RPCEnum: RPCValue, RawRepresentable, CustomStringConvertible, ExpressibleByStringLiteral
+where RawValue == String {
+    /// Every value the spec defines, in spec order.
+    static var knownValues: [Self] { get }
+}
+
+extension RPCEnum {
+    /// Whether the spec defines this value (false for values from a newer head unit).
+    public var isKnown: Bool { Self.knownValues.contains(self) }
+    public var description: String { rawValue }
+    public var json: JSONValue { .string(rawValue) }
+    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+        guard case .string(let raw) = json else {
+            throw RPCDecodingError(path: path, reason: "expected a string, found \(json.kindName)")
+        }
+        self.init(rawValue: raw)!
+    }
+    public init(stringLiteral value: String) { self.init(rawValue: value)! }
+}
+
+/// A struct of the RPC spec (or the parameter object of a function).
+public protocol RPCStruct: RPCValue {
+    /// Keys the head unit sent that this spec version does not define; sent back unchanged.
+    var additionalParameters: JSONObject { get set }
+}
+
+/// A function of the RPC spec: request, response or notification.
+public protocol RPCMessage: RPCStruct {
+    /// The function name as in MOBILE_API.xml (`Show`, `OnHMIStatus`).
+    static var functionName: String { get }
+    /// The 28-bit function id of the RPC binary header.
+    static var functionID: UInt32 { get }
+    static var messageType: RPCMessageType { get }
+    /// Binary data that follows the JSON (PutFile, OnAudioPassThru, SystemRequest...).
+    var bulkData: [UInt8]? { get set }
+}
+
+/// A request. Its `Response` type is what `send` returns.
+public protocol RPCRequest: RPCMessage {
+    associatedtype Response: RPCResponse
+}
+
+/// A response: every response carries `success`, `resultCode` and optionally `info`.
+public protocol RPCResponse: RPCMessage {
+    var success: Bool { get }
+    var resultCode: ResultCode { get }
+    var info: String? { get }
+}
+
+/// A notification, from the head unit (or, for a few, from the app).
+public protocol RPCNotification: RPCMessage {}
+
+// MARK: - Helpers the generated code uses
+
+/// Decoding and encoding helpers for generated code. Not meant for direct use.
+public enum RPCCoding {
+    @inlinable
+    public static func object(_ json: JSONValue, path: String) throws(RPCDecodingError) -> JSONObject {
+        guard case .object(let object) = json else {
+            throw RPCDecodingError(path: path, reason: "expected an object, found \(json.kindName)")
+        }
+        return object
+    }
+
+    public static func required<T: RPCValue>(_ object: JSONObject, _ key: String, path: String) throws(RPCDecodingError) -> T {
+        guard let value = object[key], !value.isNull else {
+            throw RPCDecodingError(path: "\(path).\(key)", reason: "mandatory parameter is missing")
+        }
+        return try T(json: value, path: "\(path).\(key)")
+    }
+
+    public static func optional<T: RPCValue>(_ object: JSONObject, _ key: String, path: String) throws(RPCDecodingError) -> T? {
+        guard let value = object[key], !value.isNull else { return nil }
+        return try T(json: value, path: "\(path).\(key)")
+    }
+
+    /// The keys of `object` not in `known`: kept so nothing a newer head unit sent is lost.
+    public static func additional(_ object: JSONObject, known: Set<String>) -> JSONObject {
+        object.filter { !known.contains($0.key) }
+    }
+}
+
+// MARK: - Primitive types of the spec
+
+extension String: RPCValue {
+    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+        guard case .string(let s) = json else {
+            throw RPCDecodingError(path: path, reason: "expected a string, found \(json.kindName)")
+        }
+        self = s
+    }
+    public var json: JSONValue { .string(self) }
+}
+
+extension Bool: RPCValue {
+    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+        guard case .bool(let b) = json else {
+            throw RPCDecodingError(path: path, reason: "expected a boolean, found \(json.kindName)")
+        }
+        self = b
+    }
+    public var json: JSONValue { .bool(self) }
+}
+
+/// The spec's `Integer`: a 64-bit signed value (some parameters exceed 32 bits).
+extension Int: RPCValue {
+    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+        guard let i = json.intValue, let value = Int(exactly: i) else {
+            throw RPCDecodingError(path: path, reason: "expected an integer, found \(json.kindName)")
+        }
+        self = value
+    }
+    public var json: JSONValue { .int(Int64(self)) }
+}
+
+/// The spec's `Float`: any JSON number.
+extension Double: RPCValue {
+    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+        guard let d = json.doubleValue else {
+            throw RPCDecodingError(path: path, reason: "expected a number, found \(json.kindName)")
+        }
+        self = d
+    }
+    public var json: JSONValue { .double(self) }
+}
+
+extension Array: RPCValue where Element: RPCValue {
+    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+        guard case .array(let items) = json else {
+            throw RPCDecodingError(path: path, reason: "expected an array, found \(json.kindName)")
+        }
+        var result: [Element] = []
+        result.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            result.append(try Element(json: item, path: "\(path)[\(index)]"))
+        }
+        self = result
+    }
+    public var json: JSONValue { .array(map(\.json)) }
+}
+
+extension JSONValue: RPCValue {
+    public init(json: JSONValue, path: String) { self = json }
+    public var json: JSONValue { self }
+}
