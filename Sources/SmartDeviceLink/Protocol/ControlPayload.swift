@@ -1,0 +1,165 @@
+/// A protocol version "Major.Minor.Patch" (PROTOCOL.md §4.2).
+public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+    public var patch: Int
+
+    public init(_ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    /// Parses "5.4.1" (also "5" or "5.4"); nil when it is not numeric.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var numbers: [Int] = []
+        for part in parts {
+            guard let n = Int(part), n >= 0 else { return nil }
+            numbers.append(n)
+        }
+        while numbers.count < 3 { numbers.append(0) }
+        self.init(numbers[0], numbers[1], numbers[2])
+    }
+
+    public var description: String { "\(major).\(minor).\(patch)" }
+
+    public static func < (a: ProtocolVersion, b: ProtocolVersion) -> Bool {
+        (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch)
+    }
+
+    /// What java and ios advertise, and the newest the protocol spec describes.
+    public static let latest = ProtocolVersion(5, 4, 1)
+    /// sdl_core 8.2's built-in maximum (`default_protocol_version`).
+    public static let coreMaximum = ProtocolVersion(5, 4, 0)
+}
+
+/// The BSON payload of a control frame, with every key SDL defines (PROTOCOL.md §4.3).
+///
+/// All keys are optional and omitted when nil. Each key is written with exactly the BSON
+/// type peers expect (`mtu` int64, `hashId`/`tcpPort`/`width`/`height` int32), because
+/// bson_c_lib and java read a value of another type as absent.
+public struct ControlPayload: Sendable, Hashable {
+    public var protocolVersion: String?
+    public var hashID: Int32?
+    public var mtu: Int64?
+    public var secondaryTransports: [String]?
+    public var audioServiceTransports: [Int32]?
+    public var videoServiceTransports: [Int32]?
+    public var authToken: String?
+    public var make: String?
+    public var model: String?
+    public var modelYear: String?
+    public var trim: String?
+    public var systemSoftwareVersion: String?
+    public var systemHardwareVersion: String?
+    public var rejectedParams: [String]?
+    public var reason: String?
+    public var height: Int32?
+    public var width: Int32?
+    public var videoProtocol: String?
+    public var videoCodec: String?
+    public var tcpIPAddress: String?
+    public var tcpPort: Int32?
+
+    public init(
+        protocolVersion: String? = nil, hashID: Int32? = nil, mtu: Int64? = nil,
+        secondaryTransports: [String]? = nil, audioServiceTransports: [Int32]? = nil,
+        videoServiceTransports: [Int32]? = nil, authToken: String? = nil,
+        make: String? = nil, model: String? = nil, modelYear: String? = nil, trim: String? = nil,
+        systemSoftwareVersion: String? = nil, systemHardwareVersion: String? = nil,
+        rejectedParams: [String]? = nil, reason: String? = nil,
+        height: Int32? = nil, width: Int32? = nil, videoProtocol: String? = nil, videoCodec: String? = nil,
+        tcpIPAddress: String? = nil, tcpPort: Int32? = nil
+    ) {
+        self.protocolVersion = protocolVersion
+        self.hashID = hashID
+        self.mtu = mtu
+        self.secondaryTransports = secondaryTransports
+        self.audioServiceTransports = audioServiceTransports
+        self.videoServiceTransports = videoServiceTransports
+        self.authToken = authToken
+        self.make = make
+        self.model = model
+        self.modelYear = modelYear
+        self.trim = trim
+        self.systemSoftwareVersion = systemSoftwareVersion
+        self.systemHardwareVersion = systemHardwareVersion
+        self.rejectedParams = rejectedParams
+        self.reason = reason
+        self.height = height
+        self.width = width
+        self.videoProtocol = videoProtocol
+        self.videoCodec = videoCodec
+        self.tcpIPAddress = tcpIPAddress
+        self.tcpPort = tcpPort
+    }
+
+    /// Wire key names, which differ from Swift naming for `hashId` and `tcpIpAddress`.
+    private enum Key {
+        static let protocolVersion = "protocolVersion", hashID = "hashId", mtu = "mtu"
+        static let secondaryTransports = "secondaryTransports"
+        static let audioServiceTransports = "audioServiceTransports"
+        static let videoServiceTransports = "videoServiceTransports"
+        static let authToken = "authToken", make = "make", model = "model", modelYear = "modelYear", trim = "trim"
+        static let systemSoftwareVersion = "systemSoftwareVersion", systemHardwareVersion = "systemHardwareVersion"
+        static let rejectedParams = "rejectedParams", reason = "reason"
+        static let height = "height", width = "width", videoProtocol = "videoProtocol", videoCodec = "videoCodec"
+        static let tcpIPAddress = "tcpIpAddress", tcpPort = "tcpPort"
+    }
+
+    /// The BSON document, keys in a fixed order.
+    public var document: BSONDocument {
+        var doc = BSONDocument()
+        func put(_ key: String, _ value: BSONValue?) { if let value { doc.elements.append(BSONElement(key, value)) } }
+        put(Key.protocolVersion, protocolVersion.map(BSONValue.string))
+        put(Key.hashID, hashID.map(BSONValue.int32))
+        put(Key.mtu, mtu.map(BSONValue.int64))
+        put(Key.secondaryTransports, secondaryTransports.map { .array($0.map(BSONValue.string)) })
+        put(Key.audioServiceTransports, audioServiceTransports.map { .array($0.map(BSONValue.int32)) })
+        put(Key.videoServiceTransports, videoServiceTransports.map { .array($0.map(BSONValue.int32)) })
+        put(Key.authToken, authToken.map(BSONValue.string))
+        put(Key.make, make.map(BSONValue.string))
+        put(Key.model, model.map(BSONValue.string))
+        put(Key.modelYear, modelYear.map(BSONValue.string))
+        put(Key.trim, trim.map(BSONValue.string))
+        put(Key.systemSoftwareVersion, systemSoftwareVersion.map(BSONValue.string))
+        put(Key.systemHardwareVersion, systemHardwareVersion.map(BSONValue.string))
+        put(Key.rejectedParams, rejectedParams.map { .array($0.map(BSONValue.string)) })
+        put(Key.reason, reason.map(BSONValue.string))
+        put(Key.height, height.map(BSONValue.int32))
+        put(Key.width, width.map(BSONValue.int32))
+        put(Key.videoProtocol, videoProtocol.map(BSONValue.string))
+        put(Key.videoCodec, videoCodec.map(BSONValue.string))
+        put(Key.tcpIPAddress, tcpIPAddress.map(BSONValue.string))
+        put(Key.tcpPort, tcpPort.map(BSONValue.int32))
+        return doc
+    }
+
+    /// Reads the keys of a document; values of an unexpected BSON type read as absent.
+    public init(document doc: BSONDocument) {
+        self.init(
+            protocolVersion: doc.string(Key.protocolVersion), hashID: doc.int32(Key.hashID), mtu: doc.int64(Key.mtu),
+            secondaryTransports: doc.strings(Key.secondaryTransports),
+            audioServiceTransports: doc.int32s(Key.audioServiceTransports),
+            videoServiceTransports: doc.int32s(Key.videoServiceTransports),
+            authToken: doc.string(Key.authToken), make: doc.string(Key.make), model: doc.string(Key.model),
+            modelYear: doc.string(Key.modelYear), trim: doc.string(Key.trim),
+            systemSoftwareVersion: doc.string(Key.systemSoftwareVersion),
+            systemHardwareVersion: doc.string(Key.systemHardwareVersion),
+            rejectedParams: doc.strings(Key.rejectedParams), reason: doc.string(Key.reason),
+            height: doc.int32(Key.height), width: doc.int32(Key.width),
+            videoProtocol: doc.string(Key.videoProtocol), videoCodec: doc.string(Key.videoCodec),
+            tcpIPAddress: doc.string(Key.tcpIPAddress), tcpPort: doc.int32(Key.tcpPort))
+    }
+
+    /// The encoded BSON bytes.
+    public var encoded: [UInt8] { document.encoded }
+
+    /// Decodes BSON bytes; nil when they do not parse (core then treats the payload as empty).
+    public init?(bytes: [UInt8]) {
+        guard let doc = try? BSONDocument(decoding: bytes) else { return nil }
+        self.init(document: doc)
+    }
+}

@@ -1,0 +1,153 @@
+/// Turns a byte stream into frames, whatever the reads look like.
+///
+/// One read may hold part of a header, a whole frame, or several frames (PROTOCOL.md §10
+/// item 1). Malformed input is handled as sdl_core does (§10 item 2): drop one byte and
+/// parse again from the next, and report a run of bad bytes once. A `DataSize` above the
+/// receive limit is malformed; nothing is ever allocated from it.
+public struct FrameDecoder: Sendable {
+    /// What the decoder found in the stream.
+    public enum Event: Sendable, Hashable {
+        case frame(Frame)
+        /// The start of a run of bytes that do not form a valid header; `reason` says why
+        /// the first one failed. Bytes up to the next valid header are dropped silently.
+        case malformed(reason: String)
+    }
+
+    /// The largest payload accepted in one frame. Bigger `DataSize` values are malformed.
+    public var maximumPayloadSize: Int
+
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    /// True while dropping bytes of a malformed run (so it is reported once).
+    private var inMalformedRun = false
+    /// Number of bytes dropped in malformed runs since creation; for diagnostics.
+    public private(set) var droppedByteCount = 0
+
+    /// - Parameter maximumPayloadSize: the receive limit; 131,072 (core's shipped
+    ///   `MaximumPayloadSize`) accepts what any known head unit sends before negotiation.
+    public init(maximumPayloadSize: Int = 131_072) {
+        self.maximumPayloadSize = maximumPayloadSize
+    }
+
+    /// Bytes received but not yet part of a complete frame.
+    public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Forgets partial input, as on a disconnect (§10 item 19).
+    public mutating func reset() {
+        buffer.removeAll(keepingCapacity: true)
+        readIndex = 0
+        inMalformedRun = false
+    }
+
+    /// Appends `bytes` and returns every complete frame and malformed run found so far.
+    public mutating func decode(_ bytes: some Collection<UInt8>) -> [Event] {
+        append(bytes)
+        var events: [Event] = []
+        while let event = next() { events.append(event) }
+        return events
+    }
+
+    /// Appends received bytes without parsing.
+    public mutating func append(_ bytes: some Collection<UInt8>) {
+        if readIndex > 0, readIndex >= buffer.count / 2 {
+            buffer.removeSubrange(0..<readIndex)
+            readIndex = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next frame or malformed run, or nil when more bytes are needed.
+    public mutating func next() -> Event? {
+        while readIndex < buffer.count {
+            switch parseHeader(at: readIndex) {
+            case .needMoreBytes:
+                return nil
+            case .invalid(let reason):
+                readIndex += 1
+                droppedByteCount += 1
+                if !inMalformedRun {
+                    inMalformedRun = true
+                    return .malformed(reason: reason)
+                }
+            case .valid(let header):
+                let total = header.size + Int(header.dataSize)
+                guard buffer.count - readIndex >= total else { return nil }
+                let payloadStart = readIndex + header.size
+                let payload = Array(buffer[payloadStart..<(readIndex + total)])
+                readIndex += total
+                inMalformedRun = false
+                return .frame(Frame(header: header, payload: payload))
+            }
+        }
+        return nil
+    }
+
+    private enum HeaderParse {
+        case needMoreBytes
+        case invalid(String)
+        case valid(FrameHeader)
+    }
+
+    private func parseHeader(at start: Int) -> HeaderParse {
+        let available = buffer.count - start
+        let byte0 = buffer[start]
+        let version = byte0 >> 4
+        guard (1...5).contains(version) else { return .invalid("protocol version \(version) is not 1…5") }
+        guard let frameType = FrameType(rawValue: byte0 & 0x07) else {
+            return .invalid("frame type \(byte0 & 0x07) is reserved")
+        }
+        let headerSize = FrameHeader.size(forVersion: version)
+        // Check what can be checked early so garbage is dropped without waiting.
+        if available >= 2 {
+            let service = ServiceType(rawValue: buffer[start + 1])
+            guard ServiceType.known.contains(service) else {
+                return .invalid("service type 0x\(String(service.rawValue, radix: 16)) is not defined")
+            }
+        }
+        guard available >= headerSize else { return .needMoreBytes }
+
+        let header = FrameHeader(
+            version: version,
+            isEncrypted: byte0 & 0x08 != 0,
+            frameType: frameType,
+            serviceType: ServiceType(rawValue: buffer[start + 1]),
+            frameInfo: buffer[start + 2],
+            sessionID: buffer[start + 3],
+            dataSize: buffer.bigEndianUInt32(at: start + 4),
+            messageID: version > 1 ? buffer.bigEndianUInt32(at: start + 8) : 0
+        )
+        if let reason = Self.validationFailure(of: header, maximumPayloadSize: maximumPayloadSize) {
+            return .invalid(reason)
+        }
+        return .valid(header)
+    }
+
+    /// Why `header` is malformed by the rules sdl_core applies to incoming frames, or nil.
+    public static func validationFailure(of header: FrameHeader, maximumPayloadSize: Int) -> String? {
+        if Int(header.dataSize) > maximumPayloadSize {
+            return "DataSize \(header.dataSize) exceeds the receive limit \(maximumPayloadSize)"
+        }
+        switch header.frameType {
+        case .control:
+            if header.controlInfo == nil {
+                return "control frame info 0x\(String(header.frameInfo, radix: 16)) is not defined"
+            }
+            if header.serviceType == .hybrid {
+                return "control frame on the hybrid service"
+            }
+        case .single:
+            if header.dataSize == 0 { return "single frame with no payload" }
+            if header.frameInfo != 0 { return "single frame with frame info \(header.frameInfo)" }
+        case .first:
+            // An encrypted First Frame from some core versions has DataSize ≠ 8 (§10 item 11).
+            if header.dataSize != 8 && !header.isEncrypted { return "first frame with DataSize \(header.dataSize), not 8" }
+            if header.frameInfo != 0 { return "first frame with frame info \(header.frameInfo)" }
+        case .consecutive:
+            if header.dataSize == 0 { return "consecutive frame with no payload" }
+        }
+        if header.frameType != .control, header.version > 1, header.messageID == 0 {
+            return "data frame with message ID 0"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,148 @@
+/// Splits a message into frames that fit the negotiated payload limit (PROTOCOL.md §2.3).
+public enum FrameFragmenter {
+    /// The frames of one message.
+    ///
+    /// - A payload that fits `maximumPayloadPerFrame` becomes one Single frame.
+    /// - Otherwise: a First frame whose 8-byte payload is TotalSize and the number of
+    ///   consecutive frames (both u32 BE), then Consecutive frames numbered 1…255, 1…
+    ///   (never 0 while more follow), the last one numbered 0.
+    ///
+    /// Every frame carries the same version, service, session and message ID.
+    public static func frames(
+        for payload: [UInt8], version: UInt8, serviceType: ServiceType, sessionID: UInt8, messageID: UInt32,
+        maximumPayloadPerFrame: Int, encrypted: Bool = false
+    ) -> [Frame] {
+        precondition(maximumPayloadPerFrame > 0, "the payload limit must be positive")
+        func header(_ type: FrameType, info: UInt8, size: Int, encrypted: Bool) -> FrameHeader {
+            FrameHeader(
+                version: version, isEncrypted: encrypted, frameType: type, serviceType: serviceType,
+                frameInfo: info, sessionID: sessionID, dataSize: UInt32(size), messageID: messageID)
+        }
+        if payload.count <= maximumPayloadPerFrame {
+            return [Frame(header: header(.single, info: 0, size: payload.count, encrypted: encrypted), payload: payload)]
+        }
+        let count = (payload.count + maximumPayloadPerFrame - 1) / maximumPayloadPerFrame
+        var first: [UInt8] = []
+        first.appendBigEndian(UInt32(payload.count))
+        first.appendBigEndian(UInt32(count))
+        var frames = [Frame(header: header(.first, info: 0, size: 8, encrypted: false), payload: first)]
+        frames.reserveCapacity(count + 1)
+        var offset = 0
+        for index in 0..<count {
+            let end = min(offset + maximumPayloadPerFrame, payload.count)
+            let isLast = index == count - 1
+            let number = isLast ? 0 : UInt8(index % 255 + 1)
+            frames.append(
+                Frame(
+                    header: header(.consecutive, info: number, size: end - offset, encrypted: encrypted),
+                    payload: Array(payload[offset..<end])))
+            offset = end
+        }
+        return frames
+    }
+}
+
+/// Reassembles multi-frame messages, keyed by (session, service, message ID).
+///
+/// Keying by all three (not message ID alone) follows PROTOCOL.md §10 item 9: core's
+/// 8-bit multi-frame IDs repeat, and an unrelated Single frame must not disturb a partial
+/// message. Time is a parameter: ``expire(now:)`` drops messages whose last frame did not
+/// arrive within ``timeout`` (core: 10 s, `ExpectedConsecutiveFramesTimeout`).
+public struct FrameReassembler: Sendable {
+    public struct Key: Hashable, Sendable {
+        public var sessionID: UInt8
+        public var serviceType: ServiceType
+        public var messageID: UInt32
+    }
+
+    /// What happened to a frame given to the reassembler.
+    public enum Outcome: Sendable, Equatable {
+        /// A complete message: a Single frame, or the last Consecutive frame of one.
+        case message(header: FrameHeader, payload: [UInt8])
+        /// Part of a message; more frames are needed.
+        case pending
+        /// The frame was dropped; `reason` says why (out of order, unknown message, too big).
+        case dropped(reason: String)
+    }
+
+    private struct Partial: Sendable {
+        var firstHeader: FrameHeader
+        var totalSize: Int
+        var payload: [UInt8]
+        var lastNumber: UInt8
+        var startedAt: ContinuousClock.Instant
+    }
+
+    public var timeout: Duration
+    /// The largest message accepted (TotalSize of a First frame). Bigger ones are dropped.
+    public var maximumMessageSize: Int
+    private var partials: [Key: Partial] = [:]
+
+    public init(timeout: Duration = .seconds(10), maximumMessageSize: Int = 64 << 20) {
+        self.timeout = timeout
+        self.maximumMessageSize = maximumMessageSize
+    }
+
+    /// Number of messages waiting for more frames.
+    public var pendingCount: Int { partials.count }
+
+    /// Feeds a Single, First or Consecutive frame.
+    public mutating func receive(_ frame: Frame, now: ContinuousClock.Instant) -> Outcome {
+        let header = frame.header
+        let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
+        switch header.frameType {
+        case .control:
+            return .message(header: header, payload: frame.payload)
+        case .single:
+            return .message(header: header, payload: frame.payload)
+        case .first:
+            guard frame.payload.count >= 8 else { return .dropped(reason: "first frame payload shorter than 8 bytes") }
+            if partials[key] != nil {
+                return .dropped(reason: "second first frame for pending message \(header.messageID)")
+            }
+            let total = Int(frame.payload.bigEndianUInt32(at: 0))
+            guard total <= maximumMessageSize else {
+                return .dropped(reason: "message of \(total) bytes exceeds the limit \(maximumMessageSize)")
+            }
+            var payload: [UInt8] = []
+            payload.reserveCapacity(min(total, 1 << 20))
+            partials[key] = Partial(firstHeader: header, totalSize: total, payload: payload, lastNumber: 0, startedAt: now)
+            return .pending
+        case .consecutive:
+            guard var partial = partials[key] else {
+                return .dropped(reason: "consecutive frame for unknown message \(header.messageID)")
+            }
+            let number = header.frameInfo
+            let expected: UInt8 = partial.lastNumber == 255 ? 1 : partial.lastNumber + 1
+            guard number == 0 || number == expected else {
+                return .dropped(reason: "consecutive frame \(number) where \(expected) was expected")
+            }
+            guard partial.payload.count + frame.payload.count <= max(partial.totalSize, 0) || number == 0 else {
+                partials[key] = nil
+                return .dropped(reason: "message \(header.messageID) is longer than its announced \(partial.totalSize) bytes")
+            }
+            partials[key] = nil  // avoid a copy-on-write of the buffer while appending
+            partial.payload.append(contentsOf: frame.payload)
+            partial.lastNumber = number
+            if number == 0 {
+                var completeHeader = partial.firstHeader
+                completeHeader.frameType = .single
+                completeHeader.dataSize = UInt32(partial.payload.count)
+                completeHeader.isEncrypted = header.isEncrypted
+                return .message(header: completeHeader, payload: partial.payload)
+            }
+            partials[key] = partial
+            return .pending
+        }
+    }
+
+    /// Drops partial messages older than ``timeout``; returns their keys.
+    public mutating func expire(now: ContinuousClock.Instant) -> [Key] {
+        let stale = partials.filter { now - $0.value.startedAt >= timeout }.map(\.key)
+        for key in stale { partials[key] = nil }
+        return stale
+    }
+
+    /// Forgets everything, as on a disconnect.
+    public mutating func reset() { partials.removeAll() }
+}

@@ -1,0 +1,676 @@
+/// Which end of the link a state machine plays.
+public enum ProtocolRole: Sendable, Hashable {
+    /// The mobile side: starts sessions, our library.
+    case app
+    /// The head-unit side: answers StartService, the emulator.
+    case headUnit
+}
+
+/// Settings of a ``ProtocolStateMachine``.
+public struct ProtocolConfiguration: Sendable {
+    /// The highest version this side speaks. App: 5.4.1 (as java/ios); head unit: 5.4.0 (as core 8.2).
+    public var maximumVersion: ProtocolVersion
+    /// App: a head unit answering below this fails the start. The issue range is 2…5.4.1.
+    public var minimumVersion: ProtocolVersion
+    /// The payload limit per frame used before an ACK says otherwise, and what a head unit
+    /// advertises as `mtu` (core fills it with its maximum payload size, §2.2).
+    public var maximumPayloadSize: Int
+    /// App: send a Heartbeat after this much silence and treat twice that without any frame
+    /// as a timeout. nil (the default, as java and ios) never starts heartbeats.
+    /// Head unit: the supervision timeout applied once the app sent a Heartbeat (core: 7 s).
+    public var heartbeatInterval: Duration?
+    /// How long a partial multi-frame message may wait for its last frame (core: 10 s).
+    public var reassemblyTimeout: Duration
+    /// Head unit: values for the RPC StartServiceACK of protocol 5.1+/5.4+.
+    public var secondaryTransports: [String]?
+    public var audioServiceTransports: [Int32]?
+    public var videoServiceTransports: [Int32]?
+    public var vehicleInfo: VehicleTypeInfo?
+    /// Head unit: part of the hash id (`connection | session << 16`, as core's KeyFromPair).
+    public var connectionHandle: Int32
+
+    public init(
+        maximumVersion: ProtocolVersion = .latest, minimumVersion: ProtocolVersion = ProtocolVersion(2),
+        maximumPayloadSize: Int = 131_072, heartbeatInterval: Duration? = nil,
+        reassemblyTimeout: Duration = .seconds(10), secondaryTransports: [String]? = nil,
+        audioServiceTransports: [Int32]? = nil, videoServiceTransports: [Int32]? = nil,
+        vehicleInfo: VehicleTypeInfo? = nil, connectionHandle: Int32 = 1
+    ) {
+        self.maximumVersion = maximumVersion
+        self.minimumVersion = minimumVersion
+        self.maximumPayloadSize = maximumPayloadSize
+        self.heartbeatInterval = heartbeatInterval
+        self.reassemblyTimeout = reassemblyTimeout
+        self.secondaryTransports = secondaryTransports
+        self.audioServiceTransports = audioServiceTransports
+        self.videoServiceTransports = videoServiceTransports
+        self.vehicleInfo = vehicleInfo
+        self.connectionHandle = connectionHandle
+    }
+
+    /// The defaults of a head unit that behaves like sdl_core 8.2.
+    public static var headUnit: ProtocolConfiguration {
+        ProtocolConfiguration(maximumVersion: .coreMaximum, minimumVersion: ProtocolVersion(1), heartbeatInterval: .seconds(7))
+    }
+}
+
+/// Vehicle strings a protocol 5.4 StartServiceACK may carry.
+public struct VehicleTypeInfo: Sendable, Hashable {
+    public var make: String?
+    public var model: String?
+    public var modelYear: String?
+    public var trim: String?
+    public var systemSoftwareVersion: String?
+    public var systemHardwareVersion: String?
+    public init(make: String? = nil, model: String? = nil, modelYear: String? = nil, trim: String? = nil,
+                systemSoftwareVersion: String? = nil, systemHardwareVersion: String? = nil) {
+        self.make = make
+        self.model = model
+        self.modelYear = modelYear
+        self.trim = trim
+        self.systemSoftwareVersion = systemSoftwareVersion
+        self.systemHardwareVersion = systemHardwareVersion
+    }
+}
+
+/// What both sides know about a started session.
+public struct SessionInfo: Sendable, Hashable {
+    public var sessionID: UInt8
+    /// The negotiated version; its major number is the header version of every frame.
+    public var version: ProtocolVersion
+    public var hashID: Int32?
+    /// Payload bytes this side sends per frame at most (`mtu` − 12 when the peer gave one).
+    public var maximumSendPayload: Int
+    /// The peer's full StartServiceACK payload (v5), e.g. secondary transports, vehicle info.
+    public var ackPayload: ControlPayload?
+
+    public var headerVersion: UInt8 { UInt8(clamping: version.major) }
+}
+
+/// A StartService the head unit must accept or reject (head-unit role).
+public struct StartServiceRequest: Sendable, Hashable {
+    /// 0 for a new RPC session.
+    public var sessionID: UInt8
+    public var serviceType: ServiceType
+    public var headerVersion: UInt8
+    /// For RPC: the version the app offered (nil when it sent no BSON, i.e. v1–4 style).
+    public var offeredVersion: ProtocolVersion?
+    public var payload: ControlPayload?
+    public var isEncrypted: Bool
+}
+
+/// What the caller of a ``ProtocolStateMachine`` must do or learn.
+public enum ProtocolAction: Sendable, Hashable {
+    /// Write these bytes to the transport.
+    case send([UInt8])
+    /// App: the RPC session is up. Head unit: an RPC session was accepted.
+    case sessionStarted(SessionInfo)
+    /// App: the head unit refused the RPC session (StartServiceNAK) or answered a version below the minimum.
+    case sessionStartFailed(reason: String, rejectedParams: [String])
+    /// The session and all its services ended (EndService RPC acknowledged, or ended by the peer).
+    case sessionEnded(sessionID: UInt8)
+    case serviceStarted(sessionID: UInt8, serviceType: ServiceType, payload: ControlPayload?)
+    case serviceStartFailed(sessionID: UInt8, serviceType: ServiceType, reason: String, rejectedParams: [String])
+    case serviceEnded(sessionID: UInt8, serviceType: ServiceType)
+    case serviceEndFailed(sessionID: UInt8, serviceType: ServiceType, rejectedParams: [String])
+    /// A complete message of a data service (RPC, Hybrid, audio, video), reassembled.
+    case message(sessionID: UInt8, serviceType: ServiceType, payload: [UInt8])
+    /// Head unit: decide with ``ProtocolStateMachine/acceptStartService(_:sessionID:now:)`` or
+    /// ``ProtocolStateMachine/rejectStartService(_:reason:rejectedParams:)``.
+    case startServiceRequested(StartServiceRequest)
+    /// Head unit: the app asked to register this link as its secondary transport.
+    case secondaryTransportRequested(sessionID: UInt8)
+    /// App: the head unit announced (or withdrew, with an empty address) its TCP secondary.
+    case transportEventUpdate(address: String?, port: Int32?)
+    case secondaryTransportRegistered(sessionID: UInt8)
+    case secondaryTransportRejected(sessionID: UInt8, reason: String?)
+    /// Nothing arrived for too long: close the link.
+    case heartbeatTimedOut(sessionID: UInt8)
+    /// A run of bytes that do not form valid frames started; counts for flood limits.
+    case malformed(reason: String)
+    /// A frame was discarded (out of order, unknown partial message, expired).
+    case dropped(reason: String)
+}
+
+/// A call that the current state does not allow.
+public struct ProtocolStateError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The SDL protocol session layer, for either role, without I/O: bytes and calls go in,
+/// ``ProtocolAction``s come out, and time is always a parameter (STYLE.md, swift-nio-ssh).
+///
+/// The app role runs one RPC session per link (as java and ios do); the head-unit role
+/// runs any number, one per app on the link.
+public struct ProtocolStateMachine: Sendable {
+    public let role: ProtocolRole
+    public var configuration: ProtocolConfiguration
+
+    private var decoder: FrameDecoder
+    private var reassembler: FrameReassembler
+    private var sessions: [UInt8: Session] = [:]
+    private var appStart: AppStart = .idle
+
+    private enum AppStart: Sendable {
+        case idle
+        /// StartService sent; waiting for ACK or NAK. `offered` is nil for v1–4 style.
+        case starting(offered: ProtocolVersion?)
+        case started
+    }
+
+    private struct Session: Sendable {
+        var info: SessionInfo
+        var services: Set<ServiceType> = [.rpc, .hybrid]
+        /// Per-session counter; app starts at 1 (java/ios), head unit at 0 (core).
+        var messageCounter: UInt32
+        var lastReceived: ContinuousClock.Instant
+        var lastSent: ContinuousClock.Instant
+        /// Head unit: supervision starts once the app sent a Heartbeat (core's opt-in).
+        var heartbeatMonitored = false
+        var heartbeatPending = false
+        /// Sent EndService and waiting for the ACK.
+        var ending: Set<ServiceType> = []
+        /// Pending starts of audio/video on the app side.
+        var starting: Set<ServiceType> = []
+    }
+
+    public init(role: ProtocolRole, configuration: ProtocolConfiguration = ProtocolConfiguration()) {
+        self.role = role
+        self.configuration = configuration
+        self.decoder = FrameDecoder(maximumPayloadSize: max(configuration.maximumPayloadSize, 1488))
+        self.reassembler = FrameReassembler(timeout: configuration.reassemblyTimeout)
+    }
+
+    /// The sessions that are up, by id.
+    public var activeSessions: [UInt8: SessionInfo] { sessions.mapValues(\.info) }
+
+    /// The services currently started in a session.
+    public func services(of sessionID: UInt8) -> Set<ServiceType> { sessions[sessionID]?.services ?? [] }
+
+    // MARK: - App role: starting and ending
+
+    /// App: sends the first StartService(RPC).
+    ///
+    /// With a maximum of 5 or more it carries BSON `{protocolVersion}` on a v1 header, the
+    /// only v1 frame with a payload (§4.2); otherwise it is the empty v1 StartService of §4.1.
+    public mutating func startSession(now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard role == .app else { throw ProtocolStateError("only the app role starts sessions") }
+        guard case .idle = appStart else { throw ProtocolStateError("a session was already started on this link") }
+        let offered: ProtocolVersion? = configuration.maximumVersion.major >= 5 ? configuration.maximumVersion : nil
+        let payload = offered.map { ControlPayload(protocolVersion: $0.description).encoded } ?? []
+        appStart = .starting(offered: offered)
+        let frame = Frame(
+            header: FrameHeader(version: 1, frameType: .control, serviceType: .rpc,
+                                frameInfo: ControlFrameInfo.startService.rawValue, sessionID: 0, dataSize: 0),
+            payload: payload)
+        return [.send(frame.encoded)]
+    }
+
+    /// App: starts audio or video in the running session (after RegisterAppInterface, §4.5).
+    public mutating func startService(
+        _ service: ServiceType, payload: ControlPayload? = nil, encrypted: Bool = false, now: ContinuousClock.Instant
+    ) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard role == .app, var session = onlySession else { throw ProtocolStateError("no session to start \(service) in") }
+        guard service != .control, service != .hybrid else { throw ProtocolStateError("\(service) is never started") }
+        guard !session.services.contains(service) || (service == .rpc && encrypted) else {
+            throw ProtocolStateError("\(service) is already started")
+        }
+        session.starting.insert(service)
+        let bytes = controlFrame(.startService, service: service, session: &session, payload: payload.map(\.encoded) ?? [], encrypted: encrypted, now: now)
+        sessions[session.info.sessionID] = session
+        return [.send(bytes)]
+    }
+
+    /// Either role: ends a service. Ending RPC ends the session; the app includes its hash id.
+    public mutating func endService(_ service: ServiceType, sessionID: UInt8? = nil, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard var session = sessionID.flatMap({ sessions[$0] }) ?? onlySession else { throw ProtocolStateError("no session to end \(service) in") }
+        guard session.services.contains(service) else { throw ProtocolStateError("\(service) is not started") }
+        var payload: [UInt8] = []
+        if service == .rpc, role == .app, let hash = session.info.hashID {
+            if session.info.version.major >= 5 {
+                payload = ControlPayload(hashID: hash).encoded
+            } else {
+                payload.appendBigEndian(UInt32(bitPattern: hash))
+            }
+        }
+        session.ending.insert(service)
+        let bytes = controlFrame(.endService, service: service, session: &session, payload: payload, now: now)
+        sessions[session.info.sessionID] = session
+        return [.send(bytes)]
+    }
+
+    // MARK: - Sending data
+
+    /// Frames a complete service payload (an RPC packet, audio or video data) for sending,
+    /// fragmented to the session's limit, with a fresh message id.
+    public mutating func send(
+        _ payload: [UInt8], service: ServiceType, sessionID: UInt8? = nil, now: ContinuousClock.Instant
+    ) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard var session = sessionID.flatMap({ sessions[$0] }) ?? onlySession else {
+            throw ProtocolStateError("no session is started; start one before sending")
+        }
+        let running = service == .hybrid ? session.services.contains(.rpc) : session.services.contains(service)
+        guard running else { throw ProtocolStateError("\(service) is not started in session \(session.info.sessionID)") }
+        let messageID = nextMessageID(&session)
+        let frames = FrameFragmenter.frames(
+            for: payload, version: session.info.headerVersion, serviceType: service, sessionID: session.info.sessionID,
+            messageID: messageID, maximumPayloadPerFrame: session.info.maximumSendPayload)
+        session.lastSent = now
+        sessions[session.info.sessionID] = session
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(payload.count + frames.count * 12)
+        for frame in frames {
+            frame.header.encode(into: &bytes)
+            bytes.append(contentsOf: frame.payload)
+        }
+        return [.send(bytes)]
+    }
+
+    /// Sends a Heartbeat (control service). Either role may; the app opts in to core's
+    /// supervision by doing so (§4.6).
+    public mutating func sendHeartbeat(sessionID: UInt8? = nil, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard var session = sessionID.flatMap({ sessions[$0] }) ?? onlySession else { throw ProtocolStateError("no session for a heartbeat") }
+        let bytes = controlFrame(.heartbeat, service: .control, session: &session, payload: [], now: now)
+        sessions[session.info.sessionID] = session
+        return [.send(bytes)]
+    }
+
+    /// App, on a secondary link: registers it for the primary's session (§4.7).
+    public mutating func registerSecondaryTransport(for info: SessionInfo, now: ContinuousClock.Instant) -> [ProtocolAction] {
+        var session = Session(info: info, services: [], messageCounter: 1, lastReceived: now, lastSent: now)
+        let bytes = controlFrame(.registerSecondaryTransport, service: .control, session: &session, payload: [], now: now)
+        sessions[info.sessionID] = session
+        appStart = .started
+        return [.send(bytes)]
+    }
+
+    // MARK: - Head-unit role decisions
+
+    /// Head unit: accepts a StartService from ``ProtocolAction/startServiceRequested(_:)``.
+    ///
+    /// For a new RPC session, `sessionID` is the id to assign (nil: the lowest free one on
+    /// this link). The ACK follows core: header version 5 with BSON when the app showed v5
+    /// support, else the head unit's maximum capped at 4 with a raw 4-byte hash id.
+    public mutating func acceptStartService(_ request: StartServiceRequest, sessionID: UInt8? = nil, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard role == .headUnit else { throw ProtocolStateError("only the head unit accepts services") }
+        if request.serviceType == .rpc && request.sessionID == 0 {
+            guard let id = sessionID ?? (1...255).lazy.map(UInt8.init).first(where: { sessions[$0] == nil }) else {
+                throw ProtocolStateError("all 255 session ids are in use")
+            }
+            let hash = configuration.connectionHandle | Int32(id) << 16
+            let supportsV5 = request.headerVersion >= 5 || (request.offeredVersion?.major ?? 0) >= 5
+            let negotiated: ProtocolVersion
+            var payload: [UInt8] = []
+            var ackPayload: ControlPayload?
+            if supportsV5 {
+                negotiated = min(request.offeredVersion ?? configuration.maximumVersion, configuration.maximumVersion)
+                var ack = ControlPayload(protocolVersion: negotiated.description, hashID: hash, mtu: Int64(configuration.maximumPayloadSize))
+                if negotiated >= ProtocolVersion(5, 1, 0) {
+                    ack.secondaryTransports = configuration.secondaryTransports ?? []
+                    ack.audioServiceTransports = configuration.audioServiceTransports ?? [1]
+                    ack.videoServiceTransports = configuration.videoServiceTransports ?? [1]
+                }
+                if negotiated >= ProtocolVersion(5, 4, 0), let vehicle = configuration.vehicleInfo {
+                    ack.make = vehicle.make
+                    ack.model = vehicle.model
+                    ack.modelYear = vehicle.modelYear
+                    ack.trim = vehicle.trim
+                    ack.systemSoftwareVersion = vehicle.systemSoftwareVersion
+                    ack.systemHardwareVersion = vehicle.systemHardwareVersion
+                }
+                payload = ack.encoded
+                ackPayload = ack
+            } else {
+                negotiated = ProtocolVersion(min(configuration.maximumVersion.major, 4))
+                if negotiated.major >= 2 { payload.appendBigEndian(UInt32(bitPattern: hash)) }
+            }
+            var session = Session(
+                info: SessionInfo(sessionID: id, version: negotiated, hashID: negotiated.major >= 2 ? hash : nil,
+                                  maximumSendPayload: negotiated.major >= 3 ? configuration.maximumPayloadSize : 1488,
+                                  ackPayload: ackPayload),
+                messageCounter: 0, lastReceived: now, lastSent: now)
+            let bytes = controlFrame(.startServiceACK, service: .rpc, session: &session, payload: payload, now: now)
+            sessions[id] = session
+            return [.send(bytes), .sessionStarted(session.info)]
+        }
+        guard var session = sessions[request.sessionID] else {
+            return rejectStartService(request, reason: "session \(request.sessionID) not found", rejectedParams: [])
+        }
+        var ack: ControlPayload?
+        if session.info.version.major >= 5 {
+            var payload = ControlPayload(mtu: Int64(configuration.maximumPayloadSize))
+            if request.serviceType == .video, let asked = request.payload {
+                payload.height = asked.height
+                payload.width = asked.width
+                payload.videoProtocol = asked.videoProtocol
+                payload.videoCodec = asked.videoCodec
+            }
+            ack = payload
+        }
+        session.services.insert(request.serviceType)
+        let bytes = controlFrame(.startServiceACK, service: request.serviceType, session: &session,
+                                 payload: ack?.encoded ?? [], encrypted: request.isEncrypted, now: now)
+        sessions[session.info.sessionID] = session
+        return [.send(bytes), .serviceStarted(sessionID: session.info.sessionID, serviceType: request.serviceType, payload: ack)]
+    }
+
+    /// Head unit: refuses a StartService. The NAK echoes the request's session id (0 for a new session).
+    public mutating func rejectStartService(_ request: StartServiceRequest, reason: String?, rejectedParams: [String]) -> [ProtocolAction] {
+        let version = request.headerVersion >= 5 || (request.offeredVersion?.major ?? 0) >= 5 ? UInt8(5) : max(request.headerVersion, 1)
+        var payload: [UInt8] = []
+        if version >= 5 {
+            var nak = ControlPayload(rejectedParams: rejectedParams.isEmpty ? nil : rejectedParams)
+            if let offered = request.offeredVersion, offered >= ProtocolVersion(5, 3, 0) { nak.reason = reason }
+            payload = nak.encoded
+        }
+        var header = FrameHeader(version: version, frameType: .control, serviceType: request.serviceType,
+                                 frameInfo: ControlFrameInfo.startServiceNAK.rawValue, sessionID: request.sessionID, dataSize: 0)
+        if var session = sessions[request.sessionID] {
+            header.messageID = nextMessageID(&session)
+            sessions[request.sessionID] = session
+        }
+        return [.send(Frame(header: header, payload: payload).encoded)]
+    }
+
+    /// Head unit: answers a RegisterSecondaryTransport on this link.
+    public mutating func answerSecondaryTransport(sessionID: UInt8, version: UInt8, accepted: Bool, reason: String? = nil) -> [ProtocolAction] {
+        let info: ControlFrameInfo = accepted ? .registerSecondaryTransportACK : .registerSecondaryTransportNAK
+        let payload = accepted ? [] : ControlPayload(reason: reason).encoded
+        // core always uses message id 2 here (§4.4).
+        let header = FrameHeader(version: version, frameType: .control, serviceType: .control,
+                                 frameInfo: info.rawValue, sessionID: sessionID, dataSize: 0, messageID: 2)
+        return [.send(Frame(header: header, payload: payload).encoded)]
+    }
+
+    /// Head unit: announces the TCP secondary transport; an empty address withdraws it.
+    public mutating func sendTransportEventUpdate(sessionID: UInt8, address: String, port: Int32?, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard var session = sessions[sessionID] else { throw ProtocolStateError("session \(sessionID) not found") }
+        let payload = ControlPayload(tcpIPAddress: address, tcpPort: address.isEmpty ? nil : port)
+        let bytes = controlFrame(.transportEventUpdate, service: .control, session: &session, payload: payload.encoded, now: now)
+        sessions[sessionID] = session
+        return [.send(bytes)]
+    }
+
+    /// Head unit: forgets a session without a frame (e.g. closed for flooding).
+    public mutating func dropSession(_ sessionID: UInt8) { sessions[sessionID] = nil }
+
+    // MARK: - Input
+
+    /// Feeds bytes from the transport.
+    public mutating func receive(_ bytes: some Collection<UInt8>, now: ContinuousClock.Instant) -> [ProtocolAction] {
+        var actions: [ProtocolAction] = []
+        decoder.append(bytes)
+        while let event = decoder.next() {
+            switch event {
+            case .malformed(let reason):
+                actions.append(.malformed(reason: reason))
+            case .frame(let frame):
+                handle(frame, now: now, into: &actions)
+            }
+        }
+        return actions
+    }
+
+    /// Lets time pass: heartbeats, heartbeat timeouts, expiry of partial messages.
+    public mutating func tick(now: ContinuousClock.Instant) -> [ProtocolAction] {
+        var actions: [ProtocolAction] = []
+        for key in reassembler.expire(now: now) {
+            actions.append(.dropped(reason: "message \(key.messageID) on \(key.serviceType) expired before its last frame"))
+        }
+        guard let interval = configuration.heartbeatInterval else { return actions }
+        for id in sessions.keys.sorted() {
+            guard var session = sessions[id], session.info.version.major >= 3 else { continue }
+            switch role {
+            case .app:
+                if now - session.lastReceived >= interval * 2 {
+                    sessions[id] = nil
+                    actions.append(.heartbeatTimedOut(sessionID: id))
+                    continue
+                }
+                if now - session.lastSent >= interval, now - session.lastReceived >= interval {
+                    actions.append(.send(controlFrame(.heartbeat, service: .control, session: &session, payload: [], now: now)))
+                }
+            case .headUnit:
+                guard session.heartbeatMonitored, now - session.lastReceived >= interval else { continue }
+                if session.heartbeatPending, now - session.lastSent >= interval {
+                    sessions[id] = nil
+                    actions.append(.heartbeatTimedOut(sessionID: id))
+                    continue
+                }
+                if !session.heartbeatPending {
+                    session.heartbeatPending = true
+                    actions.append(.send(controlFrame(.heartbeat, service: .control, session: &session, payload: [], now: now)))
+                }
+            }
+            sessions[id] = session
+        }
+        return actions
+    }
+
+    /// Forgets partial input and sessions, as when the transport is lost (§10 item 19).
+    public mutating func reset() {
+        decoder.reset()
+        reassembler.reset()
+        sessions.removeAll()
+        appStart = .idle
+    }
+
+    // MARK: - Frame handling
+
+    private mutating func handle(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+        let header = frame.header
+        if var session = sessions[header.sessionID] {
+            session.lastReceived = now
+            session.heartbeatPending = false
+            // Head unit: follow an app that settled on a lower version (v1–4 negotiation).
+            if role == .headUnit, header.version >= 2, header.version < session.info.headerVersion {
+                session.info.version = ProtocolVersion(Int(header.version))
+            }
+            sessions[header.sessionID] = session
+        }
+        guard header.frameType == .control else {
+            guard sessions[header.sessionID] != nil else {
+                actions.append(.dropped(reason: "\(header.serviceType) frame for unknown session \(header.sessionID)"))
+                return
+            }
+            switch reassembler.receive(frame, now: now) {
+            case .message(let complete, let payload):
+                actions.append(.message(sessionID: complete.sessionID, serviceType: complete.serviceType, payload: payload))
+            case .pending:
+                break
+            case .dropped(let reason):
+                actions.append(.dropped(reason: reason))
+            }
+            return
+        }
+        guard let info = header.controlInfo else { return }
+        switch info {
+        case .heartbeat:
+            // Always answer, echoing session and message id as core does (§4.6).
+            let ack = FrameHeader(version: header.version, frameType: .control, serviceType: .control,
+                                  frameInfo: ControlFrameInfo.heartbeatACK.rawValue, sessionID: header.sessionID,
+                                  dataSize: 0, messageID: header.messageID)
+            if var session = sessions[header.sessionID] {
+                if role == .headUnit { session.heartbeatMonitored = true }
+                session.lastSent = now
+                sessions[header.sessionID] = session
+            }
+            actions.append(.send(ack.encoded))
+        case .heartbeatACK, .serviceDataACK:
+            break
+        case .startService:
+            handleStartService(frame, into: &actions)
+        case .startServiceACK:
+            handleStartServiceACK(frame, now: now, into: &actions)
+        case .startServiceNAK:
+            let nak = ControlPayload(bytes: frame.payload)
+            let reason = nak?.reason ?? "the head unit sent StartServiceNAK"
+            if header.serviceType == .rpc, case .starting = appStart {
+                appStart = .idle
+                actions.append(.sessionStartFailed(reason: reason, rejectedParams: nak?.rejectedParams ?? []))
+            } else {
+                sessions[header.sessionID]?.starting.remove(header.serviceType)
+                actions.append(.serviceStartFailed(sessionID: header.sessionID, serviceType: header.serviceType,
+                                                   reason: reason, rejectedParams: nak?.rejectedParams ?? []))
+            }
+        case .endService:
+            handleEndService(frame, now: now, into: &actions)
+        case .endServiceACK:
+            finishEnd(of: header.serviceType, sessionID: header.sessionID, into: &actions)
+        case .endServiceNAK:
+            sessions[header.sessionID]?.ending.remove(header.serviceType)
+            actions.append(.serviceEndFailed(sessionID: header.sessionID, serviceType: header.serviceType,
+                                             rejectedParams: ControlPayload(bytes: frame.payload)?.rejectedParams ?? []))
+        case .registerSecondaryTransport:
+            if role == .headUnit { actions.append(.secondaryTransportRequested(sessionID: header.sessionID)) }
+        case .registerSecondaryTransportACK:
+            actions.append(.secondaryTransportRegistered(sessionID: header.sessionID))
+        case .registerSecondaryTransportNAK:
+            sessions[header.sessionID] = nil
+            actions.append(.secondaryTransportRejected(sessionID: header.sessionID, reason: ControlPayload(bytes: frame.payload)?.reason))
+        case .transportEventUpdate:
+            let update = ControlPayload(bytes: frame.payload)
+            actions.append(.transportEventUpdate(address: update?.tcpIPAddress, port: update?.tcpPort))
+        }
+    }
+
+    private mutating func handleStartService(_ frame: Frame, into actions: inout [ProtocolAction]) {
+        guard role == .headUnit else {
+            actions.append(.dropped(reason: "StartService received by the app role"))
+            return
+        }
+        let header = frame.header
+        let parsed = frame.payload.isEmpty ? nil : ControlPayload(bytes: frame.payload)
+        var request = StartServiceRequest(sessionID: header.sessionID, serviceType: header.serviceType,
+                                          headerVersion: header.version, offeredVersion: nil, payload: parsed,
+                                          isEncrypted: header.isEncrypted)
+        if header.serviceType == .rpc, header.sessionID == 0, let parsed {
+            // core NAKs a parsable payload whose protocolVersion is missing, malformed or below 5 (§4.2).
+            guard let text = parsed.protocolVersion, let version = ProtocolVersion(text), version.major >= 5 else {
+                request.offeredVersion = ProtocolVersion(5)
+                actions.append(contentsOf: rejectStartService(request, reason: "invalid protocolVersion", rejectedParams: ["protocolVersion"]))
+                return
+            }
+            request.offeredVersion = version
+        }
+        actions.append(.startServiceRequested(request))
+    }
+
+    private mutating func handleStartServiceACK(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+        let header = frame.header
+        if header.serviceType == .rpc, case .starting(let offered) = appStart {
+            let ack = header.version >= 5 ? ControlPayload(bytes: frame.payload) : nil
+            var version: ProtocolVersion
+            var hash: Int32?
+            if header.version >= 5 {
+                let answered = ack?.protocolVersion.flatMap(ProtocolVersion.init) ?? ProtocolVersion(Int(header.version))
+                version = min(answered, offered ?? configuration.maximumVersion)
+                hash = ack?.hashID
+            } else {
+                version = ProtocolVersion(min(Int(header.version), configuration.maximumVersion.major))
+                if frame.payload.count >= 4 { hash = Int32(bitPattern: frame.payload.bigEndianUInt32(at: 0)) }
+            }
+            if offered == nil, version.major >= 5 { version = ProtocolVersion(4) }
+            guard version >= configuration.minimumVersion else {
+                appStart = .idle
+                actions.append(.sessionStartFailed(
+                    reason: "the head unit answered protocol \(version), below the minimum \(configuration.minimumVersion)",
+                    rejectedParams: []))
+                return
+            }
+            let sendLimit = Self.sendLimit(version: version, mtu: ack?.mtu, configured: configuration.maximumPayloadSize)
+            let info = SessionInfo(sessionID: header.sessionID, version: version, hashID: hash, maximumSendPayload: sendLimit, ackPayload: ack)
+            if let mtu = ack?.mtu { decoder.maximumPayloadSize = max(decoder.maximumPayloadSize, Int(mtu)) }
+            sessions[header.sessionID] = Session(info: info, messageCounter: 1, lastReceived: now, lastSent: now)
+            appStart = .started
+            actions.append(.sessionStarted(info))
+            return
+        }
+        guard var session = sessions[header.sessionID] else {
+            actions.append(.dropped(reason: "StartServiceACK for unknown session \(header.sessionID)"))
+            return
+        }
+        let payload = header.version >= 5 ? ControlPayload(bytes: frame.payload) : nil
+        session.starting.remove(header.serviceType)
+        session.services.insert(header.serviceType)
+        sessions[header.sessionID] = session
+        actions.append(.serviceStarted(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload))
+    }
+
+    private mutating func handleEndService(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+        let header = frame.header
+        guard var session = sessions[header.sessionID], session.services.contains(header.serviceType) else {
+            let nak = FrameHeader(version: max(header.version, 2), frameType: .control, serviceType: header.serviceType,
+                                  frameInfo: ControlFrameInfo.endServiceNAK.rawValue, sessionID: header.sessionID, dataSize: 0, messageID: header.messageID)
+            actions.append(.send(nak.encoded))
+            return
+        }
+        if role == .headUnit, header.serviceType == .rpc, let expected = session.info.hashID {
+            let given: Int32?
+            if header.version >= 5 {
+                given = ControlPayload(bytes: frame.payload)?.hashID
+            } else {
+                given = frame.payload.count >= 4 ? Int32(bitPattern: frame.payload.bigEndianUInt32(at: 0)) : nil
+            }
+            guard given == expected else {
+                let payload = header.version >= 5 ? ControlPayload(rejectedParams: ["hashId"]).encoded : []
+                actions.append(.send(controlFrame(.endServiceNAK, service: .rpc, session: &session, payload: payload, now: now)))
+                sessions[header.sessionID] = session
+                actions.append(.serviceEndFailed(sessionID: header.sessionID, serviceType: .rpc, rejectedParams: ["hashId"]))
+                return
+            }
+        }
+        actions.append(.send(controlFrame(.endServiceACK, service: header.serviceType, session: &session, payload: [], now: now)))
+        sessions[header.sessionID] = session
+        finishEnd(of: header.serviceType, sessionID: header.sessionID, into: &actions)
+    }
+
+    private mutating func finishEnd(of service: ServiceType, sessionID: UInt8, into actions: inout [ProtocolAction]) {
+        guard var session = sessions[sessionID] else { return }
+        if service == .rpc {
+            sessions[sessionID] = nil
+            if role == .app { appStart = .idle }
+            actions.append(.sessionEnded(sessionID: sessionID))
+        } else {
+            session.services.remove(service)
+            session.ending.remove(service)
+            sessions[sessionID] = session
+            actions.append(.serviceEnded(sessionID: sessionID, serviceType: service))
+        }
+    }
+
+    // MARK: - Helpers
+
+    private var onlySession: Session? {
+        role == .app ? sessions.values.first : nil
+    }
+
+    /// Payload bytes per frame this side sends: `mtu − 12` is valid whether a peer reads
+    /// `mtu` as a payload or a frame limit (§2.2); v1/v2 stay at 1488.
+    static func sendLimit(version: ProtocolVersion, mtu: Int64?, configured: Int) -> Int {
+        guard version.major >= 3 else { return 1488 }
+        if let mtu, mtu > 12 { return Int(mtu) - 12 }
+        return min(configured, 131_072)
+    }
+
+    /// The next message id. The head unit starts at 0 (core's first ACK carries 0) and the
+    /// app at 1; after a wrap both skip 0, which core rejects on data frames (§4.4).
+    private func nextMessageID(_ session: inout Session) -> UInt32 {
+        let id = session.messageCounter
+        session.messageCounter &+= 1
+        if session.messageCounter == 0 { session.messageCounter = 1 }
+        return id
+    }
+
+    private mutating func controlFrame(
+        _ info: ControlFrameInfo, service: ServiceType, session: inout Session, payload: [UInt8],
+        encrypted: Bool = false, now: ContinuousClock.Instant
+    ) -> [UInt8] {
+        let header = FrameHeader(version: session.info.headerVersion, isEncrypted: encrypted, frameType: .control,
+                                 serviceType: service, frameInfo: info.rawValue, sessionID: session.info.sessionID,
+                                 dataSize: UInt32(payload.count), messageID: nextMessageID(&session))
+        session.lastSent = now
+        return Frame(header: header, payload: payload).encoded
+    }
+}

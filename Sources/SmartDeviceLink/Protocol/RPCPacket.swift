@@ -1,0 +1,59 @@
+/// An RPC as carried on the RPC and Hybrid services in protocol v2+: the 12-byte binary
+/// header, the JSON parameters and optional bulk data (PROTOCOL.md §3.1).
+public struct RPCPacket: Sendable, Hashable {
+    public var messageType: RPCMessageType
+    /// The 28-bit function id.
+    public var functionID: UInt32
+    /// Signed on the wire; notifications carry 0 (core sends 0xFFFFFFFF, i.e. -1).
+    public var correlationID: Int32
+    /// The UTF-8 JSON of the parameter object.
+    public var json: [UInt8]
+    public var bulkData: [UInt8]
+
+    public init(messageType: RPCMessageType, functionID: UInt32, correlationID: Int32, json: [UInt8], bulkData: [UInt8] = []) {
+        self.messageType = messageType
+        self.functionID = functionID
+        self.correlationID = correlationID
+        self.json = json
+        self.bulkData = bulkData
+    }
+
+    /// Messages with binary data travel on the Hybrid service, others on RPC (§3.1).
+    public var serviceType: ServiceType { bulkData.isEmpty ? .rpc : .hybrid }
+
+    /// Header, JSON, bulk data.
+    public var encoded: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(12 + json.count + bulkData.count)
+        out.appendBigEndian(UInt32(messageType.rawValue) << 28 | (functionID & 0x0FFF_FFFF))
+        out.appendBigEndian(UInt32(bitPattern: correlationID))
+        out.appendBigEndian(UInt32(json.count))
+        out.append(contentsOf: json)
+        out.append(contentsOf: bulkData)
+        return out
+    }
+
+    /// Why a service payload is not an RPC packet.
+    public struct DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { "malformed RPC payload: \(reason)" }
+    }
+
+    /// Parses a reassembled RPC or Hybrid service payload.
+    public init(decoding payload: [UInt8]) throws(DecodingError) {
+        guard payload.count >= 12 else { throw DecodingError(reason: "\(payload.count) bytes, shorter than the 12-byte binary header") }
+        let word = payload.bigEndianUInt32(at: 0)
+        guard let type = RPCMessageType(rawValue: UInt8(word >> 28)) else {
+            throw DecodingError(reason: "RPC type \(word >> 28) is not request, response or notification")
+        }
+        let jsonSize = Int(payload.bigEndianUInt32(at: 8))
+        guard jsonSize <= payload.count - 12 else {
+            throw DecodingError(reason: "JSON size \(jsonSize) exceeds the \(payload.count - 12) bytes after the header")
+        }
+        self.messageType = type
+        self.functionID = word & 0x0FFF_FFFF
+        self.correlationID = Int32(bitPattern: payload.bigEndianUInt32(at: 4))
+        self.json = Array(payload[12..<(12 + jsonSize)])
+        self.bulkData = Array(payload[(12 + jsonSize)...])
+    }
+}
