@@ -1,0 +1,265 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// A TCP client link to a head unit (sdl_core listens on 12345 by default, PROTOCOL.md §8).
+public final class TCPTransport: SDLTransport {
+    public let host: String
+    public let port: UInt16
+    public let connectTimeout: Duration
+    public var description: String { "TCP \(host):\(port)" }
+    public var kind: TransportKind { .tcp }
+
+    private let socket = Mutex<StreamSocketTransport?>(nil)
+    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+
+    /// The default port of sdl_core's TCP adapter.
+    public static let defaultPort: UInt16 = 12345
+
+    public init(host: String, port: UInt16 = TCPTransport.defaultPort, connectTimeout: Duration = .seconds(10)) {
+        self.host = host
+        self.port = port
+        self.connectTimeout = connectTimeout
+        (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+    }
+
+    /// Parses "HOST:PORT" (or "[v6]:PORT", or "HOST" for the default port).
+    public convenience init(endpoint: String, connectTimeout: Duration = .seconds(10)) throws(TransportError) {
+        let (host, port) = try TCPEndpoint.parse(endpoint, defaultPort: TCPTransport.defaultPort)
+        self.init(host: host, port: port, connectTimeout: connectTimeout)
+    }
+
+    public func open() async throws(TransportError) {
+        let endpoint = description.dropFirst(4)
+        let fd = try TCPEndpoint.connect(host: host, port: port, timeout: connectTimeout, endpoint: String(endpoint))
+        let connected = StreamSocketTransport(connectedDescriptor: fd, description: description, kind: .tcp)
+        socket.withLock { $0 = connected }
+        let continuation = self.continuation
+        // Forward the socket's bytes so `incoming` exists before open() and is one stream.
+        Task {
+            do {
+                for try await chunk in connected.incoming { continuation.yield(chunk) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        connected.startReader()
+    }
+
+    public func send(_ bytes: [UInt8]) async throws(TransportError) {
+        guard let connected = socket.withLock({ $0 }) else { throw TransportError.closed("\(description) is not open") }
+        try await connected.send(bytes)
+    }
+
+    public func close() async {
+        if let connected = socket.withLock({ $0 }) {
+            connected.shutdownAndClose()
+        } else {
+            continuation.finish()
+        }
+    }
+}
+
+/// Accepts TCP connections, for the emulator's head-unit side.
+public final class TCPListener: Sendable {
+    /// The port actually bound (useful when 0 was asked for).
+    public let port: UInt16
+    public let host: String
+    /// Accepted connections, each an unopened transport whose reader starts on `open()`.
+    public let connections: AsyncStream<StreamSocketTransport>
+    private let listenFD: Mutex<Int32>
+
+    /// Binds and listens. Binds loopback unless told otherwise.
+    public init(host: String = "127.0.0.1", port: UInt16 = TCPTransport.defaultPort) throws(TransportError) {
+        let fd = try TCPEndpoint.listen(host: host, port: port)
+        self.listenFD = Mutex(fd)
+        self.host = host
+        self.port = TCPEndpoint.localPort(of: fd) ?? port
+        let (stream, continuation) = AsyncStream.makeStream(of: StreamSocketTransport.self)
+        self.connections = stream
+        let thread = Thread {
+            while true {
+                var address = sockaddr_storage()
+                var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                let client = withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &length) }
+                }
+                if client < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    continuation.finish()
+                    return
+                }
+                var one: Int32 = 1
+                setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                let peer = TCPEndpoint.describe(address)
+                continuation.yield(StreamSocketTransport(connectedDescriptor: client, description: "TCP \(peer)", kind: .tcp))
+            }
+        }
+        thread.name = "sdl-accept \(host):\(self.port)"
+        thread.start()
+    }
+
+    /// Stops accepting; accepted connections stay open.
+    public func close() {
+        listenFD.withLock { fd in
+            guard fd >= 0 else { return }
+            _ = shutdown(fd, Int32(SHUT_RDWR))
+            _ = systemClose(fd)
+            fd = -1
+        }
+    }
+
+    deinit { close() }
+}
+
+/// Address parsing and the socket calls behind TCP.
+enum TCPEndpoint {
+    static func parse(_ text: String, defaultPort: UInt16) throws(TransportError) -> (String, UInt16) {
+        var host = text
+        var portText: Substring?
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if rest.hasPrefix(":") { portText = rest.dropFirst() }
+        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty else {
+            throw TransportError.unreachable(endpoint: text, reason: "no host given; write HOST:PORT, e.g. 127.0.0.1:12345")
+        }
+        guard let portText else { return (host, defaultPort) }
+        guard let port = UInt16(portText), port > 0 else {
+            throw TransportError.unreachable(endpoint: text, reason: "'\(portText)' is not a port number 1…65535")
+        }
+        return (host, port)
+    }
+
+    static func resolve(host: String, port: UInt16, passive: Bool, endpoint: String) throws(TransportError) -> [(Int32, [UInt8])] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        if passive { hints.ai_flags = AI_PASSIVE }
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw TransportError.unreachable(endpoint: endpoint, reason: String(cString: gai_strerror(status)))
+        }
+        defer { freeaddrinfo(list) }
+        var result: [(Int32, [UInt8])] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            let bytes = [UInt8](UnsafeRawBufferPointer(start: info.pointee.ai_addr, count: Int(info.pointee.ai_addrlen)))
+            result.append((info.pointee.ai_family, bytes))
+            cursor = info.pointee.ai_next
+        }
+        return result
+    }
+
+    /// Connects with a timeout; returns a blocking descriptor.
+    static func connect(host: String, port: UInt16, timeout: Duration, endpoint: String) throws(TransportError) -> Int32 {
+        var lastError = TransportError.unreachable(endpoint: endpoint, reason: "no address")
+        for (family, address) in try resolve(host: host, port: port, passive: false, endpoint: endpoint) {
+            let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { continue }
+            let flags = fcntl(fd, F_GETFL)
+            _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+            let started = address.withUnsafeBytes { raw in
+                Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
+            }
+            var code: Int32 = started == 0 ? 0 : errno
+            if code == EINPROGRESS {
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                let millis = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+                let ready = poll(&pfd, 1, millis)
+                if ready == 0 {
+                    _ = systemClose(fd)
+                    lastError = .timedOut(operation: "connecting to \(endpoint)", seconds: Double(millis) / 1000)
+                    continue
+                }
+                var soError: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
+                code = soError
+            }
+            if code != 0 {
+                _ = systemClose(fd)
+                lastError = code == ECONNREFUSED
+                    ? .connectionRefused(endpoint: endpoint)
+                    : .unreachable(endpoint: endpoint, reason: String(cString: strerror(code)))
+                continue
+            }
+            _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            return fd
+        }
+        throw lastError
+    }
+
+    static func listen(host: String, port: UInt16) throws(TransportError) -> Int32 {
+        let endpoint = "\(host):\(port)"
+        guard let (family, address) = try resolve(host: host, port: port, passive: true, endpoint: endpoint).first else {
+            throw TransportError.unreachable(endpoint: endpoint, reason: "no address to listen on")
+        }
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TransportError.io(operation: "socket", code: errno, message: String(cString: strerror(errno))) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = address.withUnsafeBytes { raw in
+            bind(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
+        }
+        guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+            let code = errno
+            _ = systemClose(fd)
+            if code == EADDRINUSE {
+                throw TransportError.io(operation: "listening on \(endpoint)", code: code,
+                                        message: "the port is in use; stop the other head unit or pick another port with --listen HOST:PORT")
+            }
+            throw TransportError.io(operation: "listening on \(endpoint)", code: code, message: String(cString: strerror(code)))
+        }
+        return fd
+    }
+
+    static func localPort(of fd: Int32) -> UInt16? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard status == 0 else { return nil }
+        return port(of: address)
+    }
+
+    static func port(of address: sockaddr_storage) -> UInt16? {
+        var copy = address
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
+        case AF_INET6:
+            return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
+        default:
+            return nil
+        }
+    }
+
+    static func describe(_ address: sockaddr_storage) -> String {
+        var copy = address
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let status = withUnsafePointer(to: &copy) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, socklen_t(MemoryLayout<sockaddr_storage>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+            }
+        }
+        let name = status == 0 ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        return "\(name):\(port(of: address) ?? 0)"
+    }
+}
