@@ -1,0 +1,46 @@
+/// Everything that can go wrong between the app and the head unit, each with a message that
+/// says what happened and what to do.
+public enum SDLError: Error, Sendable, CustomStringConvertible {
+    /// The link failed or could not be opened.
+    case transport(TransportError)
+    /// The head unit refused the RPC session (StartServiceNAK) or its protocol version.
+    case sessionRejected(reason: String, rejectedParams: [String])
+    /// No StartServiceACK arrived in time.
+    case startTimedOut(seconds: Double)
+    /// No response arrived in time for a request.
+    case requestTimedOut(function: String, correlationID: Int32, seconds: Double)
+    /// The link was lost while the request was pending.
+    case connectionLost(String)
+    /// The session is not (or no longer) started.
+    case notConnected
+    /// A request breaks the RPC spec (missing parameter, out of range...); nothing was sent.
+    case invalidRequest(String)
+    /// The head unit's answer does not fit the spec.
+    case invalidResponse(String)
+    /// The thrown form of an unsuccessful response, for callers that prefer `try`.
+    case unsuccessfulResponse(function: String, resultCode: String, info: String?)
+
+    public var description: String {
+        switch self {
+        case .transport(let error):
+            return error.description
+        case .sessionRejected(let reason, let params):
+            let detail = params.isEmpty ? "" : " (rejected parameters: \(params.joined(separator: ", ")))"
+            return "the head unit refused the session: \(reason)\(detail)"
+        case .startTimedOut(let seconds):
+            return "no answer to StartService within \(seconds.formatted2) s: is this an SDL head unit, and is its HMI up?"
+        case .requestTimedOut(let function, let correlationID, let seconds):
+            return "\(function) (correlation id \(correlationID)) got no response within \(seconds.formatted2) s"
+        case .connectionLost(let why):
+            return "connection lost: \(why)"
+        case .notConnected:
+            return "not connected: start the connection (and register the app) first"
+        case .invalidRequest(let why):
+            return "invalid request, not sent: \(why)"
+        case .invalidResponse(let why):
+            return "invalid message from the head unit: \(why)"
+        case .unsuccessfulResponse(let function, let resultCode, let info):
+            return "\(function) failed with \(resultCode)" + (info.map { ": \($0)" } ?? "")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import SmartDeviceLink
+import Testing
+
+/// `sdl-run register` against an independent head unit (Tests/Peers/mini_head_unit.py,
+/// written in Python from PROTOCOL.md), which checks every frame the app sends.
+@Suite("sdl-run register against an independent head unit")
+struct RegisterCommandTests {
+    static let peer = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/mini_head_unit.py").path
+
+    func register(peerArguments: [String]) throws -> (CommandRunner.Result, Int32, String) {
+        let headUnit = try BackgroundProcess("/usr/bin/env", ["python3", Self.peer] + peerArguments)
+        let port = try #require(Int(headUnit.firstLine), "the peer did not start: run scripts/setup (it needs pymongo)")
+        let result = try CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:\(port)", "--listen", "0.2"])
+        let (peerExit, peerOutput) = headUnit.finish()
+        return (result, peerExit, peerOutput)
+    }
+
+    func lines(_ text: String) throws -> [JSONObject] {
+        try text.split(separator: "\n").map { try #require(JSONValue.parse(String($0)).objectValue) }
+    }
+
+    @Test("registers at protocol 5: v1 StartService with BSON 5.4.1, then 5.4.0 frames the peer accepts")
+    func registersAtProtocol5() throws {
+        let (result, peerExit, peerOutput) = try register(peerArguments: [])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(peerExit == 0, "the head unit saw violations: \(peerOutput)")
+        let events = try lines(result.stdout)
+        #expect(events.first?["protocolVersion"] == "5.4.0")
+        #expect(events.contains { $0["name"] == "RegisterAppInterface" && $0["parameters"]?["resultCode"] == "SUCCESS" })
+        #expect(events.contains { $0["name"] == "OnHMIStatus" && $0["parameters"]?["hmiLevel"] == "NONE" })
+        #expect(events.last?["name"] == "UnregisterAppInterface")
+    }
+
+    @Test("negotiates down to the head unit's protocol", arguments: [4, 3])
+    func negotiatesDown(version: Int) throws {
+        let (result, peerExit, peerOutput) = try register(peerArguments: ["--version", String(version)])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(peerExit == 0, "the head unit saw violations: \(peerOutput)")
+        #expect(try lines(result.stdout).first?["protocolVersion"] == .string("\(version).0.0"))
+    }
+
+    @Test("a StartServiceNAK exits 3 with the reason and the rejected parameters")
+    func reportsNAK() throws {
+        let (result, _, _) = try register(peerArguments: ["--nak"])
+        #expect(result.exitCode == 3)
+        #expect(result.stderr.contains("refused the session: test refuses (rejected parameters: protocolVersion)"))
+    }
+
+    @Test("nobody listening exits 3 and says what to check")
+    func refusedConnection() throws {
+        let result = try CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:1"])
+        #expect(result.exitCode == 3)
+        #expect(result.stderr.contains("connection refused by 127.0.0.1:1"))
+    }
+
+    @Test("a malformed --tcp value exits 2")
+    func invalidEndpoint() throws {
+        let result = try CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:notaport"])
+        #expect(result.exitCode == 2)
+        #expect(result.stderr.contains("is not a port number"))
+    }
+}
