@@ -18,7 +18,10 @@ struct Register: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long to listen for notifications after registering, in seconds.", valueName: "seconds"))
     var listen: Double = 1
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
+        logging.bootstrap()
         guard let link = try transport.makeTransport() else {
             throw CommandFailure.invalid("register needs --tcp HOST:PORT or --usb (the embedded emulator comes with scenarios)")
         }

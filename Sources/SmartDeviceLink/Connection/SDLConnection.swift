@@ -243,7 +243,23 @@ public actor SDLConnection {
         }
     }
 
-    /// Sends a notification (the few the app sends, e.g. OnHMIStatus is HU→app only).
+    /// Sends a request without waiting for its response, which then arrives only through
+    /// ``messages()``. Returns the correlation id.
+    @discardableResult
+    public func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
+        guard case .started = state else { throw SDLError.notConnected }
+        let correlationID = nextCorrelationID()
+        let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
+                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
+        do {
+            await perform(try machine.send(packet.encoded, service: packet.serviceType, now: clock.now))
+        } catch {
+            throw SDLError.invalidRequest(error.description)
+        }
+        return correlationID
+    }
+
+    /// Sends a notification to the head unit (the few the app sends, e.g. OnHashChange is not one).
     public func notify(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) {
         guard case .started = state else { throw SDLError.notConnected }
         let packet = RPCPacket(messageType: .notification, functionID: functionID, correlationID: 0,

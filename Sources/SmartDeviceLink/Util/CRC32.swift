@@ -1,0 +1,26 @@
+/// CRC-32 (IEEE 802.3, the zlib/PNG polynomial), as PutFile's `crc` parameter uses.
+public struct CRC32: Sendable {
+    private static let table: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 != 0 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        return value
+    }
+
+    public private(set) var value: UInt32 = 0
+
+    public init() {}
+
+    /// Adds bytes; the running value covers everything given so far.
+    public mutating func update(_ bytes: some Sequence<UInt8>) {
+        var crc = ~value
+        for byte in bytes { crc = Self.table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        value = ~crc
+    }
+
+    /// The CRC-32 of `bytes`.
+    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var crc = CRC32()
+        crc.update(bytes)
+        return crc.value
+    }
+}

@@ -1,0 +1,165 @@
+import SmartDeviceLink
+import Testing
+
+/// A scripted head unit on the other end of a MemoryTransport: it accepts the session and
+/// answers requests with `respond` (nil = stay silent).
+actor ScriptedHeadUnit {
+    let link: MemoryTransport
+    var machine = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
+    let respond: @Sendable (RPCPacket) -> JSONObject?
+    private(set) var requests: [RPCPacket] = []
+
+    init(link: MemoryTransport, respond: @escaping @Sendable (RPCPacket) -> JSONObject?) {
+        self.link = link
+        self.respond = respond
+    }
+
+    func run() async {
+        do {
+            for try await chunk in link.incoming {
+                for action in machine.receive(chunk, now: .now) { await handle(action) }
+            }
+        } catch {}
+    }
+
+    private func handle(_ action: ProtocolAction) async {
+        switch action {
+        case .send(let bytes):
+            try? await link.send(bytes)
+        case .startServiceRequested(let request):
+            for next in (try? machine.acceptStartService(request, now: .now)) ?? [] { await handle(next) }
+        case .message(let session, _, let payload):
+            guard let packet = try? RPCPacket(decoding: payload) else { return }
+            requests.append(packet)
+            guard packet.messageType == .request, let answer = respond(packet) else { return }
+            let response = RPCPacket(messageType: .response, functionID: packet.functionID, correlationID: packet.correlationID,
+                                     json: JSONValue.object(answer).serializedBytes())
+            for next in (try? machine.send(response.encoded, service: .rpc, sessionID: session, now: .now)) ?? [] { await handle(next) }
+        default:
+            break
+        }
+    }
+
+    func notify(functionID: UInt32, _ parameters: JSONObject) async {
+        let packet = RPCPacket(messageType: .notification, functionID: functionID, correlationID: -1,
+                               json: JSONValue.object(parameters).serializedBytes())
+        guard let session = machine.activeSessions.keys.first else { return }
+        for action in (try? machine.send(packet.encoded, service: .rpc, sessionID: session, now: .now)) ?? [] { await handle(action) }
+    }
+}
+
+@Suite("SDLConnection: the RPC dispatcher")
+struct SDLConnectionTests {
+    func connect(
+        requestTimeout: Duration = .seconds(10), chunkSize: Int? = nil,
+        respond: @escaping @Sendable (RPCPacket) -> JSONObject? = { _ in ["success": true, "resultCode": "SUCCESS"] }
+    ) async throws -> (SDLConnection, ScriptedHeadUnit, Task<Void, Never>) {
+        let (app, headUnitEnd) = MemoryTransport.pair(chunkSize: chunkSize)
+        let headUnit = ScriptedHeadUnit(link: headUnitEnd, respond: respond)
+        let task = Task { await headUnit.run() }
+        let connection = SDLConnection(transport: app, configuration: .init(requestTimeout: requestTimeout))
+        let session = try await connection.start()
+        #expect(session.version == ProtocolVersion(5, 4, 0))
+        return (connection, headUnit, task)
+    }
+
+    @Test("a response is matched to its request by correlation id, even out of order")
+    func matchesResponses() async throws {
+        let (connection, _, task) = try await connect(chunkSize: 5) { packet in
+            ["success": true, "resultCode": "SUCCESS", "info": .string("cid \(packet.correlationID)")]
+        }
+        async let first = connection.request(functionID: 13, functionName: "Show", parameters: ["mainField1": "a"])
+        async let second = connection.request(functionID: 13, functionName: "Show", parameters: ["mainField1": "b"])
+        let (a, b) = try await (first, second)
+        #expect(a.parameters["info"] == .string("cid \(a.correlationID)"))
+        #expect(b.parameters["info"] == .string("cid \(b.correlationID)"))
+        #expect(a.correlationID != b.correlationID)
+        await connection.stop()
+        task.cancel()
+    }
+
+    @Test("a silent head unit makes the request time out with a message naming it")
+    func timesOut() async throws {
+        let (connection, _, task) = try await connect(requestTimeout: .milliseconds(200)) { _ in nil }
+        await #expect {
+            _ = try await connection.request(functionID: 13, functionName: "Show", parameters: [:])
+        } throws: { error in
+            guard case SDLError.requestTimedOut(let function, _, _) = error else { return false }
+            return function == "Show" && "\(error)".contains("got no response within")
+        }
+        await connection.stop()
+        task.cancel()
+    }
+
+    @Test("requests that wait on the user get their own duration on top of the default")
+    func userWaitExtendsTimeout() {
+        #expect(RPCTimeouts.userWait(function: "PerformInteraction", parameters: ["timeout": 15000]) == .seconds(15))
+        #expect(RPCTimeouts.userWait(function: "Alert", parameters: ["duration": 3000, "softButtons": [["softButtonID": 1]]]) == .seconds(13))
+        #expect(RPCTimeouts.userWait(function: "PerformAudioPassThru", parameters: ["maxDuration": 4000]) == .seconds(4))
+        #expect(RPCTimeouts.userWait(function: "Slider", parameters: [:]) == .seconds(10))
+        #expect(RPCTimeouts.userWait(function: "ScrollableMessage", parameters: ["timeout": 1000]) == .seconds(1))
+        #expect(RPCTimeouts.userWait(function: "Show", parameters: [:]) == .zero)
+    }
+
+    @Test("losing the transport fails every pending request at once")
+    func transportLossFailsPending() async throws {
+        let (connection, headUnit, task) = try await connect { _ in nil }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let first = Task { try await connection.request(functionID: 13, functionName: "Show", parameters: [:]) }
+        let second = Task { try await connection.request(functionID: 12, functionName: "Alert", parameters: [:]) }
+        // Close once both requests reached the head unit.
+        while await headUnit.requests.count < 2 { await Task.yield() }
+        await headUnit.link.close()
+        for outcome in [await first.result, await second.result] {
+            guard case .failure(SDLError.connectionLost) = outcome else {
+                Issue.record("expected connectionLost, got \(outcome)")
+                continue
+            }
+        }
+        #expect(clock.now - started < .seconds(5), "failed at once, not by timeout")
+        #expect(await connection.state != .idle)
+        task.cancel()
+    }
+
+    @Test("notifications reach every subscriber; core's correlation id -1 is accepted")
+    func notificationsFanOut() async throws {
+        let (connection, headUnit, task) = try await connect()
+        let one = await connection.messages()
+        let two = await connection.messages()
+        await headUnit.notify(functionID: 32768, ["hmiLevel": "FULL", "audioStreamingState": "AUDIBLE", "systemContext": "MAIN"])
+        var iteratorOne = one.makeAsyncIterator()
+        var iteratorTwo = two.makeAsyncIterator()
+        let a = await iteratorOne.next()
+        let b = await iteratorTwo.next()
+        #expect(a?.functionName == "OnHMIStatus" && a?.correlationID == -1)
+        #expect(b?.parameters["hmiLevel"] == "FULL")
+        await connection.stop()
+        task.cancel()
+    }
+
+    @Test("correlation ids are positive, distinct, and skip ones still pending")
+    func correlationIDs() async throws {
+        let (connection, headUnit, task) = try await connect()
+        for _ in 0..<5 { _ = try await connection.request(functionID: 13, functionName: "Show", parameters: [:]) }
+        let ids = await headUnit.requests.map(\.correlationID)
+        #expect(ids == [1, 2, 3, 4, 5])
+        await connection.stop()
+        task.cancel()
+    }
+
+    @Test("stop sends EndService with the hash id and the head unit acknowledges")
+    func stopEndsSession() async throws {
+        let (connection, _, task) = try await connect()
+        await connection.stop()
+        guard case .closed = await connection.state else {
+            Issue.record("connection should be closed")
+            return
+        }
+        await #expect(throws: SDLError.self) {
+            _ = try await connection.request(functionID: 13, functionName: "Show", parameters: [:])
+        }
+        task.cancel()
+    }
+}
+
