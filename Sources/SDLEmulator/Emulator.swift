@@ -44,6 +44,7 @@ public actor HeadUnitEmulator {
     var unavailableVehicleData: Set<String>
     var timelineStarted = false
     var listeners: [TCPListener] = []
+    var unixListeners: [UnixSocketListener] = []
     var backgroundTasks: [Task<Void, Never>] = []
     var timers: [Int: Task<Void, Never>] = [:]
     var nextToken = 1
@@ -153,6 +154,8 @@ public actor HeadUnitEmulator {
         stopped = true
         for listener in listeners { listener.close() }
         listeners.removeAll()
+        for listener in unixListeners { listener.close() }
+        unixListeners.removeAll()
         for id in connections.keys.sorted() { closeConnection(id, reason: "the emulator stopped") }
         for task in backgroundTasks { task.cancel() }
         backgroundTasks.removeAll()
