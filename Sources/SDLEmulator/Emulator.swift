@@ -1,1 +1,495 @@
-import SmartDeviceLink
+public import SmartDeviceLink
+import Foundation
+
+/// A head unit that behaves like sdl_core 8.2 toward apps: the stand-in for a TDK.
+///
+/// It speaks the head-unit role of the protocol on any number of links (in memory, TCP),
+/// any number of apps per link, and models registration, HMI levels and policies, menus,
+/// alerts, interactions, vehicle data, audio pass-thru, files and resumption. A "driver"
+/// API (``activateApp(_:)``, ``selectCommand(_:appID:triggerSource:)``, ...) plays what a
+/// person or the car does.
+///
+/// ```swift
+/// let headUnit = HeadUnitEmulator()
+/// let link = await headUnit.connectInMemory()
+/// let connection = SDLConnection(transport: link)
+/// try await connection.start()
+/// ```
+public actor HeadUnitEmulator {
+    /// The configuration the emulator was made with.
+    public nonisolated let configuration: EmulatorConfiguration
+
+    struct Connection {
+        var id: Int
+        var transport: any SDLTransport
+        var machine: ProtocolStateMachine
+        var outbox: AsyncStream<[UInt8]>.Continuation
+        var tasks: [Task<Void, Never>] = []
+        var malformed: [ContinuousClock.Instant] = []
+        var traffic: [UInt8: [ContinuousClock.Instant]] = [:]
+    }
+
+    let clock = ContinuousClock()
+    var connections: [Int: Connection] = [:]
+    var nextConnectionID = 1
+    /// Started RPC sessions (registered or not).
+    var sessions: Set<SessionKey> = []
+    var apps: [SessionKey: AppState] = [:]
+    var registrationCounter = 0
+    var resumption: [String: ResumptionRecord] = [:]
+    var files: [String: [String: StoredFile]] = [:]
+    /// App id → the file SetAppIcon named, for iconResumed.
+    var appIcons: [String: String] = [:]
+    var vehicleData: JSONObject
+    var unavailableVehicleData: Set<String>
+    var timelineStarted = false
+    var listeners: [TCPListener] = []
+    var unixListeners: [UnixSocketListener] = []
+    var backgroundTasks: [Task<Void, Never>] = []
+    var timers: [Int: Task<Void, Never>] = [:]
+    var nextToken = 1
+    var subscribers: [Int: AsyncStream<EmulatorEvent>.Continuation] = [:]
+    var nextSubscriberID = 0
+    let storageRoot: String
+    var stopped = false
+
+    public init(configuration: EmulatorConfiguration = .standard) {
+        self.configuration = configuration
+        self.vehicleData = configuration.vehicleData
+        self.unavailableVehicleData = configuration.unavailableVehicleData
+        if let directory = configuration.storageDirectory {
+            storageRoot = directory
+        } else {
+            storageRoot = NSTemporaryDirectory() + "sdl-emulator-" + UUID().uuidString
+        }
+    }
+
+    // MARK: - Links
+
+    /// Serves the head-unit end of a link: opens it and handles it until it closes.
+    /// Returns once the link is being served.
+    public func serve(_ transport: any SDLTransport) async {
+        guard !stopped else {
+            await transport.close()
+            return
+        }
+        do {
+            try await transport.open()
+        } catch {
+            emit(.connectionClosed(connection: 0, reason: "cannot open \(transport.description): \(error)"))
+            return
+        }
+        let id = nextConnectionID
+        nextConnectionID += 1
+        var protocolConfiguration = configuration.protocolConfiguration
+        protocolConfiguration.connectionHandle = Int32(id)
+        protocolConfiguration.heartbeatInterval = configuration.heartbeatTimeoutMs.map { .milliseconds($0) }
+        if let transports = configuration.secondaryTransports {
+            protocolConfiguration.secondaryTransports = transports
+            protocolConfiguration.audioServiceTransports = [1, 2]
+            protocolConfiguration.videoServiceTransports = [1, 2]
+        }
+        protocolConfiguration.vehicleInfo = VehicleTypeInfo(
+            make: configuration.vehicleType["make"]?.stringValue, model: configuration.vehicleType["model"]?.stringValue,
+            modelYear: configuration.vehicleType["modelYear"]?.stringValue, trim: configuration.vehicleType["trim"]?.stringValue,
+            systemSoftwareVersion: configuration.systemSoftwareVersion)
+        let (outgoing, outbox) = AsyncStream.makeStream(of: [UInt8].self)
+        var connection = Connection(id: id, transport: transport,
+                                    machine: ProtocolStateMachine(role: .headUnit, configuration: protocolConfiguration),
+                                    outbox: outbox)
+        let incoming = transport.incoming
+        connection.tasks.append(Task { [weak self] in
+            do {
+                for try await chunk in incoming { await self?.received(chunk, on: id) }
+                await self?.closeConnection(id, reason: "the app closed the link")
+            } catch {
+                await self?.closeConnection(id, reason: "link failed: \(error)")
+            }
+        })
+        connection.tasks.append(Task {
+            for await bytes in outgoing {
+                do { try await transport.send(bytes) } catch { break }
+            }
+            await transport.close()
+        })
+        connection.tasks.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                await self?.tick(id)
+            }
+        })
+        connections[id] = connection
+        emit(.connectionOpened(connection: id, description: transport.description))
+    }
+
+    /// Makes an in-memory link, serves its head-unit end and returns the app end.
+    public func connectInMemory() async -> MemoryTransport {
+        let (app, headUnit) = MemoryTransport.pair()
+        await serve(headUnit)
+        return app
+    }
+
+    /// Listens for apps on TCP (loopback unless told otherwise); returns the bound port
+    /// (useful with port 0).
+    public func listen(host: String = "127.0.0.1", port: UInt16 = 12345) async throws -> UInt16 {
+        let listener: TCPListener
+        do {
+            listener = try TCPListener(host: host, port: port)
+        } catch {
+            throw EmulatorError.listenFailed("\(host):\(port): \(error)")
+        }
+        listeners.append(listener)
+        let accepted = listener.connections
+        backgroundTasks.append(Task { [weak self] in
+            for await link in accepted {
+                guard let self else { await link.close(); continue }
+                await self.serve(link)
+            }
+        })
+        return listener.port
+    }
+
+    /// Stops listening, closes every link and cancels every timer.
+    public func stop() async {
+        stopped = true
+        for listener in listeners { listener.close() }
+        listeners.removeAll()
+        for listener in unixListeners { listener.close() }
+        unixListeners.removeAll()
+        for id in connections.keys.sorted() { closeConnection(id, reason: "the emulator stopped") }
+        for task in backgroundTasks { task.cancel() }
+        backgroundTasks.removeAll()
+        for task in timers.values { task.cancel() }
+        timers.removeAll()
+        for subscriber in subscribers.values { subscriber.finish() }
+        subscribers.removeAll()
+    }
+
+    // MARK: - Observing
+
+    /// Everything that happens from now on; the stream ends when the emulator stops.
+    public func events() -> AsyncStream<EmulatorEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: EmulatorEvent.self)
+        if stopped {
+            continuation.finish()
+            return stream
+        }
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        return stream
+    }
+
+    private func unsubscribe(_ id: Int) { subscribers[id] = nil }
+
+    func emit(_ event: EmulatorEvent) {
+        for subscriber in subscribers.values { subscriber.yield(event) }
+    }
+
+    /// The state of every registered app and of the vehicle.
+    public func snapshot() -> EmulatorSnapshot {
+        let list = apps.values.sorted { $0.registrationOrder < $1.registrationOrder }.map { app in
+            AppSnapshot(
+                appID: app.appID, appName: app.appName, sessionID: app.key.session, isMedia: app.isMedia,
+                hmiLevel: app.hmiLevel, audioStreamingState: app.audioStreamingState, systemContext: app.systemContext,
+                videoStreamingState: app.videoStreamingState, commands: app.commands, submenus: app.submenus,
+                choiceSets: app.choiceSets, files: Array((files[app.appID] ?? [:]).keys),
+                vehicleSubscriptions: app.vehicleSubscriptions, buttonSubscriptions: app.buttonSubscriptions,
+                show: app.show, globalProperties: app.globalProperties, hashID: app.hashID)
+        }
+        return EmulatorSnapshot(apps: list, vehicleData: vehicleData, connections: connections.count)
+    }
+
+    // MARK: - Protocol
+
+    private func received(_ chunk: [UInt8], on id: Int) {
+        guard connections[id] != nil else { return }
+        let actions = connections[id]!.machine.receive(chunk, now: clock.now)
+        perform(actions, on: id)
+    }
+
+    private func tick(_ id: Int) {
+        guard connections[id] != nil else { return }
+        perform(connections[id]!.machine.tick(now: clock.now), on: id)
+    }
+
+    func write(_ bytes: [UInt8], on id: Int) {
+        connections[id]?.outbox.yield(bytes)
+    }
+
+    private func perform(_ actions: [ProtocolAction], on id: Int) {
+        for action in actions {
+            guard connections[id] != nil else { return }
+            switch action {
+            case .send(let bytes):
+                write(bytes, on: id)
+            case .startServiceRequested(let request):
+                startServiceRequested(request, on: id)
+            case .sessionStarted(let info):
+                let key = SessionKey(connection: id, session: info.sessionID)
+                sessions.insert(key)
+                emit(.sessionStarted(connection: id, sessionID: info.sessionID, protocolVersion: info.version.description))
+                if configuration.secondaryTransports != nil, info.version >= ProtocolVersion(5, 1, 0),
+                   let address = configuration.secondaryTransportAddress,
+                   let more = try? connections[id]!.machine.sendTransportEventUpdate(
+                       sessionID: info.sessionID, address: address.host, port: address.port, now: clock.now) {
+                    perform(more, on: id)
+                }
+            case .sessionEnded(let sessionID):
+                // EndService(RPC) without UnregisterAppInterface: as core, the app is gone
+                // without a clean unregistration, so its resumption data is kept.
+                sessionGone(SessionKey(connection: id, session: sessionID), reason: "the app ended the RPC service", keepResumption: true)
+            case .message(let sessionID, let service, let payload):
+                guard service == .rpc || service == .hybrid else { continue }
+                let key = SessionKey(connection: id, session: sessionID)
+                if flooded(key) { continue }
+                handleRPC(payload, key: key)
+            case .heartbeatTimedOut(let sessionID):
+                sessionGone(SessionKey(connection: id, session: sessionID), reason: "heartbeat timeout", keepResumption: true)
+                if !sessions.contains(where: { $0.connection == id }) { closeConnection(id, reason: "heartbeat timeout") }
+            case .malformed(let reason):
+                emit(.malformed(connection: id, reason: reason))
+                countMalformed(on: id)
+            case .secondaryTransportRequested(let sessionID):
+                // The secondary link is a new connection; accept it for a session known anywhere.
+                let known = sessions.contains { $0.session == sessionID && $0.connection != id }
+                let ok = configuration.secondaryTransports != nil && known
+                perform(connections[id]!.machine.answerSecondaryTransport(
+                    sessionID: sessionID, version: 5, accepted: ok,
+                    reason: ok ? nil : (known ? "secondary transports are disabled" : "session \(sessionID) not found")), on: id)
+            case .sessionStartFailed, .serviceStarted, .serviceStartFailed, .serviceEnded, .serviceEndFailed,
+                 .transportEventUpdate, .secondaryTransportRegistered, .secondaryTransportRejected, .dropped:
+                break
+            }
+        }
+    }
+
+    private func startServiceRequested(_ request: StartServiceRequest, on id: Int) {
+        let actions: [ProtocolAction]
+        if request.serviceType == .rpc && request.sessionID == 0 {
+            // core: the lowest free session id in 1…255, across every connection.
+            let used = Set(sessions.map(\.session))
+            if let free = (1...255).lazy.map(UInt8.init).first(where: { !used.contains($0) }),
+               let accepted = try? connections[id]!.machine.acceptStartService(request, sessionID: free, now: clock.now) {
+                actions = accepted
+            } else {
+                actions = connections[id]!.machine.rejectStartService(request, reason: "no free session id", rejectedParams: [])
+            }
+        } else if request.isEncrypted {
+            actions = connections[id]!.machine.rejectStartService(request, reason: "this head unit has no TLS", rejectedParams: [])
+        } else if request.serviceType == .audio || request.serviceType == .video {
+            // Audio and video only after the RegisterAppInterface response (PS §4.3), protocol 3+.
+            let key = SessionKey(connection: id, session: request.sessionID)
+            let version = connections[id]!.machine.activeSessions[request.sessionID]?.version.major ?? 0
+            if apps[key] != nil, version >= 3,
+               let accepted = try? connections[id]!.machine.acceptStartService(request, now: clock.now) {
+                actions = accepted
+            } else {
+                actions = connections[id]!.machine.rejectStartService(
+                    request, reason: "register the app (protocol 3 or later) before starting \(request.serviceType)", rejectedParams: [])
+            }
+        } else {
+            actions = connections[id]!.machine.rejectStartService(request, reason: "service \(request.serviceType) cannot be started", rejectedParams: [])
+        }
+        perform(actions, on: id)
+    }
+
+    /// core's malformed-message filter: more than N runs within T ms close the connection.
+    private func countMalformed(on id: Int) {
+        let now = clock.now
+        let window = Duration.milliseconds(configuration.malformedLimit.ms)
+        connections[id]!.malformed.append(now)
+        connections[id]!.malformed.removeAll { now - $0 > window }
+        if connections[id]!.malformed.count > configuration.malformedLimit.count {
+            closeConnection(id, reason: "more than \(configuration.malformedLimit.count) malformed messages within \(configuration.malformedLimit.ms) ms")
+        }
+    }
+
+    /// core's flood filter: more than N messages within T ms in one session unregister the
+    /// app with TOO_MANY_REQUESTS and close the session.
+    private func flooded(_ key: SessionKey) -> Bool {
+        let now = clock.now
+        let window = Duration.milliseconds(configuration.floodLimit.ms)
+        var times = connections[key.connection]!.traffic[key.session] ?? []
+        times.append(now)
+        if times.count > configuration.floodLimit.count { times.removeAll { now - $0 > window } }
+        connections[key.connection]!.traffic[key.session] = times
+        guard times.count > configuration.floodLimit.count else { return false }
+        connections[key.connection]!.traffic[key.session] = nil
+        if apps[key] != nil {
+            notify(key, "OnAppInterfaceUnregistered", ["reason": "TOO_MANY_REQUESTS"])
+        }
+        sessionGone(key, reason: "TOO_MANY_REQUESTS", keepResumption: false)
+        if let end = try? connections[key.connection]!.machine.endService(.rpc, sessionID: key.session, now: now) {
+            perform(end, on: key.connection)
+        }
+        connections[key.connection]?.machine.dropSession(key.session)
+        return true
+    }
+
+    /// Closes a link; its apps are gone without unregistering (resumption data kept).
+    func closeConnection(_ id: Int, reason: String) {
+        guard let connection = connections[id] else { return }
+        for key in sessions where key.connection == id {
+            sessionGone(key, reason: reason, keepResumption: true)
+        }
+        connections[id] = nil
+        connection.outbox.finish()
+        // The reader and ticker stop; the writer drains what is queued, then closes the transport.
+        connection.tasks[0].cancel()
+        connection.tasks[2].cancel()
+        emit(.connectionClosed(connection: id, reason: reason))
+    }
+
+    /// A session ended: clean up its app.
+    func sessionGone(_ key: SessionKey, reason: String, keepResumption: Bool) {
+        sessions.remove(key)
+        guard let app = apps[key] else { return }
+        removeApp(key, reason: reason, keepResumption: keepResumption)
+        _ = app
+    }
+
+    // MARK: - RPC plumbing
+
+    private func handleRPC(_ payload: [UInt8], key: SessionKey) {
+        let packet: RPCPacket
+        do {
+            packet = try RPCPacket(decoding: payload)
+        } catch {
+            emit(.malformed(connection: key.connection, reason: error.description))
+            return
+        }
+        guard packet.messageType == .request else { return }
+        let parsed = packet.json.isEmpty ? JSONValue.object([:]) : try? JSONValue.parse(packet.json)
+        guard let name = FunctionIDs.names[packet.functionID], name != "GenericResponse",
+              packet.functionID < 0x8000 || packet.functionID >= 0x10000, case .object(let parameters)? = parsed else {
+            // core: a function id it does not know (or JSON it cannot read) gets a GenericResponse INVALID_DATA.
+            let request = IncomingRequest(key: key, name: "GenericResponse", functionID: 31, correlationID: packet.correlationID,
+                                          parameters: [:], bulkData: [])
+            emit(.rpcReceived(appID: apps[key]?.appID, name: FunctionIDs.names[packet.functionID] ?? "Function\(packet.functionID)",
+                              correlationID: packet.correlationID))
+            respond(request, "INVALID_DATA", info: parsed == nil ? "the JSON cannot be parsed" : "unknown function id \(packet.functionID)")
+            return
+        }
+        let request = IncomingRequest(key: key, name: name, functionID: packet.functionID, correlationID: packet.correlationID,
+                                      parameters: parameters, bulkData: packet.bulkData)
+        emit(.rpcReceived(appID: apps[key]?.appID, name: name, correlationID: packet.correlationID))
+        dispatch(request)
+    }
+
+    private func dispatch(_ request: IncomingRequest) {
+        if request.name == "RegisterAppInterface" {
+            registerApp(request)
+            return
+        }
+        guard let app = apps[request.key] else {
+            respond(request, "APPLICATION_NOT_REGISTERED")
+            return
+        }
+        // Policies: an RPC outside the levels the app's table allows is DISALLOWED, with no side effect.
+        guard configuration.policy.allows(request.name, appID: app.appID, hmiLevel: app.hmiLevel) else {
+            respond(request, "DISALLOWED", info: "\(request.name) is not allowed in HMI level \(app.hmiLevel) by the policy table")
+            return
+        }
+        if let problem = ParameterCheck.problem(in: request) {
+            respond(request, "INVALID_DATA", info: problem)
+            return
+        }
+        switch request.name {
+        case "UnregisterAppInterface": unregisterApp(request)
+        case "ChangeRegistration": changeRegistration(request)
+        case "AddCommand": addCommand(request)
+        case "DeleteCommand": deleteCommand(request)
+        case "AddSubMenu": addSubMenu(request)
+        case "DeleteSubMenu": deleteSubMenu(request)
+        case "CreateInteractionChoiceSet": createChoiceSet(request)
+        case "DeleteInteractionChoiceSet": deleteChoiceSet(request)
+        case "PerformInteraction": performInteraction(request)
+        case "Alert": alert(request)
+        case "Show": show(request)
+        case "Speak": speak(request)
+        case "SetGlobalProperties": setGlobalProperties(request)
+        case "ResetGlobalProperties": resetGlobalProperties(request)
+        case "SetMediaClockTimer": setMediaClockTimer(request)
+        case "ScrollableMessage": scrollableMessage(request)
+        case "Slider": slider(request)
+        case "SubscribeButton": subscribeButton(request)
+        case "UnsubscribeButton": unsubscribeButton(request)
+        case "SubscribeVehicleData": subscribeVehicleData(request)
+        case "UnsubscribeVehicleData": unsubscribeVehicleData(request)
+        case "GetVehicleData": getVehicleData(request)
+        case "PerformAudioPassThru": performAudioPassThru(request)
+        case "EndAudioPassThru": endAudioPassThru(request)
+        case "PutFile": putFile(request)
+        case "DeleteFile": deleteFile(request)
+        case "ListFiles": listFiles(request)
+        case "SetAppIcon": setAppIcon(request)
+        case "GetSystemCapability": getSystemCapability(request)
+        default:
+            respond(request, "UNSUPPORTED_REQUEST", info: "the emulator does not model \(request.name)")
+        }
+    }
+
+    /// Result codes for which sdl_core sets `success: true`.
+    static let successfulCodes: Set<String> = [
+        "SUCCESS", "WARNINGS", "WRONG_LANGUAGE", "RESUME_FAILED", "RETRY", "SAVED", "TRUNCATED_DATA", "UNSUPPORTED_RESOURCE",
+    ]
+
+    /// Answers a request.
+    func respond(_ request: IncomingRequest, _ resultCode: String, info: String? = nil, _ extra: JSONObject = [:], bulkData: [UInt8] = []) {
+        var parameters = extra
+        parameters["success"] = .bool(Self.successfulCodes.contains(resultCode))
+        parameters["resultCode"] = .string(resultCode)
+        if let info { parameters["info"] = .string(info) }
+        let packet = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
+                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
+        send(packet, to: request.key)
+        emit(.rpcAnswered(appID: apps[request.key]?.appID, name: request.name, correlationID: request.correlationID, resultCode: resultCode))
+    }
+
+    /// Sends a notification to an app.
+    func notify(_ key: SessionKey, _ name: String, _ parameters: JSONObject, bulkData: [UInt8] = []) {
+        let packet = RPCPacket(messageType: .notification, functionID: FunctionIDs.id(name), correlationID: 0,
+                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
+        send(packet, to: key)
+        emit(.notificationSent(appID: apps[key]?.appID ?? "-", name: name, parameters: parameters))
+    }
+
+    private func send(_ packet: RPCPacket, to key: SessionKey) {
+        guard connections[key.connection] != nil,
+              let actions = try? connections[key.connection]!.machine.send(packet.encoded, service: packet.serviceType,
+                                                                           sessionID: key.session, now: clock.now) else { return }
+        perform(actions, on: key.connection)
+    }
+
+    // MARK: - Timers
+
+    /// Runs `action` after `ms` emulated milliseconds; returns a token for ``cancelTimer(_:)``.
+    @discardableResult
+    func after(_ ms: Int, _ action: @escaping @Sendable (isolated HeadUnitEmulator) -> Void) -> Int {
+        let token = nextToken
+        nextToken += 1
+        let delay = configuration.scaled(ms)
+        timers[token] = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled, let self else { return }
+            await self.fire(token, action)
+        }
+        return token
+    }
+
+    private func fire(_ token: Int, _ action: @Sendable (isolated HeadUnitEmulator) -> Void) {
+        guard timers.removeValue(forKey: token) != nil else { return }
+        action(self)
+    }
+
+    func cancelTimer(_ token: Int) {
+        timers.removeValue(forKey: token)?.cancel()
+    }
+
+    func newToken() -> Int {
+        defer { nextToken += 1 }
+        return nextToken
+    }
+}

@@ -1,0 +1,149 @@
+import SmartDeviceLink
+import Foundation
+
+extension HeadUnitEmulator {
+    /// PerformAudioPassThru: OnAudioPassThru with PCM (mono, the requested rate and sample
+    /// size) every `audioPassThruChunkMs`, in (scaled) real time, until `maxDuration`
+    /// (SUCCESS), EndAudioPassThru (SUCCESS) or the driver cancels (ABORTED). A second one
+    /// while one runs is REJECTED.
+    func performAudioPassThru(_ request: IncomingRequest) {
+        guard let app = apps[request.key] else { return }
+        guard app.audioPassThru == nil, !apps.values.contains(where: { $0.audioPassThru != nil }) else {
+            respond(request, "REJECTED", info: "an audio pass-thru is already running")
+            return
+        }
+        let p = request.parameters
+        let rate = ["8KHZ": 8000, "16KHZ": 16000, "22KHZ": 22050, "44KHZ": 44100][p["samplingRate"]!.stringValue!]!
+        let bits = p["bitsPerSample"]!.stringValue! == "8_BIT" ? 8 : 16
+        let supported = configuration.capabilities["audioPassThruCapabilities"]?.arrayValue ?? []
+        guard supported.contains(where: { $0["samplingRate"] == p["samplingRate"] && $0["bitsPerSample"] == p["bitsPerSample"] }) else {
+            respond(request, "UNSUPPORTED_RESOURCE", info: "the microphone does not record \(p["samplingRate"]!) at \(p["bitsPerSample"]!)")
+            return
+        }
+        let maxDuration = Int(p["maxDuration"]!.intValue!)
+        let pcm: [UInt8]
+        do {
+            pcm = try Microphone.pcm(source: configuration.microphone, sampleRate: rate, bits: bits, milliseconds: maxDuration)
+        } catch {
+            respond(request, "GENERIC_ERROR", info: "\(error)")
+            return
+        }
+        let token = newToken()
+        apps[request.key]?.audioPassThru = PendingUI(kind: .audioPassThru, request: request, token: token)
+        let chunkMs = configuration.audioPassThruChunkMs
+        let bytesPerMs = Double(rate * bits / 8) / 1000
+        let delay = configuration.scaled(chunkMs)
+        timers[token] = Task { [weak self] in
+            var sentMs = 0
+            while sentMs < maxDuration {
+                try? await Task.sleep(for: delay)
+                if Task.isCancelled { return }
+                let endMs = min(maxDuration, sentMs + chunkMs)
+                let start = min(pcm.count, Int(Double(sentMs) * bytesPerMs) & ~1)
+                let end = min(pcm.count, Int(Double(endMs) * bytesPerMs) & ~1)
+                guard let self, await self.audioChunk(request.key, token: token, Array(pcm[start..<end])) else { return }
+                sentMs = endMs
+            }
+            await self?.finishAudioPassThru(request.key, token: token, resultCode: "SUCCESS")
+        }
+    }
+
+    /// Sends one chunk; false when the pass-thru is over.
+    private func audioChunk(_ key: SessionKey, token: Int, _ bytes: [UInt8]) -> Bool {
+        guard apps[key]?.audioPassThru?.token == token else { return false }
+        if !bytes.isEmpty { notify(key, "OnAudioPassThru", [:], bulkData: bytes) }
+        return true
+    }
+
+    /// Ends the running pass-thru with `resultCode`.
+    @discardableResult
+    func finishAudioPassThru(_ key: SessionKey, token: Int?, resultCode: String) -> Bool {
+        guard let pending = apps[key]?.audioPassThru, token == nil || pending.token == token else { return false }
+        timers.removeValue(forKey: pending.token)?.cancel()
+        apps[key]?.audioPassThru = nil
+        respond(pending.request, resultCode)
+        return true
+    }
+
+    /// EndAudioPassThru: the running one ends with SUCCESS and so does this request; REJECTED when none runs.
+    func endAudioPassThru(_ request: IncomingRequest) {
+        guard apps[request.key]?.audioPassThru != nil else {
+            respond(request, "REJECTED", info: "no audio pass-thru is running")
+            return
+        }
+        respond(request, "SUCCESS")
+        finishAudioPassThru(request.key, token: nil, resultCode: "SUCCESS")
+    }
+}
+
+/// The emulated microphone: PCM from a tone or a WAV file.
+enum Microphone {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `milliseconds` of mono PCM (unsigned 8-bit or signed 16-bit little-endian).
+    static func pcm(source: MicrophoneSource, sampleRate: Int, bits: Int, milliseconds: Int) throws(Failure) -> [UInt8] {
+        let count = sampleRate * milliseconds / 1000
+        var samples: [Double] = []
+        switch source {
+        case .tone(let frequency):
+            samples = (0..<count).map { 0.5 * sin(2 * Double.pi * frequency * Double($0) / Double(sampleRate)) }
+        case .wavFile(let path):
+            let (wav, wavRate) = try readWAV(path)
+            guard !wav.isEmpty else { throw Failure(description: "\(path) has no samples") }
+            // Nearest-sample resampling, looping the file when it is shorter than asked.
+            samples = (0..<count).map { wav[(Int(Double($0) * Double(wavRate) / Double(sampleRate))) % wav.count] }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(count * bits / 8)
+        for sample in samples {
+            let clamped = max(-1, min(1, sample))
+            if bits == 8 {
+                out.append(UInt8(clamping: Int((clamped * 127).rounded()) + 128))
+            } else {
+                let value = UInt16(bitPattern: Int16((clamped * 32767).rounded()))
+                out.append(UInt8(value & 0xFF))
+                out.append(UInt8(value >> 8))
+            }
+        }
+        return out
+    }
+
+    /// Samples (−1…1, first channel) and the rate of a PCM WAV file.
+    static func readWAV(_ path: String) throws(Failure) -> ([Double], Int) {
+        guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read the WAV file \(path)") }
+        let bytes = [UInt8](data)
+        func u32(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24 }
+        func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
+        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else {
+            throw Failure(description: "\(path) is not a RIFF/WAVE file")
+        }
+        var offset = 12
+        var channels = 1, rate = 16000, bits = 16
+        var samples: [Double] = []
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            let size = u32(offset + 4)
+            let body = offset + 8
+            guard body + size <= bytes.count || id == "data" else { break }
+            if id == "fmt ", size >= 16 {
+                guard u16(body) == 1 else { throw Failure(description: "\(path) is not PCM (format \(u16(body)))") }
+                channels = max(1, u16(body + 2))
+                rate = u32(body + 4)
+                bits = u16(body + 14)
+            } else if id == "data" {
+                let end = min(bytes.count, body + size)
+                let frame = channels * bits / 8
+                guard frame > 0, bits == 8 || bits == 16 else { throw Failure(description: "\(path): only 8- and 16-bit PCM") }
+                var i = body
+                while i + frame <= end {
+                    samples.append(bits == 8 ? (Double(bytes[i]) - 128) / 128 : Double(Int16(bitPattern: UInt16(u16(i)))) / 32768)
+                    i += frame
+                }
+            }
+            offset = body + size + (size & 1)
+        }
+        return (samples, rate)
+    }
+}

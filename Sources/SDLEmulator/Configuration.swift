@@ -1,0 +1,405 @@
+public import SmartDeviceLink
+import Foundation
+
+/// Why an emulator configuration was refused, with the JSON path of the problem.
+public struct EmulatorConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where in the configuration, e.g. `$.vehicleData.timeline[2].atMs`.
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "emulator configuration \(path): \(reason)" }
+}
+
+/// Where the emulated microphone gets its sound for PerformAudioPassThru.
+public enum MicrophoneSource: Sendable, Hashable {
+    /// A sine tone of this frequency (Hz).
+    case tone(frequency: Double)
+    /// A PCM WAV file, converted to the requested rate and sample size (mono).
+    case wavFile(path: String)
+}
+
+/// One point of the simulated vehicle: at `atMs` after the first registration, these
+/// values become current and subscribed apps get OnVehicleData.
+public struct VehicleDataPoint: Sendable, Hashable {
+    public var atMs: Int
+    public var values: JSONObject
+    public init(atMs: Int, values: JSONObject) {
+        self.atMs = atMs
+        self.values = values
+    }
+}
+
+/// The policy table: which RPCs an app may use in which HMI level (sdl_core's
+/// `functional_groupings` folded to one map per app).
+public struct PolicyTable: Sendable, Hashable {
+    /// RPC name → allowed HMI levels, for apps without their own entry (core's "default").
+    public var defaultPermissions: [String: Set<String>]
+    /// App id → its own RPC map, replacing the default one.
+    public var apps: [String: [String: Set<String>]]
+
+    public init(defaultPermissions: [String: Set<String>] = PolicyTable.base, apps: [String: [String: Set<String>]] = [:]) {
+        self.defaultPermissions = defaultPermissions
+        self.apps = apps
+    }
+
+    /// The permissions of `appID`.
+    public func permissions(for appID: String) -> [String: Set<String>] { apps[appID] ?? defaultPermissions }
+
+    /// Whether `rpc` is allowed for `appID` in `hmiLevel`.
+    public func allows(_ rpc: String, appID: String, hmiLevel: String) -> Bool {
+        permissions(for: appID)[rpc]?.contains(hmiLevel) ?? false
+    }
+
+    /// A default in the spirit of sdl_core's preloaded table: its Base-4 group plus vehicle
+    /// information (which core grants after consent) so that tests need no consent step.
+    public static var base: [String: Set<String>] {
+        let all: Set<String> = ["FULL", "LIMITED", "BACKGROUND", "NONE"]
+        let visible: Set<String> = ["FULL", "LIMITED", "BACKGROUND"]
+        let foreground: Set<String> = ["FULL", "LIMITED"]
+        let full: Set<String> = ["FULL"]
+        var table: [String: Set<String>] = [:]
+        for rpc in ["RegisterAppInterface", "UnregisterAppInterface", "ChangeRegistration", "PutFile", "DeleteFile",
+                    "ListFiles", "SetAppIcon", "SetGlobalProperties", "ResetGlobalProperties", "GetSystemCapability",
+                    "SystemRequest", "SetDisplayLayout", "OnHMIStatus", "OnPermissionsChange", "OnHashChange",
+                    "OnAppInterfaceUnregistered", "OnSystemRequest", "OnLanguageChange", "OnDriverDistraction"] {
+            table[rpc] = all
+        }
+        for rpc in ["AddCommand", "DeleteCommand", "AddSubMenu", "DeleteSubMenu", "CreateInteractionChoiceSet",
+                    "DeleteInteractionChoiceSet", "Show", "SetMediaClockTimer", "SubscribeButton", "UnsubscribeButton",
+                    "GetVehicleData", "SubscribeVehicleData", "UnsubscribeVehicleData", "OnVehicleData",
+                    "OnButtonEvent", "OnButtonPress", "OnCommand"] {
+            table[rpc] = visible
+        }
+        for rpc in ["Alert", "PerformInteraction", "Speak", "PerformAudioPassThru", "EndAudioPassThru",
+                    "OnAudioPassThru", "CancelInteraction"] {
+            table[rpc] = foreground
+        }
+        for rpc in ["ScrollableMessage", "Slider"] { table[rpc] = full }
+        return table
+    }
+}
+
+/// Everything that makes one emulated head unit: capabilities, policy table, language,
+/// storage, vehicle, microphone, protocol settings and the pace of time.
+public struct EmulatorConfiguration: Sendable {
+    /// Multiplies every emulated duration (alert duration, interaction timeouts, audio
+    /// pass-thru pacing, vehicle timeline). 1 is real time; 0.01 runs 100 times faster.
+    public var timeScale: Double
+    /// The head unit's VR/TTS language and display language.
+    public var language: String
+    public var hmiDisplayLanguage: String
+    /// The RPC spec version the head unit implements (sdl_core 8.2: 8.0.0).
+    public var rpcSpecVersion: ProtocolVersion
+    /// Capabilities sent in the RegisterAppInterface response, by parameter name
+    /// (`displayCapabilities`, `buttonCapabilities`, ...).
+    public var capabilities: JSONObject
+    public var policy: PolicyTable
+    /// Bytes each app may store (core: AppDirectoryQuota, 100 MiB).
+    public var storageQuota: Int
+    /// Where app files go, one folder per app id; nil: a fresh folder under the temporary directory.
+    public var storageDirectory: String?
+    /// Current vehicle data values, by parameter name.
+    public var vehicleData: JSONObject
+    /// Items that exist but answer VEHICLE_DATA_NOT_AVAILABLE.
+    public var unavailableVehicleData: Set<String>
+    /// Values that change over time, starting when the first app registers.
+    public var vehicleTimeline: [VehicleDataPoint]
+    public var microphone: MicrophoneSource
+    /// The OnAudioPassThru period in (unscaled) milliseconds.
+    public var audioPassThruChunkMs: Int
+    /// How long a Speak "talks", in unscaled milliseconds.
+    public var speakDurationMs: Int
+    /// Secondary transport offered in the StartServiceACK (e.g. ["TCP_WIFI"]) and the
+    /// address of the TransportEventUpdate; nil offers none.
+    public var secondaryTransports: [String]?
+    public var secondaryTransportAddress: (host: String, port: Int32)?
+    /// Heartbeat supervision once the app sent one (core: 7000 ms); nil disables it.
+    public var heartbeatTimeoutMs: Int?
+    /// Protocol settings of every connection (maximum version 5.4.0 as core, payload size...).
+    public var protocolConfiguration: ProtocolConfiguration
+    /// core's MalformedFrequencyCount/Time: more than `count` malformed runs within `ms` close the connection.
+    public var malformedLimit: (count: Int, ms: Int)
+    /// core's FrequencyCount/Time: more than `count` RPC messages within `ms` in one session unregister the app.
+    public var floodLimit: (count: Int, ms: Int)
+    /// Whether the hash id of an unexpectedly disconnected app restores its data (core: resumption).
+    public var resumptionEnabled: Bool
+    public var vehicleType: JSONObject
+    public var systemSoftwareVersion: String
+
+    /// Defaults of a generic sdl_core 8.2 head unit with a generic HMI.
+    public static var standard: EmulatorConfiguration {
+        EmulatorConfiguration(
+            timeScale: 1, language: "EN-US", hmiDisplayLanguage: "EN-US", rpcSpecVersion: ProtocolVersion(8, 0, 0),
+            capabilities: Capabilities.standard, policy: PolicyTable(), storageQuota: 104_857_600, storageDirectory: nil,
+            vehicleData: Capabilities.standardVehicleData, unavailableVehicleData: [], vehicleTimeline: [],
+            microphone: .tone(frequency: 440), audioPassThruChunkMs: 1000, speakDurationMs: 1000,
+            secondaryTransports: nil, secondaryTransportAddress: nil, heartbeatTimeoutMs: 7000,
+            protocolConfiguration: .headUnit, malformedLimit: (10, 1000), floodLimit: (1000, 1000),
+            resumptionEnabled: true, vehicleType: ["make": "SDL", "model": "Emulator", "modelYear": "2024", "trim": "SE"],
+            systemSoftwareVersion: "sdl-emulator 1.0")
+    }
+
+    private init(
+        timeScale: Double, language: String, hmiDisplayLanguage: String, rpcSpecVersion: ProtocolVersion,
+        capabilities: JSONObject, policy: PolicyTable, storageQuota: Int, storageDirectory: String?,
+        vehicleData: JSONObject, unavailableVehicleData: Set<String>, vehicleTimeline: [VehicleDataPoint],
+        microphone: MicrophoneSource, audioPassThruChunkMs: Int, speakDurationMs: Int, secondaryTransports: [String]?,
+        secondaryTransportAddress: (host: String, port: Int32)?, heartbeatTimeoutMs: Int?,
+        protocolConfiguration: ProtocolConfiguration, malformedLimit: (count: Int, ms: Int), floodLimit: (count: Int, ms: Int),
+        resumptionEnabled: Bool, vehicleType: JSONObject, systemSoftwareVersion: String
+    ) {
+        self.timeScale = timeScale
+        self.language = language
+        self.hmiDisplayLanguage = hmiDisplayLanguage
+        self.rpcSpecVersion = rpcSpecVersion
+        self.capabilities = capabilities
+        self.policy = policy
+        self.storageQuota = storageQuota
+        self.storageDirectory = storageDirectory
+        self.vehicleData = vehicleData
+        self.unavailableVehicleData = unavailableVehicleData
+        self.vehicleTimeline = vehicleTimeline
+        self.microphone = microphone
+        self.audioPassThruChunkMs = audioPassThruChunkMs
+        self.speakDurationMs = speakDurationMs
+        self.secondaryTransports = secondaryTransports
+        self.secondaryTransportAddress = secondaryTransportAddress
+        self.heartbeatTimeoutMs = heartbeatTimeoutMs
+        self.protocolConfiguration = protocolConfiguration
+        self.malformedLimit = malformedLimit
+        self.floodLimit = floodLimit
+        self.resumptionEnabled = resumptionEnabled
+        self.vehicleType = vehicleType
+        self.systemSoftwareVersion = systemSoftwareVersion
+    }
+
+    /// The keys a JSON configuration may have at the top level.
+    static let topLevelKeys: [String] = [
+        "timeScale", "language", "hmiDisplayLanguage", "capabilities", "policy", "storage", "vehicleData",
+        "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
+        "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion",
+    ]
+
+    /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
+    ///
+    /// ```json
+    /// {"timeScale": 0.1, "language": "EN-US",
+    ///  "capabilities": {"displayCapabilities": {...}},
+    ///  "policy": {"default": {"Alert": ["FULL"]}, "apps": {"app-1": {"Show": ["FULL", "NONE"]}}},
+    ///  "storage": {"quota": 1048576, "directory": "/tmp/hu"},
+    ///  "vehicleData": {"values": {"speed": 0}, "unavailable": ["rpm"],
+    ///                  "timeline": [{"atMs": 1000, "values": {"speed": 50}}]},
+    ///  "microphone": {"wav": "voice.wav"} | {"toneHz": 440},
+    ///  "secondaryTransport": {"transports": ["TCP_WIFI"], "host": "192.168.1.10", "port": 12345},
+    ///  "heartbeatTimeoutMs": 7000, "protocol": {"maximumVersion": "5.4.0", "maximumPayloadSize": 131072},
+    ///  "malformedLimit": {"count": 10, "ms": 1000}, "floodLimit": {"count": 1000, "ms": 1000},
+    ///  "resumption": true, "vehicleType": {"make": "SDL"}, "systemSoftwareVersion": "1.0"}
+    /// ```
+    /// Unknown keys are errors that name the path and the closest known key.
+    public init(json: JSONObject) throws(EmulatorConfigurationError) {
+        var c = EmulatorConfiguration.standard
+        let reader = ConfigReader()
+        try reader.checkKeys(json, allowed: Self.topLevelKeys, path: "$")
+        if let v = json["timeScale"] {
+            c.timeScale = try reader.double(v, path: "$.timeScale")
+            guard c.timeScale > 0 else { throw EmulatorConfigurationError(path: "$.timeScale", reason: "must be greater than 0") }
+        }
+        if let v = json["language"] { c.language = try reader.string(v, path: "$.language") }
+        if let v = json["hmiDisplayLanguage"] { c.hmiDisplayLanguage = try reader.string(v, path: "$.hmiDisplayLanguage") }
+        if let v = json["capabilities"] {
+            let object = try reader.object(v, path: "$.capabilities")
+            try reader.checkKeys(object, allowed: Capabilities.keys, path: "$.capabilities")
+            c.capabilities.merge(object) { _, new in new }
+        }
+        if let v = json["policy"] {
+            let object = try reader.object(v, path: "$.policy")
+            try reader.checkKeys(object, allowed: ["default", "apps"], path: "$.policy")
+            if let d = object["default"] { c.policy.defaultPermissions = try reader.permissions(d, path: "$.policy.default") }
+            if let a = object["apps"] {
+                for (appID, map) in try reader.object(a, path: "$.policy.apps") {
+                    c.policy.apps[appID] = try reader.permissions(map, path: "$.policy.apps.\(appID)")
+                }
+            }
+        }
+        if let v = json["storage"] {
+            let object = try reader.object(v, path: "$.storage")
+            try reader.checkKeys(object, allowed: ["quota", "directory"], path: "$.storage")
+            if let q = object["quota"] { c.storageQuota = try reader.int(q, path: "$.storage.quota") }
+            if let d = object["directory"] { c.storageDirectory = try reader.string(d, path: "$.storage.directory") }
+        }
+        if let v = json["vehicleData"] {
+            let object = try reader.object(v, path: "$.vehicleData")
+            try reader.checkKeys(object, allowed: ["values", "unavailable", "timeline"], path: "$.vehicleData")
+            if let values = object["values"] {
+                let map = try reader.object(values, path: "$.vehicleData.values")
+                try reader.checkKeys(map, allowed: Array(VehicleDataNames.dataTypes.keys), path: "$.vehicleData.values")
+                c.vehicleData.merge(map) { _, new in new }
+            }
+            if let list = object["unavailable"] {
+                let names = try reader.strings(list, path: "$.vehicleData.unavailable")
+                for (i, name) in names.enumerated() where VehicleDataNames.dataTypes[name] == nil {
+                    throw reader.unknown(name, allowed: Array(VehicleDataNames.dataTypes.keys), path: "$.vehicleData.unavailable[\(i)]")
+                }
+                c.unavailableVehicleData = Set(names)
+            }
+            if let timeline = object["timeline"] {
+                guard case .array(let points) = timeline else {
+                    throw EmulatorConfigurationError(path: "$.vehicleData.timeline", reason: "expected an array, found \(timeline.kindName)")
+                }
+                c.vehicleTimeline = try points.enumerated().map { (i, point) throws(EmulatorConfigurationError) in
+                    let path = "$.vehicleData.timeline[\(i)]"
+                    let object = try reader.object(point, path: path)
+                    try reader.checkKeys(object, allowed: ["atMs", "values"], path: path)
+                    guard let at = object["atMs"], let values = object["values"] else {
+                        throw EmulatorConfigurationError(path: path, reason: "needs both atMs and values")
+                    }
+                    let map = try reader.object(values, path: path + ".values")
+                    try reader.checkKeys(map, allowed: Array(VehicleDataNames.dataTypes.keys), path: path + ".values")
+                    return VehicleDataPoint(atMs: try reader.int(at, path: path + ".atMs"), values: map)
+                }.sorted { $0.atMs < $1.atMs }
+            }
+        }
+        if let v = json["microphone"] {
+            let object = try reader.object(v, path: "$.microphone")
+            try reader.checkKeys(object, allowed: ["wav", "toneHz"], path: "$.microphone")
+            if let wav = object["wav"] {
+                c.microphone = .wavFile(path: try reader.string(wav, path: "$.microphone.wav"))
+            } else if let tone = object["toneHz"] {
+                c.microphone = .tone(frequency: try reader.double(tone, path: "$.microphone.toneHz"))
+            }
+        }
+        if let v = json["audioPassThruChunkMs"] { c.audioPassThruChunkMs = max(1, try reader.int(v, path: "$.audioPassThruChunkMs")) }
+        if let v = json["speakDurationMs"] { c.speakDurationMs = max(0, try reader.int(v, path: "$.speakDurationMs")) }
+        if let v = json["secondaryTransport"] {
+            let object = try reader.object(v, path: "$.secondaryTransport")
+            try reader.checkKeys(object, allowed: ["transports", "host", "port"], path: "$.secondaryTransport")
+            c.secondaryTransports = try object["transports"].map { v throws(EmulatorConfigurationError) in
+                try reader.strings(v, path: "$.secondaryTransport.transports")
+            } ?? ["TCP_WIFI"]
+            if let host = object["host"] {
+                let port = try object["port"].map { v throws(EmulatorConfigurationError) in try reader.int(v, path: "$.secondaryTransport.port") } ?? 12345
+                c.secondaryTransportAddress = (try reader.string(host, path: "$.secondaryTransport.host"), Int32(clamping: port))
+            }
+        }
+        if let v = json["heartbeatTimeoutMs"] {
+            c.heartbeatTimeoutMs = v.isNull ? nil : try reader.int(v, path: "$.heartbeatTimeoutMs")
+            if c.heartbeatTimeoutMs == 0 { c.heartbeatTimeoutMs = nil }
+        }
+        if let v = json["protocol"] {
+            let object = try reader.object(v, path: "$.protocol")
+            try reader.checkKeys(object, allowed: ["maximumVersion", "maximumPayloadSize"], path: "$.protocol")
+            if let m = object["maximumVersion"] {
+                let text = try reader.string(m, path: "$.protocol.maximumVersion")
+                guard let version = ProtocolVersion(text), (1...5).contains(version.major) else {
+                    throw EmulatorConfigurationError(path: "$.protocol.maximumVersion", reason: "\"\(text)\" is not a version 1.0.0…5.4.0")
+                }
+                c.protocolConfiguration.maximumVersion = version
+            }
+            if let p = object["maximumPayloadSize"] {
+                c.protocolConfiguration.maximumPayloadSize = max(1488, try reader.int(p, path: "$.protocol.maximumPayloadSize"))
+            }
+        }
+        for key in ["malformedLimit", "floodLimit"] {
+            guard let v = json[key] else { continue }
+            let object = try reader.object(v, path: "$.\(key)")
+            try reader.checkKeys(object, allowed: ["count", "ms"], path: "$.\(key)")
+            let current = key == "malformedLimit" ? c.malformedLimit : c.floodLimit
+            let count = try object["count"].map { v throws(EmulatorConfigurationError) in try reader.int(v, path: "$.\(key).count") } ?? current.count
+            let ms = try object["ms"].map { v throws(EmulatorConfigurationError) in try reader.int(v, path: "$.\(key).ms") } ?? current.ms
+            if key == "malformedLimit" { c.malformedLimit = (count, ms) } else { c.floodLimit = (count, ms) }
+        }
+        if let v = json["resumption"] {
+            guard let flag = v.boolValue else { throw EmulatorConfigurationError(path: "$.resumption", reason: "expected a boolean, found \(v.kindName)") }
+            c.resumptionEnabled = flag
+        }
+        if let v = json["vehicleType"] {
+            let object = try reader.object(v, path: "$.vehicleType")
+            try reader.checkKeys(object, allowed: ["make", "model", "modelYear", "trim"], path: "$.vehicleType")
+            c.vehicleType = object
+        }
+        if let v = json["systemSoftwareVersion"] { c.systemSoftwareVersion = try reader.string(v, path: "$.systemSoftwareVersion") }
+        self = c
+    }
+
+    /// Reads a JSON configuration file.
+    public static func load(path: String) throws(EmulatorConfigurationError) -> EmulatorConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EmulatorConfigurationError(path: path, reason: "cannot read the file; check the path and its permissions")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse([UInt8](data))
+        } catch {
+            throw EmulatorConfigurationError(path: path, reason: error.description)
+        }
+        guard case .object(let object) = value else {
+            throw EmulatorConfigurationError(path: "$", reason: "expected an object, found \(value.kindName)")
+        }
+        return try EmulatorConfiguration(json: object)
+    }
+
+    /// A duration of `ms` emulated milliseconds, scaled by ``timeScale``.
+    func scaled(_ ms: Int) -> Duration {
+        .microseconds(Int64((Double(ms) * 1000 * timeScale).rounded()))
+    }
+}
+
+/// Typed getters that report the path of a wrong value.
+private struct ConfigReader {
+    func checkKeys(_ object: JSONObject, allowed: [String], path: String) throws(EmulatorConfigurationError) {
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            throw unknown(key, allowed: allowed, path: "\(path).\(key)")
+        }
+    }
+
+    func unknown(_ key: String, allowed: [String], path: String) -> EmulatorConfigurationError {
+        let hint = closest(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known: \(allowed.sorted().joined(separator: ", "))"
+        return EmulatorConfigurationError(path: path, reason: "unknown key \"\(key)\"\(hint)")
+    }
+
+    func object(_ v: JSONValue, path: String) throws(EmulatorConfigurationError) -> JSONObject {
+        guard case .object(let o) = v else { throw EmulatorConfigurationError(path: path, reason: "expected an object, found \(v.kindName)") }
+        return o
+    }
+
+    func string(_ v: JSONValue, path: String) throws(EmulatorConfigurationError) -> String {
+        guard case .string(let s) = v else { throw EmulatorConfigurationError(path: path, reason: "expected a string, found \(v.kindName)") }
+        return s
+    }
+
+    func int(_ v: JSONValue, path: String) throws(EmulatorConfigurationError) -> Int {
+        guard let i = v.intValue else { throw EmulatorConfigurationError(path: path, reason: "expected an integer, found \(v.kindName)") }
+        return Int(i)
+    }
+
+    func double(_ v: JSONValue, path: String) throws(EmulatorConfigurationError) -> Double {
+        guard let d = v.doubleValue else { throw EmulatorConfigurationError(path: path, reason: "expected a number, found \(v.kindName)") }
+        return d
+    }
+
+    func strings(_ v: JSONValue, path: String) throws(EmulatorConfigurationError) -> [String] {
+        guard case .array(let items) = v else { throw EmulatorConfigurationError(path: path, reason: "expected an array of strings, found \(v.kindName)") }
+        var out: [String] = []
+        for (i, item) in items.enumerated() { out.append(try string(item, path: "\(path)[\(i)]")) }
+        return out
+    }
+
+    func permissions(_ v: JSONValue, path: String) throws(EmulatorConfigurationError) -> [String: Set<String>] {
+        var out: [String: Set<String>] = [:]
+        let levels = ["FULL", "LIMITED", "BACKGROUND", "NONE"]
+        for (rpc, list) in try object(v, path: path) {
+            guard FunctionIDs.ids[rpc] != nil else { throw unknown(rpc, allowed: Array(FunctionIDs.ids.keys), path: "\(path).\(rpc)") }
+            let names = try strings(list, path: "\(path).\(rpc)")
+            for (i, level) in names.enumerated() where !levels.contains(level) {
+                throw unknown(level, allowed: levels, path: "\(path).\(rpc)[\(i)]")
+            }
+            out[rpc] = Set(names)
+        }
+        return out
+    }
+}

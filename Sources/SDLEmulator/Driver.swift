@@ -1,0 +1,104 @@
+public import SmartDeviceLink
+
+/// What a person in the car, or the car itself, does. `appID` nil means the most recently
+/// registered app.
+extension HeadUnitEmulator {
+    /// The user picks the app on the HMI: FULL (AUDIBLE for media apps); the previous FULL
+    /// app goes to LIMITED or BACKGROUND.
+    public func activateApp(_ appID: String? = nil) async throws(EmulatorError) {
+        activate(try resolve(appID))
+    }
+
+    /// The user exits the app (core's OnExitApplication USER_EXIT): HMI level NONE; shown
+    /// dialogs and a running audio pass-thru end with ABORTED.
+    public func exitApp(_ appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        finishModal(key, token: nil, resultCode: "ABORTED")
+        finishAudioPassThru(key, token: nil, resultCode: "ABORTED")
+        apps[key]?.hmiLevel = "NONE"
+        refreshStatus(key)
+    }
+
+    /// The user picks a menu command (or says its VR command): OnCommand.
+    public func selectCommand(_ cmdID: Int, appID: String? = nil, triggerSource: String = "MENU") async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard apps[key]?.commands[cmdID] != nil else { throw .unknownCommand(cmdID) }
+        guard mayReceive(key, "OnCommand") else {
+            throw .invalidAction("the app is in HMI level \(apps[key]!.hmiLevel), where the policy does not allow OnCommand; activate it first")
+        }
+        notify(key, "OnCommand", ["cmdID": .int(Int64(cmdID)), "triggerSource": .string(triggerSource)])
+    }
+
+    /// The user presses a soft button of the shown Alert, ScrollableMessage or Show:
+    /// OnButtonEvent (down, up) and OnButtonPress with CUSTOM_BUTTON; an Alert or
+    /// ScrollableMessage then ends with SUCCESS.
+    public func pressSoftButton(_ softButtonID: Int, longPress: Bool = false, appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard let app = apps[key] else { throw .noAppRegistered }
+        let onModal = app.modal?.softButtonIDs.contains(softButtonID) ?? false
+        let onShow = app.show["softButtons"]?.arrayValue?.contains { $0["softButtonID"]?.intValue == Int64(softButtonID) } ?? false
+        guard onModal || onShow else { throw .noAlertOrSoftButton(softButtonID) }
+        sendButton("CUSTOM_BUTTON", customID: softButtonID, longPress: longPress, to: key)
+        if onModal { finishModal(key, token: nil, resultCode: "SUCCESS") }
+    }
+
+    /// The user presses a hardware button the app subscribed to: OnButtonEvent and OnButtonPress.
+    public func pressButton(_ name: String, longPress: Bool = false, appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard apps[key]?.buttonSubscriptions.contains(name) == true else { throw .notSubscribed(button: name) }
+        sendButton(name, customID: nil, longPress: longPress, to: key)
+    }
+
+    private func sendButton(_ name: String, customID: Int?, longPress: Bool, to key: SessionKey) {
+        var base: JSONObject = ["buttonName": .string(name)]
+        if let customID { base["customButtonID"] = .int(Int64(customID)) }
+        for mode in ["BUTTONDOWN", "BUTTONUP"] {
+            var event = base
+            event["buttonEventMode"] = .string(mode)
+            notify(key, "OnButtonEvent", event)
+        }
+        var press = base
+        press["buttonPressMode"] = .string(longPress ? "LONG" : "SHORT")
+        notify(key, "OnButtonPress", press)
+    }
+
+    /// The user picks a choice of the pending PerformInteraction: SUCCESS with choiceID.
+    public func selectChoice(_ choiceID: Int, appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard let modal = apps[key]?.modal, modal.kind == .interaction else { throw .noPendingInteraction }
+        guard modal.choiceIDs.contains(choiceID) else { throw .unknownChoice(choiceID) }
+        finishModal(key, token: nil, resultCode: "SUCCESS",
+                    ["choiceID": .int(Int64(choiceID)), "triggerSource": .string(modal.triggerSource)])
+    }
+
+    /// The user presses "done" on the audio pass-thru dialog: PerformAudioPassThru SUCCESS.
+    public func finishAudioPassThru(appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard finishAudioPassThru(key, token: nil, resultCode: "SUCCESS") else { throw .noAudioPassThru }
+    }
+
+    /// The user cancels the audio pass-thru: PerformAudioPassThru ABORTED.
+    public func cancelAudioPassThru(appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard finishAudioPassThru(key, token: nil, resultCode: "ABORTED") else { throw .noAudioPassThru }
+    }
+
+    /// The car reports a new value: OnVehicleData to subscribed apps.
+    public func setVehicleData(_ name: String, _ value: JSONValue) async throws(EmulatorError) {
+        guard VehicleDataNames.dataTypes[name] != nil else { throw .unknownVehicleData(name) }
+        updateVehicleData([name: value])
+    }
+
+    /// The car loses an item: GetVehicleData and new subscriptions answer VEHICLE_DATA_NOT_AVAILABLE.
+    public func setVehicleDataUnavailable(_ name: String) async throws(EmulatorError) {
+        guard VehicleDataNames.dataTypes[name] != nil else { throw .unknownVehicleData(name) }
+        unavailableVehicleData.insert(name)
+    }
+
+    /// The link of the app drops (cable pulled): no UnregisterAppInterface, so the app's
+    /// data is kept for resumption by its hash id.
+    public func dropTransport(appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        closeConnection(key.connection, reason: "transport dropped by the driver")
+    }
+}

@@ -1,0 +1,126 @@
+import SmartDeviceLink
+import Foundation
+
+extension HeadUnitEmulator {
+    /// Whether an app-given file name stays inside the app's folder: no path separators,
+    /// no "..", no NUL, not empty (core refuses such names).
+    static func isSafeFileName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\\")
+            && !name.contains("\0") && !name.hasPrefix("..") && name.utf8.count <= 255
+    }
+
+    private func folder(of appID: String) -> String {
+        storageRoot + "/" + appID.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" }.map(String.init).joined()
+    }
+
+    private func usedSpace(_ appID: String) -> Int { (files[appID] ?? [:]).values.reduce(0) { $0 + $1.size } }
+
+    private func spaceAvailable(_ appID: String) -> Int { max(0, configuration.storageQuota - usedSpace(appID)) }
+
+    /// PutFile: chunks by offset/length, CORRUPTED_DATA when `crc` (CRC-32 of this chunk)
+    /// does not match, OUT_OF_MEMORY above the quota, INVALID_DATA for names that would
+    /// leave the storage folder; answers with spaceAvailable.
+    func putFile(_ request: IncomingRequest) {
+        guard let app = apps[request.key] else { return }
+        let p = request.parameters
+        let name = p["syncFileName"]!.stringValue!
+        guard Self.isSafeFileName(name) else {
+            respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
+            return
+        }
+        let data = request.bulkData
+        if let crc = p["crc"]?.intValue, UInt32(truncatingIfNeeded: crc) != CRC32.checksum(data) {
+            respond(request, "CORRUPTED_DATA", info: "the CRC-32 of the data is \(CRC32.checksum(data)), not \(crc)",
+                    ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
+            return
+        }
+        let offset = Int(p["offset"]?.intValue ?? 0)
+        let existing = offset > 0 ? files[app.appID]?[name] : nil
+        if offset > 0, existing == nil {
+            respond(request, "INVALID_DATA", info: "offset \(offset) into a file that does not exist",
+                    ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
+            return
+        }
+        let newSize = max(existing?.size ?? 0, offset + data.count)
+        let oldSize = files[app.appID]?[name]?.size ?? 0
+        if usedSpace(app.appID) - oldSize + newSize > configuration.storageQuota {
+            respond(request, "OUT_OF_MEMORY", info: "the app's storage quota of \(configuration.storageQuota) bytes is used up",
+                    ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
+            return
+        }
+        let directory = folder(of: app.appID)
+        let path = directory + "/" + name
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            if offset == 0 {
+                guard FileManager.default.createFile(atPath: path, contents: Data(data)) else {
+                    throw Microphone.Failure(description: "cannot write \(path)")
+                }
+            } else {
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle.seek(toOffset: UInt64(offset))
+                try handle.write(contentsOf: Data(data))
+                try handle.close()
+            }
+        } catch {
+            respond(request, "GENERIC_ERROR", info: "storage failed: \(error)")
+            return
+        }
+        let persistent = p["persistentFile"]?.boolValue ?? existing?.persistent ?? false
+        files[app.appID, default: [:]][name] = StoredFile(name: name, persistent: persistent, size: newSize,
+                                                          fileType: p["fileType"]!.stringValue!)
+        respond(request, "SUCCESS", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
+    }
+
+    /// ListFiles: the app's file names and its free space.
+    func listFiles(_ request: IncomingRequest) {
+        guard let app = apps[request.key] else { return }
+        let names = (files[app.appID] ?? [:]).keys.sorted().map(JSONValue.string)
+        var extra: JSONObject = ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))]
+        if !names.isEmpty { extra["filenames"] = .array(names) }
+        respond(request, "SUCCESS", extra)
+    }
+
+    /// DeleteFile: REJECTED for a file the app does not have.
+    func deleteFile(_ request: IncomingRequest) {
+        guard let app = apps[request.key] else { return }
+        let name = request.parameters["syncFileName"]!.stringValue!
+        guard Self.isSafeFileName(name) else {
+            respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
+            return
+        }
+        guard files[app.appID]?[name] != nil else {
+            respond(request, "REJECTED", info: "no file \(name)")
+            return
+        }
+        try? FileManager.default.removeItem(atPath: folder(of: app.appID) + "/" + name)
+        files[app.appID]?[name] = nil
+        if appIcons[app.appID] == name { appIcons[app.appID] = nil }
+        respond(request, "SUCCESS", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
+    }
+
+    /// SetAppIcon: REJECTED when the file was never put.
+    func setAppIcon(_ request: IncomingRequest) {
+        guard let app = apps[request.key] else { return }
+        let name = request.parameters["syncFileName"]!.stringValue!
+        guard Self.isSafeFileName(name) else {
+            respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
+            return
+        }
+        guard files[app.appID]?[name] != nil else {
+            respond(request, "REJECTED", info: "no file \(name); PutFile it first")
+            return
+        }
+        appIcons[app.appID] = name
+        respond(request, "SUCCESS")
+    }
+
+    /// Session (non-persistent) files go when the app unregisters or drops.
+    func deleteSessionFiles(of appID: String) {
+        for file in (files[appID] ?? [:]).values where !file.persistent {
+            try? FileManager.default.removeItem(atPath: folder(of: appID) + "/" + file.name)
+            files[appID]?[file.name] = nil
+            if appIcons[appID] == file.name { appIcons[appID] = nil }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import SmartDeviceLink
+
+extension HeadUnitEmulator {
+    /// Sends OnHMIStatus when (and only when) the app's status really changed, as core does.
+    func refreshStatus(_ key: SessionKey) {
+        guard var app = apps[key] else { return }
+        let status = app.status
+        guard status != app.lastStatus else { return }
+        app.lastStatus = status
+        apps[key] = app
+        notify(key, "OnHMIStatus", status)
+    }
+
+    /// OnPermissionsChange from the policy table: each RPC with its allowed HMI levels.
+    func sendPermissions(_ key: SessionKey) {
+        guard let app = apps[key] else { return }
+        let vehicleRPCs: Set<String> = ["GetVehicleData", "SubscribeVehicleData", "UnsubscribeVehicleData", "OnVehicleData"]
+        let vehicleNames = JSONValue.array(VehicleDataNames.dataTypes.keys.sorted().map(JSONValue.string))
+        let permissions = configuration.policy.permissions(for: app.appID)
+        let items = permissions.keys.sorted().map { rpc -> JSONValue in
+            let levels = ["BACKGROUND", "FULL", "LIMITED", "NONE"].filter { permissions[rpc]!.contains($0) }
+            return [
+                "rpcName": .string(rpc),
+                "hmiPermissions": ["allowed": .array(levels.map(JSONValue.string)), "userDisallowed": []],
+                "parameterPermissions": ["allowed": vehicleRPCs.contains(rpc) ? vehicleNames : [], "userDisallowed": []],
+            ]
+        }
+        notify(key, "OnPermissionsChange", ["permissionItem": .array(items)])
+    }
+
+    /// Brings an app to FULL, as the user picking it on the HMI. The app that was FULL goes
+    /// to LIMITED when it is an audio source of another kind (core keeps it audible), else
+    /// to BACKGROUND: only one app is ever FULL.
+    func activate(_ key: SessionKey) {
+        guard let app = apps[key] else { return }
+        for (otherKey, other) in apps where otherKey != key && (other.hmiLevel == "FULL" || other.hmiLevel == "LIMITED") {
+            let sameKind = (other.isMedia && app.isMedia)
+                || (other.appHMITypes.contains("NAVIGATION") && app.appHMITypes.contains("NAVIGATION"))
+                || (other.appHMITypes.contains("COMMUNICATION") && app.appHMITypes.contains("COMMUNICATION"))
+            let next = other.isAudible && !sameKind ? "LIMITED" : "BACKGROUND"
+            if other.hmiLevel == "LIMITED" && next == "LIMITED" { continue }
+            apps[otherKey]?.hmiLevel = next
+            refreshStatus(otherKey)
+        }
+        apps[key]?.hmiLevel = "FULL"
+        refreshStatus(key)
+    }
+
+    /// OnHashChange with a new hash of the app's resumption data, after each successful change.
+    func hashChanged(_ key: SessionKey) {
+        guard let app = apps[key] else { return }
+        let data = app.resumptionData.serializedBytes(sortedKeys: true) + Array(app.appID.utf8)
+        let hash = String(CRC32.checksum(data) ^ UInt32(truncatingIfNeeded: app.registrationOrder), radix: 16)
+        apps[key]?.hashID = hash
+        notify(key, "OnHashChange", ["hashID": .string(hash)])
+    }
+
+    /// The app a driver action means: the given id, or the most recently registered app.
+    func resolve(_ appID: String?) throws(EmulatorError) -> SessionKey {
+        if let appID {
+            guard let app = apps.values.first(where: { $0.appID == appID }) else { throw .unknownApp(appID) }
+            return app.key
+        }
+        guard let app = apps.values.max(by: { $0.registrationOrder < $1.registrationOrder }) else { throw .noAppRegistered }
+        return app.key
+    }
+
+    /// Whether the policy lets `key`'s app receive the notification `name` in its level.
+    func mayReceive(_ key: SessionKey, _ name: String) -> Bool {
+        guard let app = apps[key] else { return false }
+        return configuration.policy.allows(name, appID: app.appID, hmiLevel: app.hmiLevel)
+    }
+}

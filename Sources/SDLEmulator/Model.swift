@@ -1,0 +1,244 @@
+public import SmartDeviceLink
+
+/// Why a driver action or emulator call could not be done.
+public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    case noAppRegistered
+    case unknownApp(String)
+    case unknownCommand(Int)
+    case noPendingInteraction
+    case unknownChoice(Int)
+    case noAlertOrSoftButton(Int)
+    case noAudioPassThru
+    case notSubscribed(button: String)
+    case unknownVehicleData(String)
+    case listenFailed(String)
+    case invalidAction(String)
+
+    public var description: String {
+        switch self {
+        case .noAppRegistered: return "no app registered"
+        case .unknownApp(let id): return "no registered app with appID \"\(id)\""
+        case .unknownCommand(let id): return "the app has no command with cmdID \(id)"
+        case .noPendingInteraction: return "no pending PerformInteraction"
+        case .unknownChoice(let id): return "the pending PerformInteraction offers no choiceID \(id)"
+        case .noAlertOrSoftButton(let id): return "no soft button \(id) is shown (Alert, Show, ScrollableMessage)"
+        case .noAudioPassThru: return "no PerformAudioPassThru is running"
+        case .notSubscribed(let button): return "the app is not subscribed to button \(button)"
+        case .unknownVehicleData(let name):
+            let hint = closest(to: name, in: VehicleDataNames.dataTypes.keys).map { "; did you mean \"\($0)\"?" } ?? ""
+            return "unknown vehicle data item \"\(name)\"\(hint)"
+        case .listenFailed(let why): return "cannot listen: \(why)"
+        case .invalidAction(let why): return why
+        }
+    }
+}
+
+/// Something the emulator did or saw, for logs and for tests to await.
+public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
+    case connectionOpened(connection: Int, description: String)
+    case connectionClosed(connection: Int, reason: String)
+    case sessionStarted(connection: Int, sessionID: UInt8, protocolVersion: String)
+    case appRegistered(appID: String, appName: String, sessionID: UInt8, resultCode: String)
+    case appUnregistered(appID: String, reason: String)
+    case rpcReceived(appID: String?, name: String, correlationID: Int32)
+    case rpcAnswered(appID: String?, name: String, correlationID: Int32, resultCode: String)
+    case notificationSent(appID: String, name: String, parameters: JSONObject)
+    case malformed(connection: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .connectionOpened(let c, let d): return "connection \(c) opened (\(d))"
+        case .connectionClosed(let c, let r): return "connection \(c) closed: \(r)"
+        case .sessionStarted(let c, let s, let v): return "connection \(c): session \(s) started, protocol \(v)"
+        case .appRegistered(let id, let name, let s, let code): return "app \(id) \"\(name)\" registered in session \(s): \(code)"
+        case .appUnregistered(let id, let reason): return "app \(id) unregistered: \(reason)"
+        case .rpcReceived(let id, let name, let corr): return "\(id ?? "-") → \(name) #\(corr)"
+        case .rpcAnswered(let id, let name, let corr, let code): return "\(id ?? "-") ← \(name) #\(corr) \(code)"
+        case .notificationSent(let id, let name, _): return "\(id) ← \(name)"
+        case .malformed(let c, let r): return "connection \(c): malformed data: \(r)"
+        }
+    }
+
+    /// The event as a JSON object, for logs and the control channel.
+    public var json: JSONValue {
+        switch self {
+        case .connectionOpened(let c, let d): return ["event": "connectionOpened", "connection": .int(Int64(c)), "description": .string(d)]
+        case .connectionClosed(let c, let r): return ["event": "connectionClosed", "connection": .int(Int64(c)), "reason": .string(r)]
+        case .sessionStarted(let c, let s, let v):
+            return ["event": "sessionStarted", "connection": .int(Int64(c)), "sessionID": .int(Int64(s)), "protocolVersion": .string(v)]
+        case .appRegistered(let id, let name, let s, let code):
+            return ["event": "appRegistered", "appID": .string(id), "appName": .string(name), "sessionID": .int(Int64(s)), "resultCode": .string(code)]
+        case .appUnregistered(let id, let reason): return ["event": "appUnregistered", "appID": .string(id), "reason": .string(reason)]
+        case .rpcReceived(let id, let name, let corr):
+            return ["event": "rpcReceived", "appID": id.map(JSONValue.string) ?? .null, "name": .string(name), "correlationID": .int(Int64(corr))]
+        case .rpcAnswered(let id, let name, let corr, let code):
+            return ["event": "rpcAnswered", "appID": id.map(JSONValue.string) ?? .null, "name": .string(name),
+                    "correlationID": .int(Int64(corr)), "resultCode": .string(code)]
+        case .notificationSent(let id, let name, let parameters):
+            return ["event": "notificationSent", "appID": .string(id), "name": .string(name), "parameters": .object(parameters)]
+        case .malformed(let c, let r): return ["event": "malformed", "connection": .int(Int64(c)), "reason": .string(r)]
+        }
+    }
+}
+
+/// What the emulator knows about one registered app, at one moment.
+public struct AppSnapshot: Sendable, Hashable {
+    public var appID: String
+    public var appName: String
+    public var sessionID: UInt8
+    public var isMedia: Bool
+    public var hmiLevel: String
+    public var audioStreamingState: String
+    public var systemContext: String
+    public var videoStreamingState: String
+    /// AddCommand parameters by cmdID.
+    public var commands: [Int: JSONObject]
+    /// AddSubMenu parameters by menuID.
+    public var submenus: [Int: JSONObject]
+    /// CreateInteractionChoiceSet parameters by interactionChoiceSetID.
+    public var choiceSets: [Int: JSONObject]
+    public var files: [String]
+    public var vehicleSubscriptions: Set<String>
+    public var buttonSubscriptions: Set<String>
+    /// The fields of the last Show calls, merged.
+    public var show: JSONObject
+    public var globalProperties: JSONObject
+    public var hashID: String?
+
+    public var json: JSONValue {
+        func byID(_ map: [Int: JSONObject]) -> JSONValue {
+            .array(map.keys.sorted().map { .object(map[$0]!) })
+        }
+        return [
+            "appID": .string(appID), "appName": .string(appName), "sessionID": .int(Int64(sessionID)),
+            "isMediaApplication": .bool(isMedia), "hmiLevel": .string(hmiLevel),
+            "audioStreamingState": .string(audioStreamingState), "systemContext": .string(systemContext),
+            "videoStreamingState": .string(videoStreamingState), "commands": byID(commands), "submenus": byID(submenus),
+            "choiceSets": byID(choiceSets), "files": .array(files.sorted().map(JSONValue.string)),
+            "vehicleSubscriptions": .array(vehicleSubscriptions.sorted().map(JSONValue.string)),
+            "buttonSubscriptions": .array(buttonSubscriptions.sorted().map(JSONValue.string)),
+            "show": .object(show), "globalProperties": .object(globalProperties),
+            "hashID": hashID.map(JSONValue.string) ?? .null,
+        ]
+    }
+}
+
+/// The state of the whole emulated head unit, for assertions and the control channel.
+public struct EmulatorSnapshot: Sendable, Hashable {
+    /// Registered apps, in registration order.
+    public var apps: [AppSnapshot]
+    /// Current vehicle data values.
+    public var vehicleData: JSONObject
+    public var connections: Int
+
+    public func app(_ appID: String) -> AppSnapshot? { apps.first { $0.appID == appID } }
+
+    public var json: JSONValue {
+        ["apps": .array(apps.map(\.json)), "vehicleData": .object(vehicleData), "connections": .int(Int64(connections))]
+    }
+}
+
+/// Identifies one session of one connection.
+struct SessionKey: Hashable, Sendable {
+    var connection: Int
+    var session: UInt8
+}
+
+/// A request from an app, as the handlers see it.
+struct IncomingRequest: Sendable {
+    var key: SessionKey
+    var name: String
+    var functionID: UInt32
+    var correlationID: Int32
+    var parameters: JSONObject
+    var bulkData: [UInt8]
+}
+
+/// A request answered later (Alert, PerformInteraction, Speak, ...).
+struct PendingUI: Sendable {
+    enum Kind: Sendable { case alert, interaction, speak, scrollable, slider, audioPassThru }
+    var kind: Kind
+    var request: IncomingRequest
+    var token: Int
+    var softButtonIDs: [Int] = []
+    var choiceIDs: [Int] = []
+    var triggerSource = "MENU"
+}
+
+/// A file an app stored.
+struct StoredFile: Sendable, Hashable {
+    var name: String
+    var persistent: Bool
+    var size: Int
+    var fileType: String
+}
+
+/// One registered app.
+struct AppState: Sendable {
+    var key: SessionKey
+    var appID: String
+    var appName: String
+    var vrSynonyms: [String]
+    var isMedia: Bool
+    var appHMITypes: [String]
+    var registrationOrder: Int
+    var syncMsgVersion: JSONObject
+    var hmiLevel = "NONE"
+    var systemContext = "MAIN"
+    var attenuated = false
+    var lastStatus: JSONObject?
+    var commands: [Int: JSONObject] = [:]
+    var submenus: [Int: JSONObject] = [:]
+    var choiceSets: [Int: JSONObject] = [:]
+    var globalProperties: JSONObject = [:]
+    var show: JSONObject = [:]
+    var vehicleSubscriptions: Set<String> = []
+    var buttonSubscriptions: Set<String> = []
+    var hashID: String?
+    /// Modal UI (Alert, PerformInteraction, ScrollableMessage, Slider) and other pending requests.
+    var modal: PendingUI?
+    var speak: PendingUI?
+    var audioPassThru: PendingUI?
+    var appIcon: String?
+
+    var isAudible: Bool {
+        isMedia || appHMITypes.contains { ["MEDIA", "NAVIGATION", "COMMUNICATION"].contains($0) }
+    }
+
+    var isVideo: Bool { appHMITypes.contains { ["NAVIGATION", "PROJECTION"].contains($0) } }
+
+    var audioStreamingState: String {
+        guard isAudible, hmiLevel == "FULL" || hmiLevel == "LIMITED" else { return "NOT_AUDIBLE" }
+        return attenuated ? "ATTENUATED" : "AUDIBLE"
+    }
+
+    var videoStreamingState: String {
+        isVideo && (hmiLevel == "FULL" || hmiLevel == "LIMITED") ? "STREAMABLE" : "NOT_STREAMABLE"
+    }
+
+    var status: JSONObject {
+        ["hmiLevel": .string(hmiLevel), "audioStreamingState": .string(audioStreamingState),
+         "systemContext": .string(systemContext), "videoStreamingState": .string(videoStreamingState)]
+    }
+
+    /// The data sdl_core keeps for resumption, whose change triggers OnHashChange.
+    var resumptionData: JSONValue {
+        func byID(_ map: [Int: JSONObject]) -> JSONValue { .array(map.keys.sorted().map { .object(map[$0]!) }) }
+        return ["commands": byID(commands), "submenus": byID(submenus), "choiceSets": byID(choiceSets),
+                "globalProperties": .object(globalProperties),
+                "vehicleSubscriptions": .array(vehicleSubscriptions.sorted().map(JSONValue.string)),
+                "buttonSubscriptions": .array(buttonSubscriptions.sorted().map(JSONValue.string))]
+    }
+}
+
+/// What resumption restores after an unexpected disconnect.
+struct ResumptionRecord: Sendable {
+    var hashID: String
+    var hmiLevel: String
+    var commands: [Int: JSONObject]
+    var submenus: [Int: JSONObject]
+    var choiceSets: [Int: JSONObject]
+    var globalProperties: JSONObject
+    var vehicleSubscriptions: Set<String>
+    var buttonSubscriptions: Set<String>
+}

@@ -1,0 +1,198 @@
+import SmartDeviceLink
+
+extension HeadUnitEmulator {
+    static let languages: Set<String> = [
+        "EN-US", "ES-MX", "FR-CA", "DE-DE", "ES-ES", "EN-GB", "RU-RU", "TR-TR", "PL-PL", "FR-FR", "IT-IT", "SV-SE", "PT-PT",
+        "NL-NL", "EN-AU", "ZH-CN", "ZH-TW", "JA-JP", "AR-SA", "KO-KR", "PT-BR", "CS-CZ", "DA-DK", "NO-NO", "NL-BE", "EL-GR",
+        "HU-HU", "FI-FI", "SK-SK", "EN-IN", "TH-TH", "EN-SA", "HE-IL", "RO-RO", "UK-UA", "ID-ID", "VI-VN", "MS-MY", "HI-IN",
+    ]
+
+    /// RegisterAppInterface, as core's RegisterAppInterfaceRequest.
+    func registerApp(_ request: IncomingRequest) {
+        let p = request.parameters
+        // core: a second RAI in a registered session is APPLICATION_REGISTERED_ALREADY.
+        if apps[request.key] != nil {
+            respond(request, "APPLICATION_REGISTERED_ALREADY")
+            return
+        }
+        if let problem = ParameterCheck.problem(in: request) {
+            respond(request, "INVALID_DATA", info: problem)
+            return
+        }
+        let appName = p["appName"]!.stringValue!
+        let appID = p["appID"]!.stringValue!
+        let version = p["syncMsgVersion"]!.objectValue!
+        guard let major = version["majorVersion"]?.intValue, (1...10).contains(major),
+              let minor = version["minorVersion"]?.intValue, (0...1000).contains(minor) else {
+            respond(request, "INVALID_DATA", info: "syncMsgVersion needs majorVersion 1…10 and minorVersion 0…1000")
+            return
+        }
+        let language = p["languageDesired"]!.stringValue!, display = p["hmiDisplayLanguageDesired"]!.stringValue!
+        guard Self.languages.contains(language), Self.languages.contains(display) else {
+            respond(request, "INVALID_DATA", info: "unknown language \(Self.languages.contains(language) ? display : language)")
+            return
+        }
+        // core rejects names made only of whitespace or holding \n / \t.
+        if appName.allSatisfy(\.isWhitespace) || appName.contains("\n") || appName.contains("\t") {
+            respond(request, "INVALID_DATA", info: "appName must not be blank or hold newlines or tabs")
+            return
+        }
+        let vrSynonyms = p["vrSynonyms"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        if apps.values.contains(where: { $0.appID == appID }) {
+            respond(request, "APPLICATION_REGISTERED_ALREADY", info: "an app with appID \(appID) is already registered")
+            return
+        }
+        // core: appName or a vrSynonym equal (case-insensitively) to another app's name or synonym.
+        let mine = Set(([appName] + vrSynonyms).map { $0.lowercased() })
+        if let other = apps.values.first(where: { !mine.isDisjoint(with: ([$0.appName] + $0.vrSynonyms).map { $0.lowercased() }) }) {
+            respond(request, "DUPLICATE_NAME", info: "the name or a VR synonym is already used by \(other.appName)")
+            return
+        }
+        registrationCounter += 1
+        var app = AppState(
+            key: request.key, appID: appID, appName: appName, vrSynonyms: vrSynonyms,
+            isMedia: p["isMediaApplication"]!.boolValue!, appHMITypes: p["appHMIType"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            registrationOrder: registrationCounter, syncMsgVersion: version)
+        var resultCode = "SUCCESS"
+        var info: String?
+        var restored: ResumptionRecord?
+        if let hash = p["hashID"]?.stringValue {
+            if configuration.resumptionEnabled, let record = resumption[appID], record.hashID == hash {
+                restored = record
+            } else {
+                resultCode = "RESUME_FAILED"
+                info = "the hashID does not match saved data; nothing was restored"
+            }
+        }
+        resumption[appID] = nil
+        if language != configuration.language || display != configuration.hmiDisplayLanguage {
+            resultCode = "WRONG_LANGUAGE"
+            info = "the head unit speaks \(configuration.language) and displays \(configuration.hmiDisplayLanguage)"
+        }
+        if let record = restored {
+            app.commands = record.commands
+            app.submenus = record.submenus
+            app.choiceSets = record.choiceSets
+            app.globalProperties = record.globalProperties
+            app.vehicleSubscriptions = record.vehicleSubscriptions
+            app.buttonSubscriptions = record.buttonSubscriptions
+            app.hashID = record.hashID
+        }
+        apps[request.key] = app
+
+        // The RPC spec version: the lower of the app's and the head unit's (8.0.0).
+        let appVersion = ProtocolVersion(Int(major), Int(minor), Int(version["patchVersion"]?.intValue ?? 0))
+        let negotiated = min(appVersion, configuration.rpcSpecVersion)
+        var response = configuration.capabilities
+        response["syncMsgVersion"] = ["majorVersion": .int(Int64(negotiated.major)), "minorVersion": .int(Int64(negotiated.minor)),
+                                      "patchVersion": .int(Int64(negotiated.patch))]
+        response["language"] = .string(configuration.language)
+        response["hmiDisplayLanguage"] = .string(configuration.hmiDisplayLanguage)
+        response["vehicleType"] = .object(configuration.vehicleType)
+        response["sdlVersion"] = "8.2.0"
+        response["systemSoftwareVersion"] = .string(configuration.systemSoftwareVersion)
+        response["iconResumed"] = .bool(appIcons[appID].map { files[appID]?[$0] != nil } ?? false)
+        respond(request, resultCode, info: info, response)
+        emit(.appRegistered(appID: appID, appName: appName, sessionID: request.key.session, resultCode: resultCode))
+
+        // core: OnHMIStatus(NONE) and the app's permissions right after the response.
+        refreshStatus(request.key)
+        sendPermissions(request.key)
+        startVehicleTimelineIfNeeded()
+        if let record = restored {
+            // core resumes the HMI level of an app that was FULL or LIMITED when it dropped.
+            if record.hmiLevel == "FULL" {
+                activate(request.key)
+            } else if record.hmiLevel == "LIMITED" {
+                apps[request.key]?.hmiLevel = "LIMITED"
+                refreshStatus(request.key)
+            }
+            hashChanged(request.key)
+        }
+    }
+
+    /// UnregisterAppInterface: SUCCESS, then the app is gone; nothing is kept for resumption.
+    func unregisterApp(_ request: IncomingRequest) {
+        respond(request, "SUCCESS")
+        removeApp(request.key, reason: "UnregisterAppInterface", keepResumption: false)
+    }
+
+    /// ChangeRegistration: languages and names; a name taken by another app is DUPLICATE_NAME.
+    func changeRegistration(_ request: IncomingRequest) {
+        guard var app = apps[request.key] else { return }
+        let p = request.parameters
+        guard let language = p["language"]?.stringValue, let display = p["hmiDisplayLanguage"]?.stringValue else {
+            respond(request, "INVALID_DATA", info: "mandatory parameters language and hmiDisplayLanguage are missing")
+            return
+        }
+        guard Self.languages.contains(language), Self.languages.contains(display) else {
+            respond(request, "INVALID_DATA", info: "unknown language")
+            return
+        }
+        let name = p["appName"]?.stringValue ?? app.appName
+        let synonyms = p["vrSynonyms"]?.arrayValue?.compactMap(\.stringValue) ?? app.vrSynonyms
+        let mine = Set(([name] + synonyms).map { $0.lowercased() })
+        if apps.values.contains(where: { $0.key != request.key && !mine.isDisjoint(with: ([$0.appName] + $0.vrSynonyms).map { $0.lowercased() }) }) {
+            respond(request, "DUPLICATE_NAME")
+            return
+        }
+        guard language == configuration.language, display == configuration.hmiDisplayLanguage else {
+            respond(request, "REJECTED", info: "the head unit speaks \(configuration.language) and displays \(configuration.hmiDisplayLanguage)")
+            return
+        }
+        app.appName = name
+        app.vrSynonyms = synonyms
+        apps[request.key] = app
+        respond(request, "SUCCESS")
+    }
+
+    /// Removes a registered app: pending requests end, session files go, and on an
+    /// unexpected end the data is kept for resumption by hash id.
+    func removeApp(_ key: SessionKey, reason: String, keepResumption: Bool) {
+        guard let app = apps[key] else { return }
+        for pending in [app.modal, app.speak, app.audioPassThru].compactMap({ $0 }) { cancelTimer(pending.token) }
+        if keepResumption, configuration.resumptionEnabled, let hash = app.hashID {
+            resumption[app.appID] = ResumptionRecord(
+                hashID: hash, hmiLevel: app.hmiLevel, commands: app.commands, submenus: app.submenus, choiceSets: app.choiceSets,
+                globalProperties: app.globalProperties, vehicleSubscriptions: app.vehicleSubscriptions,
+                buttonSubscriptions: app.buttonSubscriptions)
+        }
+        deleteSessionFiles(of: app.appID)
+        apps[key] = nil
+        emit(.appUnregistered(appID: app.appID, reason: reason))
+    }
+
+    /// GetSystemCapability for the capabilities this head unit has.
+    func getSystemCapability(_ request: IncomingRequest) {
+        let type = request.parameters["systemCapabilityType"]?.stringValue ?? ""
+        let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
+        var capability: JSONObject = ["systemCapabilityType": .string(type)]
+        switch type {
+        case "DISPLAYS":
+            var window: JSONObject = ["windowID": 0, "imageTypeSupported": ["STATIC", "DYNAMIC"]]
+            window["textFields"] = display["textFields"]
+            window["imageFields"] = display["imageFields"]
+            window["templatesAvailable"] = display["templatesAvailable"]
+            window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
+            window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
+            capability["displayCapabilities"] = [[
+                "displayName": display["displayName"] ?? "GENERIC_DISPLAY",
+                "windowTypeSupported": [["type": "MAIN", "maximumNumberOfWindows": 1]],
+                "windowCapabilities": [.object(window)],
+            ]]
+        case "PHONE_CALL":
+            capability["phoneCapability"] = ["dialNumberEnabled": true]
+        case "NAVIGATION":
+            capability["navigationCapability"] = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
+        case "VIDEO_STREAMING":
+            capability["videoStreamingCapability"] = [
+                "preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 480], "maxBitrate": 10000,
+                "supportedFormats": [["protocol": "RAW", "codec": "H264"]], "hapticSpatialDataSupported": false,
+            ]
+        default:
+            respond(request, "DATA_NOT_AVAILABLE", info: "the emulator has no \(type) capability")
+            return
+        }
+        respond(request, "SUCCESS", ["systemCapability": .object(capability)])
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import SDLEmulator
+import SmartDeviceLink
+import Synchronization
+
+/// `sdl-run emulate`: runs the head-unit emulator until SIGINT or SIGTERM.
+struct Emulate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the head-unit emulator (an sdl_core 8.2 stand-in) for apps to connect to.",
+        discussion: """
+            Prints `listening on HOST:PORT` (and `control on ...`) at start, then runs until SIGINT or SIGTERM.
+            The control channel takes JSON lines such as {"action":"activateApp","appID":"x"},
+            {"action":"selectCommand","cmdID":3} or {"action":"snapshot"} and answers one JSON line each.
+            """)
+
+    @Option(help: ArgumentHelp("Where apps connect (loopback unless told otherwise).", valueName: "host:port"))
+    var listen = "127.0.0.1:12345"
+
+    @Option(help: ArgumentHelp("Emulator configuration (capabilities, policy table, vehicle data, ...).", valueName: "hu.json"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Serve the control channel on TCP (port 0 picks a free one).", valueName: "host:port"))
+    var control: String?
+
+    @Option(name: .customLong("control-socket"), help: ArgumentHelp("Serve the control channel on a Unix domain socket.", valueName: "path"))
+    var controlSocket: String?
+
+    @Flag(help: "Print what the emulator does as JSON lines on standard error.")
+    var events = false
+
+    func validate() throws {
+        if control != nil && controlSocket != nil { throw ValidationError("choose one control channel: --control or --control-socket") }
+        _ = try Self.endpoint(listen, option: "--listen")
+        if let control { _ = try Self.endpoint(control, option: "--control") }
+    }
+
+    /// Splits "HOST:PORT" (a bare port means loopback).
+    static func endpoint(_ text: String, option: String) throws -> (host: String, port: UInt16) {
+        if let port = UInt16(text) { return ("127.0.0.1", port) }
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            throw ValidationError("\(option) \(text): expected HOST:PORT, e.g. 127.0.0.1:12345")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    func run() async throws {
+        var configuration = EmulatorConfiguration.standard
+        if let config {
+            do {
+                configuration = try EmulatorConfiguration.load(path: config)
+            } catch {
+                throw CommandFailure.invalid(error.description)
+            }
+        }
+        let headUnit = HeadUnitEmulator(configuration: configuration)
+        if events {
+            let stream = await headUnit.events()
+            Task {
+                for await event in stream {
+                    FileHandle.standardError.write(Data((event.json.serialized(sortedKeys: true) + "\n").utf8))
+                }
+            }
+        }
+        let (host, port) = try Self.endpoint(listen, option: "--listen")
+        let bound: UInt16
+        do {
+            bound = try await headUnit.listen(host: host, port: port)
+        } catch {
+            throw CommandFailure.connection("\(error)")
+        }
+        var lines = ["listening on \(host):\(bound)"]
+        do {
+            if let control {
+                let (controlHost, controlPort) = try Self.endpoint(control, option: "--control")
+                let boundControl = try await headUnit.listenControl(host: controlHost, port: controlPort)
+                lines.append("control on \(controlHost):\(boundControl)")
+            } else if let controlSocket {
+                try await headUnit.listenControl(socketPath: controlSocket)
+                lines.append("control on unix:\(controlSocket)")
+            }
+        } catch {
+            await headUnit.stop()
+            throw CommandFailure.connection("\(error)")
+        }
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        await Self.waitForTermination()
+        await headUnit.stop()
+    }
+
+    /// Returns on the first SIGINT or SIGTERM (the handler only sets an atomic flag; this polls it).
+    static func waitForTermination() async {
+        signal(SIGINT) { _ in terminationRequested.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in terminationRequested.store(true, ordering: .relaxed) }
+        while !terminationRequested.load(ordering: .relaxed) {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+/// Set from the signal handler, which may touch nothing but lock-free atomics.
+private let terminationRequested = Atomic<Bool>(false)
