@@ -59,6 +59,8 @@ let package = Package(
         ),
         .testTarget(name: "SmartDeviceLinkTests", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
         .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
-        .testTarget(name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
+        .testTarget(
+            name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLEmulator", "SmartDeviceLink"],
+            exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

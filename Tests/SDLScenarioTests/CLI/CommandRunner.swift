@@ -1,8 +1,12 @@
 import Foundation
 
 /// Runs the built `sdl-run` and helper processes for end-to-end tests of the command line.
+///
+/// Everything that blocks (reading pipes, waiting for exit) runs on threads of its own and
+/// is awaited, so these tests never hold the cooperative pool's few threads: on a 2-core
+/// machine that would starve every other test running in parallel.
 enum CommandRunner {
-    struct Result {
+    struct Result: Sendable {
         var exitCode: Int32
         var stdout: String
         var stderr: String
@@ -14,97 +18,94 @@ enum CommandRunner {
 
     /// `sdl-run` as built beside the test bundle (`swift build --build-tests` builds it).
     static var sdlRun: URL {
-        let productsDirectory = Bundle.main.bundleURL.deletingLastPathComponent()
-        let beside = productsDirectory.appendingPathComponent("sdl-run")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        // xctest runner: the test bundle sits in the products directory.
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("sdl-run")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
+        let beside = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("sdl-run")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         return packageRoot.appendingPathComponent(".build/debug/sdl-run")
     }
 
-    static func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws -> Result {
+    static func run(_ executable: URL, _ arguments: [String], timeout: Double = 120) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        if let stdin {
-            let input = Pipe()
-            process.standardInput = input
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try? input.fileHandleForWriting.close()
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
+        process.standardInput = FileHandle.nullDevice
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
         try process.run()
-        // Read both pipes concurrently so a full pipe never blocks the child.
-        let outData = Locked(Data()), errData = Locked(Data())
-        let group = DispatchGroup()
-        for (handle, sink) in [(out.fileHandleForReading, outData), (err.fileHandleForReading, errData)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = handle.readDataToEndOfFile()
-                sink.set(data)
-                group.leave()
-            }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(timeout))
+            process.terminate()
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        group.wait()
-        return Result(exitCode: process.terminationStatus,
-                      stdout: String(decoding: outData.get(), as: UTF8.self),
-                      stderr: String(decoding: errData.get(), as: UTF8.self))
+        async let stdout = readAll(out.fileHandleForReading)
+        async let stderr = readAll(err.fileHandleForReading)
+        var status: Int32 = -1
+        for await code in exited.stream { status = code }
+        watchdog.cancel()
+        return Result(exitCode: status, stdout: await stdout, stderr: await stderr)
     }
 
-    static func sdlRun(_ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws -> Result {
-        try run(sdlRun, arguments, stdin: stdin, timeout: timeout)
+    static func sdlRun(_ arguments: [String], timeout: Double = 120) async throws -> Result {
+        try await run(sdlRun, arguments, timeout: timeout)
+    }
+
+    /// Reads a pipe to its end on a thread of its own.
+    static func readAll(_ handle: FileHandle) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+            }
+        }
     }
 }
 
-/// A background process whose first stdout line is read (e.g. a port number).
-final class BackgroundProcess {
-    let process = Process()
-    private let output = Pipe()
+/// A background process whose first stdout line is awaited (e.g. the port it listens on).
+final class BackgroundProcess: Sendable {
+    let process: Process
+    private let output: Pipe
     let firstLine: String
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    init(_ executable: String, _ arguments: [String]) async throws {
+        let process = Process()
+        let output = Pipe()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
-        var line = Data()
         let handle = output.fileHandleForReading
-        while true {
-            let byte = handle.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
+        firstLine = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var line = Data()
+                while true {
+                    let byte = handle.readData(ofLength: 1)
+                    if byte.isEmpty || byte == Data("\n".utf8) { break }
+                    line.append(byte)
+                }
+                continuation.resume(returning: String(decoding: line, as: UTF8.self))
+            }
         }
-        firstLine = String(decoding: line, as: UTF8.self)
+        self.process = process
+        self.output = output
     }
 
     /// Waits for exit and returns the exit code and the rest of stdout.
-    func finish(timeout: Double = 30) -> (Int32, String) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    func finish(timeout: Double = 30) async -> (Int32, String) {
+        let rest = await CommandRunner.readAll(output.fileHandleForReading)
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        return (process.terminationStatus, String(decoding: rest, as: UTF8.self))
+        return (process.terminationStatus, rest)
     }
-}
 
-final class Locked<Value>: @unchecked Sendable {
-    // The lock protects `value`, written by one reader thread and read after group.wait().
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
-    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    /// Stops a long-running process (e.g. `sdl-run emulate`).
+    func stop() {
+        if process.isRunning { process.interrupt() }
+    }
 }

@@ -8,11 +8,11 @@ import Testing
 struct RegisterCommandTests {
     static let peer = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/mini_head_unit.py").path
 
-    func register(peerArguments: [String]) throws -> (CommandRunner.Result, Int32, String) {
-        let headUnit = try BackgroundProcess("/usr/bin/env", ["python3", Self.peer] + peerArguments)
+    func register(peerArguments: [String]) async throws -> (CommandRunner.Result, Int32, String) {
+        let headUnit = try await BackgroundProcess("/usr/bin/env", ["python3", Self.peer] + peerArguments)
         let port = try #require(Int(headUnit.firstLine), "the peer did not start: run scripts/setup (it needs pymongo)")
-        let result = try CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:\(port)", "--listen", "0.2"])
-        let (peerExit, peerOutput) = headUnit.finish()
+        let result = try await CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:\(port)", "--listen", "0.2"])
+        let (peerExit, peerOutput) = await headUnit.finish()
         return (result, peerExit, peerOutput)
     }
 
@@ -21,8 +21,8 @@ struct RegisterCommandTests {
     }
 
     @Test("registers at protocol 5: v1 StartService with BSON 5.4.1, then 5.4.0 frames the peer accepts")
-    func registersAtProtocol5() throws {
-        let (result, peerExit, peerOutput) = try register(peerArguments: [])
+    func registersAtProtocol5() async throws {
+        let (result, peerExit, peerOutput) = try await register(peerArguments: [])
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(peerExit == 0, "the head unit saw violations: \(peerOutput)")
         let events = try lines(result.stdout)
@@ -33,30 +33,30 @@ struct RegisterCommandTests {
     }
 
     @Test("negotiates down to the head unit's protocol", arguments: [4, 3])
-    func negotiatesDown(version: Int) throws {
-        let (result, peerExit, peerOutput) = try register(peerArguments: ["--version", String(version)])
+    func negotiatesDown(version: Int) async throws {
+        let (result, peerExit, peerOutput) = try await register(peerArguments: ["--version", String(version)])
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(peerExit == 0, "the head unit saw violations: \(peerOutput)")
         #expect(try lines(result.stdout).first?["protocolVersion"] == .string("\(version).0.0"))
     }
 
     @Test("a StartServiceNAK exits 3 with the reason and the rejected parameters")
-    func reportsNAK() throws {
-        let (result, _, _) = try register(peerArguments: ["--nak"])
+    func reportsNAK() async throws {
+        let (result, _, _) = try await register(peerArguments: ["--nak"])
         #expect(result.exitCode == 3)
         #expect(result.stderr.contains("refused the session: test refuses (rejected parameters: protocolVersion)"))
     }
 
     @Test("nobody listening exits 3 and says what to check")
-    func refusedConnection() throws {
-        let result = try CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:1"])
+    func refusedConnection() async throws {
+        let result = try await CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:1"])
         #expect(result.exitCode == 3)
         #expect(result.stderr.contains("connection refused by 127.0.0.1:1"))
     }
 
     @Test("a malformed --tcp value exits 2")
-    func invalidEndpoint() throws {
-        let result = try CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:notaport"])
+    func invalidEndpoint() async throws {
+        let result = try await CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:notaport"])
         #expect(result.exitCode == 2)
         #expect(result.stderr.contains("is not a port number"))
     }
