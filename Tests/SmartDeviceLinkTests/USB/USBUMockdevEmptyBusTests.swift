@@ -7,7 +7,8 @@ struct USBUMockdevEmptyBusTests {
     @Test func noDeviceAtAllIsOneClearLine() async {
         let error = await transportError { try await USBTransport().open() }
         let text = error.map(String.init(describing:)) ?? ""
-        #expect(text.contains("no USB support on this machine") || text.contains("no USB devices at all"), "got: \(text)")
+        // The empty testbed has no /dev/bus/usb either, like this CI machine.
+        #expect(text.contains("no USB support on this machine: /dev/bus/usb does not exist"), "got: \(text)")
         #expect(!text.contains("\n"))
     }
 }

@@ -99,7 +99,7 @@ struct USBUMockdevTests {
         #expect(echo.error == nil)
         #expect(echo.bytes == payload)
 
-        // Sends from concurrent callers still go out whole and in FIFO order per caller.
+        // Consecutive sends arrive whole and in order.
         try await transport.send(Array("A".utf8))
         try await transport.send(Array("BC".utf8))
         #expect(await readIncoming(transport, count: 3, within: .seconds(5)).bytes == Array("ABC".utf8))

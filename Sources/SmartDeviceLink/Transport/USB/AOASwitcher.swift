@@ -73,6 +73,7 @@ public struct AOASwitcher: Sendable {
     public static let sendString: UInt8 = 52
     public static let start: UInt8 = 53
 
+    /// The strings sent with SEND_STRING (default: sdl_core's).
     public var identity: Identity
     /// Timeout of each control transfer.
     public var controlTimeout: Duration
@@ -82,6 +83,7 @@ public struct AOASwitcher: Sendable {
     public var transportOptions: USBTransport.Options
     private let backend: (any USBBackend)?
 
+    /// A switcher; `backend` defaults to a new ``LibUSBBackend`` per ``connect(_:)``.
     public init(identity: Identity = .sdlCore, controlTimeout: Duration = .seconds(2),
                 reenumerationTimeout: Duration = .seconds(10), backend: (any USBBackend)? = nil) {
         self.identity = identity

@@ -172,7 +172,9 @@ public struct USBEndpointDescriptor: Hashable, Sendable {
         self.maxPacketSize = maxPacketSize
     }
 
+    /// Device-to-host.
     public var isIn: Bool { address & 0x80 != 0 }
+    /// A bulk endpoint (transfer type 2).
     public var isBulk: Bool { attributes & 0x03 == 2 }
 }
 
@@ -227,6 +229,7 @@ public struct USBControlSetup: Hashable, Sendable {
         self.length = length
     }
 
+    /// A device-to-host request.
     public var isIn: Bool { requestType & 0x80 != 0 }
 }
 

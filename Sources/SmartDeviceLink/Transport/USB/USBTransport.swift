@@ -50,6 +50,7 @@ public final class USBTransport: SDLTransport {
         /// How long ``USBTransport/close()`` waits for cancelled transfers to come back.
         public var cancelGrace: Duration = .seconds(2)
 
+        /// sdl_core-like defaults, a 5 s send timeout, vendor-interface endpoints.
         public init() {}
     }
 
