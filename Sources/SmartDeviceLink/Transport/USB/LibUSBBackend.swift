@@ -105,15 +105,25 @@ final class LibUSBContext: Sendable {
     }
 
     deinit {
-        for handle in hotplugBoxes.withLock({ Array($0.keys) }) {
+        let boxes = hotplugBoxes.withLock { $0 }
+        for handle in boxes.keys {
             libusb_hotplug_deregister_callback(pointer.raw, handle)
         }
-        if events.stop() {
-            libusb_exit(pointer.raw)
+        let events = self.events, ctx = pointer
+        let shutDown: @Sendable () -> Void = {
+            events.stop()
+            // Consumers still iterating see their hotplug stream end (before libusb_exit:
+            // finishing runs onTermination, which deregisters on the live context).
+            for box in boxes.values { box.continuation.finish() }
+            libusb_exit(ctx.raw)
+        }
+        if events.isCurrentThread {
+            // The last reference went away inside a libusb callback (e.g. a transfer that
+            // held the last handle): libusb is still using the context below us. Stop and
+            // exit from another thread once the callback has returned.
+            Thread(block: shutDown).start()
         } else {
-            // Last reference dropped inside a libusb callback: exiting the context there
-            // would free what the caller is still using. Leak it (rare; logged).
-            Self.logger.warning("libusb context released on its own event thread; not calling libusb_exit")
+            shutDown()
         }
     }
 
@@ -211,15 +221,17 @@ final class LibUSBEventThread: Sendable {
         }
     }
 
-    /// Stops the loop and waits for it. Returns false when called on the loop's own thread
-    /// (it then only asks the loop to stop).
-    func stop() -> Bool {
+    /// Whether the caller runs on the event thread (inside a libusb callback).
+    var isCurrentThread: Bool {
+        guard let id = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Stops the loop and waits for it to end. Never call it on the event thread.
+    func stop() {
+        precondition(!isCurrentThread, "LibUSBEventThread.stop() on its own thread would deadlock")
         stopRequested.store(true, ordering: .releasing)
         libusb_interrupt_event_handler(context.raw)
-        if let id = threadID.withLock({ $0 }), pthread_equal(id, pthread_self()) != 0 {
-            return false
-        }
         exited.wait()
-        return true
     }
 }
