@@ -1,0 +1,511 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// SDL over USB bulk endpoints, as the USB host, through libusb.
+///
+/// For a TDK or bridge that exposes SDL on a vendor-specific interface with one bulk IN
+/// and one bulk OUT endpoint, and (with ``EndpointSelection/firstInAndOut``, like
+/// sdl_core) for a phone in Android accessory mode. ``open()``:
+/// finds the device (``USBDeviceSelector``), opens it, sets the configuration if another
+/// one is active, detaches a bound kernel driver, claims the interface, finds the bulk
+/// endpoints from the descriptors, then keeps ``Options/inTransfersPending`` IN transfers
+/// of ``Options/inTransferSize`` bytes pending, resubmitting each as it completes.
+///
+/// Sends are queued FIFO: one OUT transfer of at most ``Options/outTransferSize`` bytes is
+/// in flight at a time, and after a short write the remainder is sent next. Each OUT
+/// transfer has ``Options/sendTimeout``; a send that times out fails with
+/// ``TransportError/timedOut(operation:seconds:)`` and the queue goes on.
+///
+/// When the device is unplugged (a transfer ends with "no device", or hotplug reports it
+/// gone), pending sends fail and `incoming` throws `.closed("device unplugged")`.
+/// ``close()`` cancels every transfer and waits for libusb to hand them back before
+/// releasing the interface and closing the device.
+public final class USBTransport: SDLTransport {
+    /// How the transport picks its interface and endpoints.
+    public enum EndpointSelection: Sendable, Hashable {
+        /// The first vendor-specific (class 0xFF) interface that has a bulk IN and a bulk
+        /// OUT endpoint; for TDKs and bridges.
+        case vendorInterface
+        /// The first IN and the first OUT endpoint of any interface, as sdl_core does for
+        /// phones in accessory mode (the transfer type is not checked).
+        case firstInAndOut
+    }
+
+    /// Tuning; the defaults follow sdl_core where it has a value.
+    public struct Options: Sendable, Hashable {
+        /// The configuration to use (sdl_core: 1).
+        public var configuration: UInt8 = 1
+        public var endpoints: EndpointSelection = .vendorInterface
+        /// Bytes per IN transfer (sdl_core and the Android reader: 16 KiB). Raised to the
+        /// endpoint's max packet size if that is larger.
+        public var inTransferSize: Int = 16_384
+        /// IN transfers kept pending (at least 1).
+        public var inTransfersPending: Int = 2
+        /// Largest OUT transfer; larger sends are split. 16 KiB is what usbfs takes as one
+        /// URB without bulk continuation, so a short write is never in the middle of a transfer.
+        public var outTransferSize: Int = 16_384
+        /// Timeout of each OUT transfer; nil waits forever (sdl_core uses none).
+        public var sendTimeout: Duration? = .seconds(5)
+        /// How long ``USBTransport/close()`` waits for cancelled transfers to come back.
+        public var cancelGrace: Duration = .seconds(2)
+
+        /// sdl_core-like defaults, a 5 s send timeout, vendor-interface endpoints.
+        public init() {}
+    }
+
+    public let kind = TransportKind.usb
+    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+
+    private let selector: USBDeviceSelector
+    private let options: Options
+    private let suppliedBackend: (any USBBackend)?
+    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let state: Mutex<State>
+    private static let logger = Logger(label: "sdl.transport.usb")
+
+    /// A transport for the device `selector` picks.
+    /// - Parameter backend: the USB host to use; by default a new ``LibUSBBackend`` at ``open()``.
+    public init(_ selector: USBDeviceSelector = .default, options: Options = Options(), backend: (any USBBackend)? = nil) {
+        self.selector = selector
+        self.options = options
+        self.suppliedBackend = backend
+        (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        state = Mutex(State(label: "USB \(selector)"))
+    }
+
+    /// "USB 18d1:2d01 bus 1 addr 6" once open; "USB <selector>" before.
+    public var description: String { state.withLock { $0.label } }
+
+    /// The device in use, once open.
+    public var device: USBDeviceDescription? { state.withLock { $0.link?.handle.device } }
+
+    // MARK: - State
+
+    private struct Link {
+        let backend: any USBBackend
+        let handle: any USBDeviceHandle
+        let interface: UInt8
+        let inEndpoint: UInt8
+        let outEndpoint: UInt8
+        let inSize: Int
+    }
+
+    private struct PendingSend {
+        var bytes: [UInt8]
+        var offset = 0
+        let continuation: CheckedContinuation<Result<Void, TransportError>, Never>
+    }
+
+    private enum Phase { case idle, opening, open, closing, closed }
+
+    private struct State {
+        var phase = Phase.idle
+        var label: String
+        var link: Link?
+        var sends: [PendingSend] = []
+        var outInFlight: (any USBPendingTransfer)?
+        var inFlight: [ObjectIdentifier: any USBPendingTransfer] = [:]
+        /// Submitted transfers whose completion has not run yet.
+        var outstanding = 0
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Why the link closed: what later sends fail with.
+        var closeError = TransportError.closed("not open")
+        var hotplugTask: Task<Void, Never>?
+        var teardown: Task<Void, Never>?
+    }
+
+    // MARK: - Open
+
+    /// Finds, opens and claims the device; see the type's documentation. Calling it on an
+    /// open transport does nothing.
+    public func open() async throws(TransportError) {
+        let proceed: Bool = try state.withLock { (s: inout State) throws(TransportError) -> Bool in
+            switch s.phase {
+            case .idle: s.phase = .opening; return true
+            case .opening, .open: return false
+            case .closing, .closed: throw s.closeError
+            }
+        }
+        guard proceed else { return }
+        do {
+            let link = try makeLink()
+            try start(link)
+        } catch {
+            state.withLock { $0.phase = .closed; $0.closeError = error }
+            continuation.finish(throwing: error)
+            throw error
+        }
+    }
+
+    private func makeLink() throws(TransportError) -> Link {
+        let backend: any USBBackend
+        if let suppliedBackend {
+            backend = suppliedBackend
+        } else {
+            do { backend = try LibUSBBackend() } catch {
+                throw TransportError.unsupported("cannot initialise libusb (\(error)); USB transports cannot work on this machine")
+            }
+        }
+        let device = try USBDeviceFinder.find(selector, on: backend)
+        state.withLock { $0.label = "USB \(device)" }
+
+        let handle: any USBDeviceHandle
+        do { handle = try backend.open(device) } catch { throw error.transportError("open", on: device) }
+        do {
+            return try claim(handle, backend: backend)
+        } catch {
+            handle.close()
+            throw error
+        }
+    }
+
+    private func claim(_ handle: any USBDeviceHandle, backend: any USBBackend) throws(TransportError) -> Link {
+        let device = handle.device
+        do {
+            let active = try handle.activeConfiguration()
+            if active != options.configuration {
+                Self.logger.debug("USB \(device): configuration \(active) → \(options.configuration)")
+                try handle.setConfiguration(options.configuration)
+            }
+        } catch {
+            throw error.transportError("set configuration \(options.configuration)", on: device)
+        }
+        let config: USBConfigurationDescriptor
+        do { config = try handle.configurationDescriptor(value: options.configuration) } catch {
+            throw error.transportError("read configuration descriptor", on: device)
+        }
+        guard let (interface, inEP, outEP) = Self.endpoints(in: config, options.endpoints) else {
+            switch options.endpoints {
+            case .vendorInterface:
+                throw TransportError.unsupported(
+                    "USB \(device) has no vendor-specific interface with a bulk IN and a bulk OUT endpoint; is it an SDL TDK or bridge?")
+            case .firstInAndOut:
+                throw TransportError.unsupported("USB \(device) has no IN and OUT endpoint pair")
+            }
+        }
+        do {
+            if try handle.isKernelDriverActive(interface: interface) {
+                Self.logger.info("USB \(device): detaching the kernel driver from interface \(interface)")
+                try handle.detachKernelDriver(interface: interface)
+            }
+        } catch where error == .notSupported {
+            // No kernel-driver API on this platform: claiming will tell.
+        } catch {
+            throw error.transportError("detach kernel driver from interface \(interface)", on: device)
+        }
+        do { try handle.claimInterface(interface) } catch {
+            throw error.transportError("claim interface \(interface)", on: device)
+        }
+        let inSize = max(options.inTransferSize, Int(inEP.maxPacketSize))
+        return Link(backend: backend, handle: handle, interface: interface,
+                    inEndpoint: inEP.address, outEndpoint: outEP.address, inSize: inSize)
+    }
+
+    /// The interface and endpoints, chosen from the descriptor.
+    static func endpoints(in config: USBConfigurationDescriptor, _ selection: EndpointSelection)
+        -> (UInt8, USBEndpointDescriptor, USBEndpointDescriptor)?
+    {
+        switch selection {
+        case .vendorInterface:
+            for interface in config.interfaces where interface.interfaceClass == 0xFF && interface.alternateSetting == 0 {
+                if let i = interface.endpoints.first(where: { $0.isIn && $0.isBulk }),
+                   let o = interface.endpoints.first(where: { !$0.isIn && $0.isBulk }) {
+                    return (interface.number, i, o)
+                }
+            }
+            return nil
+        case .firstInAndOut:
+            var found: (in: (UInt8, USBEndpointDescriptor)?, out: (UInt8, USBEndpointDescriptor)?) = (nil, nil)
+            for interface in config.interfaces {
+                for ep in interface.endpoints {
+                    if ep.isIn, found.in == nil { found.in = (interface.number, ep) }
+                    if !ep.isIn, found.out == nil { found.out = (interface.number, ep) }
+                }
+            }
+            guard let i = found.in, let o = found.out else { return nil }
+            return (i.0, i.1, o.1)
+        }
+    }
+
+    private func start(_ link: Link) throws(TransportError) {
+        // Unplug: a transfer usually reports it first; hotplug covers an idle link.
+        let events = try? link.backend.hotplugEvents(enumerateExisting: false)
+        let device = link.handle.device
+        let watcher: Task<Void, Never>? = events.map { events in
+            Task { [weak self] in
+                for await event in events {
+                    if case .left(let gone) = event, gone.isSameDevice(as: device) {
+                        self?.fail(.closed("device unplugged"))
+                        return
+                    }
+                }
+            }
+        }
+        let closedMeanwhile: TransportError? = state.withLock { s in
+            guard s.phase == .opening else { return s.closeError }   // close() ran during open()
+            s.link = link
+            s.phase = .open
+            s.hotplugTask = watcher
+            return nil
+        }
+        if let closedMeanwhile {
+            watcher?.cancel()
+            link.handle.releaseInterface(link.interface)
+            link.handle.close()
+            throw closedMeanwhile
+        }
+        for _ in 0..<max(1, options.inTransfersPending) { submitIn() }
+    }
+
+    // MARK: - IN
+
+    private func submitIn() {
+        let submitted: Bool = state.withLock { s in
+            guard s.phase == .open, let link = s.link else { return true }
+            do throws(USBError) {
+                let box = TransferBox()
+                let transfer = try link.handle.submitBulk(
+                    endpoint: link.inEndpoint, data: [], length: link.inSize, timeout: nil
+                ) { [weak self] result in
+                    self?.inCompleted(box, result)
+                }
+                box.id = ObjectIdentifier(transfer)
+                s.inFlight[ObjectIdentifier(transfer)] = transfer
+                s.outstanding += 1
+                return true
+            } catch {
+                s.closeError = error.transportError("bulk IN submit", on: link.handle.device)
+                return false
+            }
+        }
+        if !submitted { fail(state.withLock { $0.closeError }) }
+    }
+
+    private func inCompleted(_ box: TransferBox, _ result: USBTransferResult) {
+        let stillOpen: Bool = state.withLock { s in
+            if let id = box.id { s.inFlight[id] = nil }
+            return s.phase == .open
+        }
+        switch result.status {
+        case .completed:
+            if !result.data.isEmpty && stillOpen { continuation.yield(result.data) }
+            if stillOpen { submitIn() }
+        case .timedOut:
+            if stillOpen { submitIn() }
+        case .cancelled:
+            break
+        case .noDevice:
+            fail(.closed("device unplugged"))
+        case .stall, .error, .overflow:
+            fail(.io(operation: "bulk IN on \(description)", code: -1, message: "transfer ended with \(result.status)"))
+        }
+        transferDone()
+    }
+
+    // MARK: - OUT
+
+    /// Queues `bytes` and returns once the device accepted all of them.
+    public func send(_ bytes: [UInt8]) async throws(TransportError) {
+        guard !bytes.isEmpty else {
+            if let error = state.withLock({ $0.phase == .open ? nil : $0.closeError }) { throw error }
+            return
+        }
+        let result: Result<Void, TransportError> = await withCheckedContinuation { c in
+            let kick: Bool = state.withLock { s in
+                guard s.phase == .open else {
+                    c.resume(returning: .failure(s.closeError))
+                    return false
+                }
+                s.sends.append(PendingSend(bytes: bytes, continuation: c))
+                return s.outInFlight == nil
+            }
+            if kick { submitOut() }
+        }
+        try result.get()
+    }
+
+    /// Submits the next chunk of the send at the head of the queue, if nothing is in flight.
+    private func submitOut() {
+        var failed: (CheckedContinuation<Result<Void, TransportError>, Never>, TransportError)?
+        state.withLock { s in
+            guard s.phase == .open, s.outInFlight == nil, let link = s.link, let head = s.sends.first else { return }
+            let end = min(head.bytes.count, head.offset + max(1, options.outTransferSize))
+            let chunk = head.bytes[head.offset..<end]
+            do throws(USBError) {
+                let transfer = try link.handle.submitBulk(
+                    endpoint: link.outEndpoint, data: chunk, length: chunk.count, timeout: options.sendTimeout
+                ) { [weak self] result in
+                    self?.outCompleted(result)
+                }
+                s.outInFlight = transfer
+                s.outstanding += 1
+            } catch {
+                let send = s.sends.removeFirst()
+                failed = (send.continuation, error.transportError("bulk OUT submit", on: link.handle.device))
+            }
+        }
+        if let (c, error) = failed {
+            c.resume(returning: .failure(error))
+            submitOut()
+        }
+    }
+
+    private func outCompleted(_ result: USBTransferResult) {
+        var finished: (CheckedContinuation<Result<Void, TransportError>, Never>, Result<Void, TransportError>)?
+        var fatal: TransportError?
+        state.withLock { s in
+            s.outInFlight = nil
+            guard s.phase == .open, !s.sends.isEmpty else { return }
+            switch result.status {
+            case .completed:
+                // A short write leaves the remainder at the head; it goes out next.
+                s.sends[0].offset += result.actualLength
+                if s.sends[0].offset >= s.sends[0].bytes.count {
+                    finished = (s.sends.removeFirst().continuation, .success(()))
+                }
+            case .timedOut:
+                let send = s.sends.removeFirst()
+                let seconds = options.sendTimeout?.seconds ?? 0
+                let moved = send.offset + result.actualLength
+                finished = (send.continuation, .failure(.timedOut(
+                    operation: "USB bulk OUT to \(s.label) (\(moved) of \(send.bytes.count) bytes sent)", seconds: seconds)))
+            case .cancelled:
+                break
+            case .noDevice:
+                fatal = .closed("device unplugged")
+            case .stall, .error, .overflow:
+                fatal = .io(operation: "bulk OUT on \(s.label)", code: -1, message: "transfer ended with \(result.status)")
+            }
+        }
+        if let (c, r) = finished { c.resume(returning: r) }
+        if let fatal { fail(fatal) } else { submitOut() }
+        transferDone()
+    }
+
+    // MARK: - Closing
+
+    private func transferDone() {
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            s.outstanding -= 1
+            guard s.outstanding <= 0 else { return [] }
+            defer { s.drainWaiters = [] }
+            return s.drainWaiters
+        }
+        for w in waiters { w.resume() }
+    }
+
+    /// Ends the link with `error`: pending sends fail with it and `incoming` throws it.
+    private func fail(_ error: TransportError) {
+        shutDown(error, incomingError: error)
+    }
+
+    /// Cancels every transfer, fails queued sends with `error`, finishes `incoming` (with
+    /// `incomingError`, or normally when nil), then tears down in the background.
+    private func shutDown(_ error: TransportError, incomingError: TransportError?) {
+        let work: (sends: [PendingSend], transfers: [any USBPendingTransfer], hotplug: Task<Void, Never>?)? = state.withLock { s in
+            guard s.phase == .open || s.phase == .opening || s.phase == .idle else { return nil }
+            let wasOpen = s.phase == .open
+            s.phase = .closing
+            s.closeError = error
+            let sends = s.sends
+            s.sends = []
+            var transfers = Array(s.inFlight.values)
+            if let out = s.outInFlight { transfers.append(out) }
+            let hotplug = s.hotplugTask
+            s.hotplugTask = nil
+            if !wasOpen { s.phase = .closed }
+            return (sends, transfers, hotplug)
+        }
+        guard let work else { return }
+        for send in work.sends { send.continuation.resume(returning: .failure(error)) }
+        if let incomingError { continuation.finish(throwing: incomingError) } else { continuation.finish() }
+        for transfer in work.transfers { transfer.cancel() }
+        work.hotplug?.cancel()
+        let teardown = Task { await self.tearDown() }
+        state.withLock { $0.teardown = teardown }
+    }
+
+    /// Waits for cancelled transfers (up to `cancelGrace`), then releases and closes.
+    private func tearDown() async {
+        let drained = await waitForTransfers(within: options.cancelGrace)
+        let link: Link? = state.withLock { s in
+            defer { s.link = nil; s.phase = .closed }
+            return s.link
+        }
+        guard let link else { return }
+        if drained {
+            link.handle.releaseInterface(link.interface)
+            link.handle.close()
+        } else {
+            // libusb still owns some transfer: closing the handle now could let it write
+            // into freed memory. Leak the handle instead (its transfers keep it alive).
+            Self.logger.warning("\(link.handle.device): transfers did not come back within \(options.cancelGrace); leaving the handle open")
+        }
+    }
+
+    private func waitForTransfers(within grace: Duration) async -> Bool {
+        let done = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    let now: Bool = self.state.withLock { s in
+                        if s.outstanding <= 0 { return true }
+                        s.drainWaiters.append(c)
+                        return false
+                    }
+                    if now { c.resume() }
+                }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: grace)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            if !first {
+                // Release the drain waiter so the first child can end.
+                let waiters: [CheckedContinuation<Void, Never>] = self.state.withLock { s in
+                    defer { s.drainWaiters = [] }
+                    return s.drainWaiters
+                }
+                for w in waiters { w.resume() }
+            }
+            return first
+        }
+        return done
+    }
+
+    /// Closes the link: pending and queued sends fail with `.closed("closed by the app")`,
+    /// `incoming` finishes, transfers are cancelled and the interface released. Safe to
+    /// call twice.
+    public func close() async {
+        shutDown(.closed("closed by the app"), incomingError: nil)
+        let teardown = state.withLock { $0.teardown }
+        await teardown?.value
+    }
+}
+
+/// Lets a completion find its own transfer in the in-flight table.
+/// `@unchecked Sendable`: `id` is written once, under the transport's `state` lock, right
+/// after submission and before the transfer can be reaped (the completion takes the same lock).
+private final class TransferBox: @unchecked Sendable {
+    var id: ObjectIdentifier?
+}
+
+/// Finds the device a selector names, with errors that list what was seen.
+enum USBDeviceFinder {
+    static func find(_ selector: USBDeviceSelector, on backend: any USBBackend) throws(TransportError) -> USBDeviceDescription {
+        let devices: [USBDeviceDescription]
+        do { devices = try backend.devices(readingStrings: selector.needsStrings) } catch {
+            throw TransportError.io(operation: "list USB devices", code: error.rawValue, message: error.description)
+        }
+        if let match = devices.first(where: selector.matches) { return match }
+        if devices.isEmpty, !FileManager.default.fileExists(atPath: "/dev/bus/usb") {
+            throw TransportError.unsupported(
+                "no USB support on this machine: /dev/bus/usb does not exist (no usbfs in this kernel or container), so no device matching \(selector) can be found")
+        }
+        let seen = selector.needsStrings ? devices : ((try? backend.devices(readingStrings: true)) ?? devices)
+        throw TransportError.noDevice(wanted: selector.description, found: seen.map(\.description))
+    }
+}

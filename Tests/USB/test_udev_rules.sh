@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Checks udev/60-smartdevicelink.rules with the real udevadm against umockdev-provided
+# devices: the SDL devices get MODE 0660, group plugdev and TAG uaccess; other devices get
+# nothing from it; no "Invalid key/value pair" nor "Invalid key" (udevadm's only signs of a
+# syntax error: it exits 0). Also checks scripts/install-udev-rules is idempotent.
+# udevadm test writes to /run/udev even in test mode: each run is in a private mount
+# namespace with a tmpfs on /run (needs root, as in CI).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rules=udev/60-smartdevicelink.rules
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+ok()   { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+
+# udevadm test on a fake device VID:PID with the given rules file; prints udevadm's output.
+udev_test() {  # rules-file vid pid
+  cat > "$work/dev.umockdev" <<EOT
+P: /devices/pci0000:00/0000:00:14.0/usb1/1-6
+N: bus/usb/001/006
+E: DEVNAME=/dev/bus/usb/001/006
+E: DEVTYPE=usb_device
+E: SUBSYSTEM=usb
+E: BUSNUM=001
+E: DEVNUM=006
+E: MAJOR=189
+E: MINOR=5
+A: idVendor=$2
+A: idProduct=$3
+A: busnum=1
+A: devnum=6
+A: dev=189:5
+EOT
+  unshare -m sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/udev/rules.d &&
+    cp "$1" /run/udev/rules.d/60-smartdevicelink.rules &&
+    umockdev-run --device "$2" -- udevadm test --action=add /sys/devices/pci0000:00/0000:00:14.0/usb1/1-6' \
+    sh "$1" "$work/dev.umockdev" 2>&1
+}
+
+plugdev_gid=$(getent group plugdev | cut -d: -f3)
+for id in 18d1:2d00 18d1:2d01 1d6b:0104; do
+  out=$(udev_test "$rules" "${id%:*}" "${id#*:}")
+  if grep -q "60-smartdevicelink.rules:[0-9]* Invalid key" <<<"$out"; then fail "$id: udevadm: $(grep 'Invalid key' <<<"$out" | head -1)"; continue; fi
+  grep -Eq "60-smartdevicelink.rules:[0-9]+ MODE 0660" <<<"$out" && ok "$id: MODE 0660" || fail "$id: no MODE 0660 from our rule"
+  grep -Eq "60-smartdevicelink.rules:[0-9]+ GROUP ${plugdev_gid:-plugdev}\$" <<<"$out" && ok "$id: GROUP plugdev" || fail "$id: no GROUP plugdev"
+  grep -Eq "^TAGS=.*:uaccess:" <<<"$out" && ok "$id: TAG uaccess" || fail "$id: not tagged uaccess"
+  # The last MODE assignment wins: it must be ours.
+  last=$(grep -E "MODE 0[0-7]{3}" <<<"$out" | tail -1)
+  [[ "$last" == *"60-smartdevicelink.rules"*"MODE 0660"* ]] && ok "$id: final mode is 0660" || fail "$id: final mode is '$last'"
+done
+
+for id in 18d1:4ee1 046d:c077; do
+  out=$(udev_test "$rules" "${id%:*}" "${id#*:}")
+  if grep -q "60-smartdevicelink.rules:[0-9]* \(MODE\|GROUP\)" <<<"$out" || grep -Eq "^TAGS=.*:uaccess:" <<<"$out"; then
+    fail "$id: got access from the SDL rules"
+  else
+    ok "$id: untouched by the SDL rules"
+  fi
+done
+
+# Never world-writable (nor readable): every MODE in the file ends in 0.
+if grep -Eo 'MODE="?[0-7]+' "$rules" | grep -Evq '0$'; then fail "a MODE in $rules grants others access"; else ok "no MODE grants others access"; fi
+
+# The syntax check above can see an error: a broken copy must be reported.
+sed 's/^MODE="0660"/MODE=0660/' "$rules" > "$work/broken.rules"
+out=$(udev_test "$work/broken.rules" 18d1 2d01)
+grep -q "60-smartdevicelink.rules:[0-9]* Invalid key/value pair" <<<"$out" \
+  && ok "a broken rules file is detected" || fail "a broken rules file went unnoticed"
+
+# install-udev-rules: installs, then is a no-op the second time.
+dest="$work/rules.d"
+first=$(UDEV_RULES_DIR="$dest" scripts/install-udev-rules)
+second=$(UDEV_RULES_DIR="$dest" scripts/install-udev-rules)
+if cmp -s "$rules" "$dest/60-smartdevicelink.rules" && [[ "$first" == *installed* && "$second" == *"already up to date"* ]] \
+   && [ "$(stat -c %a "$dest/60-smartdevicelink.rules")" = 644 ]; then
+  ok "install-udev-rules installs once, then leaves it alone"
+else
+  fail "install-udev-rules: '$first' / '$second'"
+fi
+
+echo "udev: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
