@@ -18,7 +18,8 @@ struct AlertTests {
 
     @Test("A second Alert while one is shown is REJECTED (core/HMI)")
     func secondAlertRejected() async throws {
-        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        // 10 s at timeScale 0.1: a 1 s window, wide enough for a loaded 2-core CI machine.
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.timeScale = 0.1 })
         let app = try await activeApp(headUnit)
         async let first = app.request("Alert", ["alertText1": "One", "duration": 10000])
         _ = try await app.next("OnHMIStatus")
@@ -29,7 +30,8 @@ struct AlertTests {
 
     @Test("A soft-button press ends the Alert with SUCCESS after OnButtonEvent and OnButtonPress (CUSTOM_BUTTON)")
     func softButtonEndsAlert() async throws {
-        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        // The press ends it; real time keeps the alert up however loaded the machine is.
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.timeScale = 1 })
         let app = try await activeApp(headUnit)
         async let answer = app.request("Alert", ["alertText1": "Ok?", "duration": 10000, "softButtons": [
             ["type": "TEXT", "text": "OK", "softButtonID": 7, "systemAction": "DEFAULT_ACTION"],
@@ -138,8 +140,8 @@ struct VehicleDataTests {
     @Test("The configured timeline sends OnVehicleData at its pace")
     func timeline() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration { c in
-            // The timeline starts at the first registration; 30 s emulated is 300 ms, time enough to subscribe first.
-            c.vehicleTimeline = [VehicleDataPoint(atMs: 30000, values: ["speed": 10]), VehicleDataPoint(atMs: 31000, values: ["speed": 20])]
+            // The timeline starts at the first registration; 100 s emulated is 1 s, time enough to subscribe first even on a loaded machine.
+            c.vehicleTimeline = [VehicleDataPoint(atMs: 100_000, values: ["speed": 10]), VehicleDataPoint(atMs: 101_000, values: ["speed": 20])]
         })
         let app = try await activeApp(headUnit)
         _ = try await app.request("SubscribeVehicleData", ["speed": true])

@@ -143,7 +143,8 @@ public actor SDLConnection {
             // Drives heartbeats and reassembly expiry; 100 ms as core checks heartbeats.
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
-                await self?.tick()
+                guard let self else { return }
+                await self.tick()
             }
         })
         let timeout = configuration.startTimeout

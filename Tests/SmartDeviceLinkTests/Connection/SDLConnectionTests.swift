@@ -7,7 +7,22 @@ actor ScriptedHeadUnit {
     let link: MemoryTransport
     var machine = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
     let respond: @Sendable (RPCPacket) -> JSONObject?
-    private(set) var requests: [RPCPacket] = []
+    private(set) var requests: [RPCPacket] = [] {
+        didSet { wakeWaiters() }
+    }
+    private var requestWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Returns once `count` requests have arrived.
+    func waitForRequests(_ count: Int) async {
+        guard requests.count < count else { return }
+        await withCheckedContinuation { requestWaiters.append((count, $0)) }
+    }
+
+    private func wakeWaiters() {
+        let ready = requestWaiters.filter { $0.count <= requests.count }
+        requestWaiters.removeAll { $0.count <= requests.count }
+        for waiter in ready { waiter.continuation.resume() }
+    }
 
     init(link: MemoryTransport, respond: @escaping @Sendable (RPCPacket) -> JSONObject?) {
         self.link = link
@@ -109,7 +124,7 @@ struct SDLConnectionTests {
         let first = Task { try await connection.request(functionID: 13, functionName: "Show", parameters: [:]) }
         let second = Task { try await connection.request(functionID: 12, functionName: "Alert", parameters: [:]) }
         // Close once both requests reached the head unit.
-        while await headUnit.requests.count < 2 { await Task.yield() }
+        await headUnit.waitForRequests(2)
         await headUnit.link.close()
         for outcome in [await first.result, await second.result] {
             guard case .failure(SDLError.connectionLost) = outcome else {

@@ -75,12 +75,6 @@ extension USBError {
 }
 
 extension Duration {
-    /// The duration in seconds, for messages.
-    var seconds: Double {
-        let c = components
-        return Double(c.seconds) + Double(c.attoseconds) / 1e18
-    }
-
     /// The duration in whole milliseconds as libusb wants it (0 means "no timeout" to libusb,
     /// so a positive duration never rounds down to 0).
     var libusbMilliseconds: UInt32 {
