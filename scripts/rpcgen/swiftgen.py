@@ -221,6 +221,12 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
     out("    }")
     out()
     out("    public var json: JSONValue {")
+    if not params:
+        out("        .object(additionalParameters)")
+        out("    }")
+        out("}")
+        out()
+        return
     out("        var object = additionalParameters")
     for p in params:
         ident = naming.identifier(p["name"])
