@@ -44,6 +44,8 @@ let package = Package(
                 "CSDLShim", "CLibUSB", "CBlueZ",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The generator's input; the same JSON is compiled in via Generated/SpecDigestData.swift.
+            exclude: ["RPC/Spec/rpc_spec_digest.json"],
             swiftSettings: strict
         ),
         .target(name: "SDLEmulator", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
