@@ -12,8 +12,8 @@ struct SDLRun: AsyncParsableCommand {
             Exit codes: 0 all passed, 1 a step failed, 2 the scenario or the command line is invalid,
             3 could not connect or the head unit refused the app.
             """,
-        subcommands: [Register.self, Emulate.self],
-        defaultSubcommand: nil
+        subcommands: [RunScenarios.self, Register.self, Emulate.self, Validate.self, Schema.self],
+        defaultSubcommand: RunScenarios.self
     )
 
     static func main() async {
@@ -32,6 +32,8 @@ struct SDLRun: AsyncParsableCommand {
         } catch let failure as CommandFailure {
             FileHandle.standardError.write(Data("sdl-run: \(failure.message)\n".utf8))
             Foundation.exit(failure.exitCode)
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
         } catch {
             // ArgumentParser's own errors (help, usage) and validation failures: exit 2 for misuse.
             let code = exitCode(for: error)

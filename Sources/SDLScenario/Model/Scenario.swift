@@ -1,0 +1,199 @@
+public import SmartDeviceLink
+
+/// A declarative test: which app registers, optional emulator settings, and the steps.
+public struct Scenario: Sendable {
+    public var name: String
+    public var description: String?
+    public var app: AppDescription
+    /// Emulator configuration, used only when running against the embedded emulator.
+    public var emulator: JSONObject?
+    /// Default time an expectation waits, in milliseconds.
+    public var defaultTimeoutMS: Int
+    public var steps: [Step]
+    /// Where the scenario came from, for messages.
+    public var source: String
+}
+
+/// The app a scenario registers.
+public struct AppDescription: Sendable {
+    public var appName: String
+    public var appID: String
+    public var isMedia: Bool
+    public var appTypes: [String]
+    public var language: String
+    public var hmiLanguage: String
+    public var ttsName: String?
+    public var vrSynonyms: [String]?
+    public var shortName: String?
+
+    /// The RegisterAppInterface parameters for this app.
+    public var registrationParameters: JSONObject {
+        var parameters: JSONObject = [
+            "syncMsgVersion": ["majorVersion": 8, "minorVersion": 0, "patchVersion": 0],
+            "appName": .string(appName),
+            "isMediaApplication": .bool(isMedia),
+            "languageDesired": .string(language),
+            "hmiDisplayLanguageDesired": .string(hmiLanguage),
+            "appID": .string(appID),
+            "fullAppID": .string(appID),
+            "appHMIType": .array(appTypes.map(JSONValue.string)),
+        ]
+        if let ttsName { parameters["ttsName"] = [["text": .string(ttsName), "type": "TEXT"]] }
+        if let vrSynonyms { parameters["vrSynonyms"] = .array(vrSynonyms.map(JSONValue.string)) }
+        if let shortName { parameters["ngnMediaScreenAppName"] = .string(shortName) }
+        return parameters
+    }
+}
+
+/// One step of a scenario, with its location in the file for reports.
+public struct Step: Sendable {
+    public var kind: Kind
+    /// JSON path of the step, e.g. `steps[3]` or `steps[2].repeat.steps[0]`.
+    public var path: String
+    /// An optional label the author gave (`"name"`).
+    public var label: String?
+    /// Values to capture from the step's message into variables: variable → parameter path.
+    public var captures: [String: String]
+    /// Send and go on without waiting for the response (e.g. an Alert the driver answers);
+    /// a later `expect {"response": ...}` checks it.
+    public var background: Bool = false
+
+    public indirect enum Kind: Sendable {
+        /// Send a request and check its response.
+        case send(function: String, parameters: JSONObject, bulkFile: String?, expect: ResponseExpectation, timeoutMS: Int?)
+        /// Send a notification to the head unit.
+        case notify(function: String, parameters: JSONObject)
+        /// Expect messages: one, several in order, or several in any order.
+        case expect([MessageExpectation], order: ExpectationOrder)
+        /// A high-level action, turned into RPCs.
+        case action(Action, expect: ResponseExpectation)
+        case wait(milliseconds: Int)
+        case `repeat`(times: Int, steps: [Step])
+        /// Ask the operator to do something on a real head unit.
+        case prompt(message: String)
+        /// Something a person or the car does; runs against the emulator only.
+        case driver(DriverAction)
+    }
+
+    public var summary: String {
+        if let label { return label }
+        switch kind {
+        case .send(let function, _, _, _, _): return "send \(function)"
+        case .notify(let function, _): return "notify \(function)"
+        case .expect(let expectations, let order):
+            let names = expectations.map(\.summary).joined(separator: ", ")
+            return expectations.count == 1 ? "expect \(names)" : "expect \(order.rawValue) [\(names)]"
+        case .action(let action, _): return action.summary
+        case .wait(let ms): return "wait \(ms) ms"
+        case .repeat(let times, let steps): return "repeat \(times)× \(steps.count) steps"
+        case .prompt(let message): return "prompt: \(message)"
+        case .driver(let action): return "driver \(action.name)"
+        }
+    }
+}
+
+public enum ExpectationOrder: String, Sendable {
+    case inOrder = "in order"
+    case anyOrder = "any order"
+}
+
+/// What the response to a request must look like. The default expects `success: true`.
+public struct ResponseExpectation: Sendable {
+    /// Accepted result codes; nil means "success must be true".
+    public var resultCodes: [String]?
+    public var success: Bool?
+    public var parameters: Matcher?
+
+    public static let succeeds = ResponseExpectation(resultCodes: nil, success: true, parameters: nil)
+}
+
+/// An expected message from the head unit.
+public struct MessageExpectation: Sendable {
+    public enum Kind: String, Sendable { case notification, response }
+    public var kind: Kind
+    public var function: String
+    public var parameters: Matcher?
+    public var count: Count
+    /// How long to wait, in milliseconds (nil: the scenario default).
+    public var withinMS: Int?
+    public var captures: [String: String]
+
+    public enum Count: Sendable, Equatable {
+        case atLeast(Int)
+        case exactly(Int)
+        case never
+    }
+
+    public var summary: String {
+        var text = function
+        switch count {
+        case .atLeast(let n) where n != 1: text += " ≥\(n)×"
+        case .exactly(let n): text += " exactly \(n)×"
+        case .never: text = "no " + text
+        default: break
+        }
+        return text
+    }
+}
+
+/// High-level actions.
+public enum Action: Sendable {
+    case show(JSONObject)
+    case menu([MenuItem])
+    case alert(JSONObject)
+    case subscribeVehicleData([String])
+    case unsubscribeVehicleData([String])
+    case getVehicleData([String])
+    case audioPassThru(AudioPassThruAction)
+    case putFile(PutFileAction)
+    case setAppIcon(String)
+
+    public var summary: String {
+        switch self {
+        case .show: return "show"
+        case .menu(let items): return "menu (\(items.count) items)"
+        case .alert: return "alert"
+        case .subscribeVehicleData(let names): return "subscribe \(names.joined(separator: ", "))"
+        case .unsubscribeVehicleData(let names): return "unsubscribe \(names.joined(separator: ", "))"
+        case .getVehicleData(let names): return "get \(names.joined(separator: ", "))"
+        case .audioPassThru(let action): return "audio pass-thru → \(action.file)"
+        case .putFile(let action): return "put file \(action.name)"
+        case .setAppIcon(let name): return "set app icon \(name)"
+        }
+    }
+}
+
+public struct MenuItem: Sendable {
+    public var title: String
+    public var id: Int?
+    public var voiceCommands: [String]?
+    /// Non-empty for a submenu.
+    public var items: [MenuItem]?
+}
+
+public struct AudioPassThruAction: Sendable {
+    public var file: String
+    public var maxDurationMS: Int
+    public var samplingRate: String
+    public var bitsPerSample: String
+    public var text: [String]
+    public var prompt: String?
+}
+
+public struct PutFileAction: Sendable {
+    public var path: String
+    public var name: String
+    public var fileType: String
+    public var persistent: Bool
+    public var chunkSize: Int?
+}
+
+/// An action of the emulator's driver: name and arguments.
+public struct DriverAction: Sendable {
+    public var name: String
+    public var arguments: JSONObject
+    public static let names = [
+        "activateApp", "exitApp", "selectCommand", "pressSoftButton", "pressButton", "selectChoice",
+        "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport",
+    ]
+}

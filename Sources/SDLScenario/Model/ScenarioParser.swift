@@ -1,0 +1,497 @@
+import SmartDeviceLink
+import Foundation
+
+/// One problem in a scenario file: where (a JSON path such as `steps[2].params.mainField1`),
+/// what is wrong, and a suggestion when a name looks misspelt.
+public struct ScenarioIssue: Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+    public var description: String { "\(path): \(message)" }
+}
+
+/// A scenario that cannot run, with every problem found.
+public struct ScenarioError: Error, Sendable, CustomStringConvertible {
+    public var source: String
+    public var issues: [ScenarioIssue]
+    public var description: String {
+        issues.map { "\(source): \($0)" }.joined(separator: "\n")
+    }
+}
+
+/// Reads scenario files: JSON syntax, structure, and every RPC, parameter and enum value
+/// against the RPC spec, before anything is sent.
+public enum ScenarioParser {
+    /// Loads and checks a scenario file.
+    public static func load(path: String) throws(ScenarioError) -> Scenario {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ScenarioError(source: path, issues: [ScenarioIssue(path: "$", message: "cannot read the file (does it exist?)")])
+        }
+        let baseDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return try parse(Array(data), source: path, baseDirectory: baseDirectory)
+    }
+
+    /// Parses and checks scenario JSON text.
+    public static func parse(_ bytes: [UInt8], source: String, baseDirectory: String = ".") throws(ScenarioError) -> Scenario {
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(bytes)
+        } catch {
+            let (line, column) = lineAndColumn(of: error.offset, in: bytes)
+            throw ScenarioError(source: source, issues: [ScenarioIssue(path: "line \(line), column \(column)", message: error.reason)])
+        }
+        var reader = Reader(baseDirectory: baseDirectory)
+        let scenario = reader.scenario(json, source: source)
+        if !reader.issues.isEmpty || scenario == nil {
+            throw ScenarioError(source: source, issues: reader.issues)
+        }
+        return scenario!
+    }
+
+    static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (Int, Int) {
+        var line = 1, column = 1
+        for byte in bytes.prefix(offset) {
+            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
+        }
+        return (line, column)
+    }
+
+    /// The step kinds, each a key of a step object.
+    public static let stepKinds = [
+        "send", "notify", "expect", "expectInOrder", "expectAnyOrder", "show", "menu", "alert",
+        "subscribe", "unsubscribe", "getVehicleData", "audioPassThru", "putFile", "setAppIcon",
+        "wait", "repeat", "prompt", "driver",
+    ]
+    static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background"]
+}
+
+/// Walks the JSON, collecting issues instead of stopping at the first.
+private struct Reader {
+    var issues: [ScenarioIssue] = []
+    let baseDirectory: String
+    let spec = ScenarioSpecCheck()
+
+    init(baseDirectory: String) { self.baseDirectory = baseDirectory }
+
+    mutating func issue(_ path: String, _ message: String) { issues.append(ScenarioIssue(path: path, message: message)) }
+
+    mutating func objectValue(_ value: JSONValue?, _ path: String) -> JSONObject? {
+        guard let value else { return nil }
+        guard case .object(let object) = value else {
+            issue(path, "expected an object, found \(value.kindName)")
+            return nil
+        }
+        return object
+    }
+
+    mutating func string(_ value: JSONValue?, _ path: String, required: Bool = false) -> String? {
+        guard let value else {
+            if required { issue(path, "is required (a string)") }
+            return nil
+        }
+        guard case .string(let text) = value else {
+            issue(path, "expected a string, found \(value.kindName)")
+            return nil
+        }
+        return text
+    }
+
+    mutating func int(_ value: JSONValue?, _ path: String, minimum: Int64 = 0) -> Int? {
+        guard let value else { return nil }
+        guard let number = value.intValue, number >= minimum else {
+            issue(path, "expected an integer ≥ \(minimum), found \(value.description)")
+            return nil
+        }
+        return Int(number)
+    }
+
+    mutating func bool(_ value: JSONValue?, _ path: String) -> Bool? {
+        guard let value else { return nil }
+        guard case .bool(let flag) = value else {
+            issue(path, "expected true or false, found \(value.kindName)")
+            return nil
+        }
+        return flag
+    }
+
+    mutating func strings(_ value: JSONValue?, _ path: String) -> [String]? {
+        guard let value else { return nil }
+        if case .string(let single) = value { return [single] }
+        guard case .array(let items) = value else {
+            issue(path, "expected a string or an array of strings, found \(value.kindName)")
+            return nil
+        }
+        return items.enumerated().compactMap { string($0.element, "\(path)[\($0.offset)]") }
+    }
+
+    mutating func unknownKeys(_ object: JSONObject, allowed: [String], _ path: String) {
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            issue("\(path).\(key)", "unknown key" + suggestion(key, allowed))
+        }
+    }
+
+    func suggestion(_ name: String, _ candidates: [String]) -> String {
+        let close = RPCSpec.suggestions(for: name, among: candidates)
+        guard let best = close.first else { return "; expected one of: " + candidates.joined(separator: ", ") }
+        return "; did you mean '\(best)'?"
+    }
+
+    // MARK: Scenario
+
+    mutating func scenario(_ json: JSONValue, source: String) -> Scenario? {
+        guard let root = objectValue(json, "$") else { return nil }
+        unknownKeys(root, allowed: ["$schema", "name", "description", "app", "emulator", "defaults", "steps"], "$")
+        let name = string(root["name"], "$.name") ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
+        let app = appDescription(root["app"], "$.app")
+        let emulator = objectValue(root["emulator"], "$.emulator")
+        var timeout = 10_000
+        if let defaults = objectValue(root["defaults"], "$.defaults") {
+            unknownKeys(defaults, allowed: ["timeout"], "$.defaults")
+            timeout = int(defaults["timeout"], "$.defaults.timeout", minimum: 1) ?? timeout
+        }
+        guard case .array(let rawSteps)? = root["steps"] else {
+            issue("$.steps", root["steps"] == nil ? "is required: the list of steps" : "expected an array of steps")
+            return nil
+        }
+        let steps = self.steps(rawSteps, "$.steps")
+        guard let app else { return nil }
+        return Scenario(name: name, description: string(root["description"], "$.description"), app: app,
+                        emulator: emulator, defaultTimeoutMS: timeout, steps: steps, source: source)
+    }
+
+    mutating func appDescription(_ value: JSONValue?, _ path: String) -> AppDescription? {
+        guard let value else {
+            issue(path, "is required: {\"appName\": ..., \"appID\": ...}")
+            return nil
+        }
+        guard let app = objectValue(value, path) else { return nil }
+        let keys = ["appName", "appID", "isMedia", "appTypes", "language", "hmiLanguage", "ttsName", "vrSynonyms", "shortName"]
+        unknownKeys(app, allowed: keys, path)
+        let name = string(app["appName"], "\(path).appName", required: true)
+        let id = string(app["appID"], "\(path).appID", required: true)
+        let language = string(app["language"], "\(path).language") ?? "EN-US"
+        let hmiLanguage = string(app["hmiLanguage"], "\(path).hmiLanguage") ?? language
+        for (key, value) in [("language", language), ("hmiLanguage", hmiLanguage)] {
+            if let problem = spec.enumProblem(enumName: "Language", value: value) { issue("\(path).\(key)", problem) }
+        }
+        let types = strings(app["appTypes"], "\(path).appTypes") ?? ["DEFAULT"]
+        for (index, type) in types.enumerated() {
+            if let problem = spec.enumProblem(enumName: "AppHMIType", value: type) { issue("\(path).appTypes[\(index)]", problem) }
+        }
+        guard let name, let id else { return nil }
+        return AppDescription(
+            appName: name, appID: id, isMedia: bool(app["isMedia"], "\(path).isMedia") ?? false, appTypes: types,
+            language: language, hmiLanguage: hmiLanguage, ttsName: string(app["ttsName"], "\(path).ttsName"),
+            vrSynonyms: strings(app["vrSynonyms"], "\(path).vrSynonyms"), shortName: string(app["shortName"], "\(path).shortName"))
+    }
+
+    mutating func steps(_ items: [JSONValue], _ path: String) -> [Step] {
+        items.enumerated().compactMap { step($0.element, "\(path)[\($0.offset)]") }
+    }
+
+    // MARK: Steps
+
+    mutating func step(_ json: JSONValue, _ path: String) -> Step? {
+        guard let object = objectValue(json, path) else { return nil }
+        let kinds = object.keys.filter { ScenarioParser.stepKinds.contains($0) }
+        for key in object.keys.sorted() where !ScenarioParser.stepKinds.contains(key) && !ScenarioParser.stepModifiers.contains(key) {
+            issue("\(path).\(key)", "unknown key" + suggestion(key, ScenarioParser.stepKinds + ScenarioParser.stepModifiers))
+        }
+        guard kinds.count == 1, let kindKey = kinds.first else {
+            if kinds.isEmpty {
+                if object.keys.allSatisfy({ ScenarioParser.stepModifiers.contains($0) }) {
+                    issue(path, "a step needs one of: " + ScenarioParser.stepKinds.joined(separator: ", "))
+                }
+            } else {
+                issue(path, "a step does one thing; found \(kinds.sorted().joined(separator: " and ")): split it into steps")
+            }
+            return nil
+        }
+        let kindPath = "\(path).\(kindKey)"
+        let value = object[kindKey]!
+        let captures = self.captures(object["capture"], "\(path).capture")
+        let label = string(object["name"], "\(path).name")
+        let response = responseExpectation(object["response"], "\(path).response")
+        let background = bool(object["background"], "\(path).background") ?? false
+        if background, !["send", "show", "alert", "getVehicleData", "subscribe", "unsubscribe", "setAppIcon"].contains(kindKey) {
+            issue("\(path).background", "only a step that sends one request can run in the background")
+        }
+        if background, object["response"] != nil || object["capture"] != nil {
+            issue("\(path).background", "a background request is checked by a later {\"expect\": {\"response\": ...}} step, not by response/capture here")
+        }
+        func kind(_ kind: Step.Kind?) -> Step? {
+            kind.map { Step(kind: $0, path: path, label: label, captures: captures, background: background) }
+        }
+        switch kindKey {
+        case "send", "notify":
+            guard let function = string(value, kindPath) else { return nil }
+            let type: RPCMessageType = kindKey == "send" ? .request : .notification
+            if let problem = spec.functionProblem(function, type) {
+                issue(kindPath, problem)
+                return nil
+            }
+            let parameters = objectValue(object["params"], "\(path).params") ?? [:]
+            for problem in spec.parameterProblems(function: function, type: type, parameters: parameters) {
+                issue("\(path).params\(problem.path.isEmpty ? "" : "." + problem.path)", problem.message)
+            }
+            if kindKey == "notify" { return kind(.notify(function: function, parameters: parameters)) }
+            var bulkFile = string(object["bulkFile"], "\(path).bulkFile")
+            if let file = bulkFile { bulkFile = resolve(file) }
+            let timeout = int(object["timeout"], "\(path).timeout", minimum: 1)
+            return kind(.send(function: function, parameters: parameters, bulkFile: bulkFile, expect: response ?? .succeeds, timeoutMS: timeout))
+        case "expect":
+            return messageExpectation(value, kindPath).flatMap { kind(.expect([$0], order: .inOrder)) }
+        case "expectInOrder", "expectAnyOrder":
+            guard case .array(let items) = value, !items.isEmpty else {
+                issue(kindPath, "expected a non-empty array of expectations")
+                return nil
+            }
+            let expectations = items.enumerated().compactMap { messageExpectation($0.element, "\(kindPath)[\($0.offset)]") }
+            guard expectations.count == items.count else { return nil }
+            return kind(.expect(expectations, order: kindKey == "expectInOrder" ? .inOrder : .anyOrder))
+        case "wait":
+            return int(value, kindPath).flatMap { kind(.wait(milliseconds: $0)) }
+        case "repeat":
+            guard let body = objectValue(value, kindPath) else { return nil }
+            unknownKeys(body, allowed: ["times", "steps"], kindPath)
+            guard let times = int(body["times"], "\(kindPath).times", minimum: 1) else {
+                if body["times"] == nil { issue("\(kindPath).times", "is required: how many times to repeat") }
+                return nil
+            }
+            guard case .array(let inner)? = body["steps"] else {
+                issue("\(kindPath).steps", "is required: the steps to repeat")
+                return nil
+            }
+            return kind(.repeat(times: times, steps: steps(inner, "\(kindPath).steps")))
+        case "prompt":
+            return string(value, kindPath).flatMap { kind(.prompt(message: $0)) }
+        case "driver":
+            return driverAction(value, kindPath).flatMap { kind(.driver($0)) }
+        default:
+            return action(kindKey, value, kindPath).flatMap { kind(.action($0, expect: response ?? .succeeds)) }
+        }
+    }
+
+    mutating func captures(_ value: JSONValue?, _ path: String) -> [String: String] {
+        guard let object = objectValue(value, path) else { return [:] }
+        var result: [String: String] = [:]
+        for (name, source) in object {
+            if let source = string(source, "\(path).\(name)") { result[name] = source }
+        }
+        return result
+    }
+
+    mutating func responseExpectation(_ value: JSONValue?, _ path: String) -> ResponseExpectation? {
+        guard let object = objectValue(value, path) else { return nil }
+        unknownKeys(object, allowed: ["resultCode", "success", "params"], path)
+        let codes = strings(object["resultCode"], "\(path).resultCode")
+        for (index, code) in (codes ?? []).enumerated() {
+            if let problem = spec.enumProblem(enumName: "Result", value: code) { issue("\(path).resultCode[\(index)]", problem) }
+        }
+        return ResponseExpectation(
+            resultCodes: codes, success: bool(object["success"], "\(path).success") ?? (codes == nil ? true : nil),
+            parameters: object["params"].map { matcher($0, "\(path).params") })
+    }
+
+    mutating func messageExpectation(_ value: JSONValue, _ path: String) -> MessageExpectation? {
+        guard let object = objectValue(value, path) else { return nil }
+        unknownKeys(object, allowed: ["notification", "response", "params", "count", "atLeast", "never", "within", "capture"], path)
+        let kind: MessageExpectation.Kind
+        let function: String
+        if let name = string(object["notification"], "\(path).notification") {
+            kind = .notification
+            function = name
+        } else if let name = string(object["response"], "\(path).response") {
+            kind = .response
+            function = name
+        } else {
+            issue(path, "name the message: {\"notification\": \"OnHMIStatus\"} or {\"response\": \"Show\"}")
+            return nil
+        }
+        let type: RPCMessageType = kind == .notification ? .notification : .response
+        if let problem = spec.functionProblem(function, type) {
+            issue("\(path).\(kind.rawValue)", problem)
+            return nil
+        }
+        var count = MessageExpectation.Count.atLeast(1)
+        if let exactly = int(object["count"], "\(path).count") { count = exactly == 0 ? .never : .exactly(exactly) }
+        if let atLeast = int(object["atLeast"], "\(path).atLeast", minimum: 1) { count = .atLeast(atLeast) }
+        if bool(object["never"], "\(path).never") == true { count = .never }
+        let parameters = object["params"].map { matcher($0, "\(path).params") }
+        if let parameters { checkMatcherKeys(parameters, function: function, type: type, path: "\(path).params") }
+        return MessageExpectation(kind: kind, function: function, parameters: parameters, count: count,
+                                  withinMS: int(object["within"], "\(path).within", minimum: 1),
+                                  captures: captures(object["capture"], "\(path).capture"))
+    }
+
+    /// Flags matcher keys that the message can never carry (a typo would otherwise just time out).
+    mutating func checkMatcherKeys(_ matcher: Matcher, function: String, type: RPCMessageType, path: String) {
+        guard case .subset(let keys) = matcher, let known = spec.parameterNames(function: function, type: type) else { return }
+        for key in keys.keys.sorted() where !known.contains(key) {
+            issue("\(path).\(key)", "\(function) has no parameter '\(key)'" + suggestion(key, known))
+        }
+    }
+
+    mutating func matcher(_ value: JSONValue, _ path: String) -> Matcher {
+        switch value {
+        case .string(let text) where text.hasPrefix("${") && text.hasSuffix("}"):
+            return .variable(String(text.dropFirst(2).dropLast()))
+        case .array(let items):
+            return .elements(items.enumerated().map { matcher($0.element, "\(path)[\($0.offset)]") })
+        case .object(let object):
+            let operators = object.keys.filter { $0.hasPrefix("$") }
+            guard !operators.isEmpty else {
+                var keys: [String: Matcher] = [:]
+                for (key, item) in object { keys[key] = matcher(item, "\(path).\(key)") }
+                return .subset(keys)
+            }
+            guard object.count == 1, let op = operators.first else {
+                issue(path, "an operator object has exactly one key, one of: " + Matcher.operators.joined(separator: ", "))
+                return .present
+            }
+            let argument = object[op]!
+            switch op {
+            case "$eq": return .equals(argument)
+            case "$regex":
+                guard let pattern = string(argument, "\(path).$regex") else { return .present }
+                if (try? Regex(pattern)) == nil { issue("\(path).$regex", "'\(pattern)' is not a valid regular expression") }
+                return .regex(pattern)
+            case "$range":
+                guard case .array(let bounds) = argument, bounds.count == 2,
+                      bounds.allSatisfy({ $0.isNull || $0.doubleValue != nil }) else {
+                    issue("\(path).$range", "expected [min, max] with numbers or null for an open end")
+                    return .present
+                }
+                return .range(min: bounds[0].doubleValue, max: bounds[1].doubleValue)
+            case "$oneOf":
+                guard case .array(let options) = argument, !options.isEmpty else {
+                    issue("\(path).$oneOf", "expected a non-empty array of values")
+                    return .present
+                }
+                return .oneOf(options)
+            case "$absent": return .absent
+            case "$any": return .present
+            default:
+                issue("\(path).\(op)", "unknown operator" + suggestion(op, Matcher.operators))
+                return .present
+            }
+        default:
+            return .equals(value)
+        }
+    }
+
+    mutating func driverAction(_ value: JSONValue, _ path: String) -> DriverAction? {
+        if case .string(let name) = value { return driverAction(.object([name: .object([:])]), path) }
+        guard let object = objectValue(value, path), object.count == 1, let name = object.keys.first else {
+            issue(path, "expected {\"<action>\": {arguments}}, with one of: " + DriverAction.names.joined(separator: ", "))
+            return nil
+        }
+        guard DriverAction.names.contains(name) else {
+            issue("\(path).\(name)", "unknown driver action" + suggestion(name, DriverAction.names))
+            return nil
+        }
+        let arguments: JSONObject
+        switch object[name]! {
+        case .object(let args): arguments = args
+        case .null: arguments = [:]
+        case let scalar: arguments = ["value": scalar]
+        }
+        return DriverAction(name: name, arguments: arguments)
+    }
+
+    func resolve(_ file: String) -> String {
+        file.hasPrefix("/") ? file : URL(fileURLWithPath: baseDirectory).appendingPathComponent(file).path
+    }
+
+    // MARK: High-level actions
+
+    mutating func action(_ key: String, _ value: JSONValue, _ path: String) -> Action? {
+        switch key {
+        case "show":
+            guard let object = objectValue(value, path) else { return nil }
+            let allowed = ["text", "mediaTrack", "title", "alignment", "graphic", "secondaryGraphic", "template", "softButtons"]
+            unknownKeys(object, allowed: allowed, path)
+            guard let request = ScenarioActions.showParameters(object) else {
+                issue("\(path).text", "expected 1 to 4 lines of text")
+                return nil
+            }
+            for problem in spec.parameterProblems(function: "Show", type: .request, parameters: request) {
+                issue("\(path) (as Show.\(problem.path))", problem.message)
+            }
+            return .show(object)
+        case "menu":
+            guard case .array(let items) = value else {
+                issue(path, "expected an array of menu items {\"title\": ..., \"voice\": [...], \"items\": [...]}")
+                return nil
+            }
+            return .menu(items.enumerated().compactMap { menuItem($0.element, "\(path)[\($0.offset)]", depth: 0) })
+        case "alert":
+            guard let object = objectValue(value, path) else { return nil }
+            unknownKeys(object, allowed: ["text", "tts", "softButtons", "duration", "playTone", "icon"], path)
+            let request = ScenarioActions.alertParameters(object)
+            for problem in spec.parameterProblems(function: "Alert", type: .request, parameters: request) {
+                issue("\(path) (as Alert.\(problem.path))", problem.message)
+            }
+            return .alert(object)
+        case "subscribe", "unsubscribe", "getVehicleData":
+            guard let names = strings(value, path), !names.isEmpty else {
+                issue(path, "expected vehicle data names, e.g. [\"speed\", \"rpm\"]")
+                return nil
+            }
+            let function = key == "subscribe" ? "SubscribeVehicleData" : key == "unsubscribe" ? "UnsubscribeVehicleData" : "GetVehicleData"
+            let known = spec.parameterNames(function: function, type: .request) ?? names
+            for (index, name) in names.enumerated() where !known.contains(name) {
+                issue("\(path)[\(index)]", "'\(name)' is not vehicle data of \(function)" + suggestion(name, known))
+            }
+            return key == "subscribe" ? .subscribeVehicleData(names) : key == "unsubscribe" ? .unsubscribeVehicleData(names) : .getVehicleData(names)
+        case "audioPassThru":
+            guard let object = objectValue(value, path) else { return nil }
+            unknownKeys(object, allowed: ["file", "maxDuration", "samplingRate", "bitsPerSample", "text", "prompt"], path)
+            guard let file = string(object["file"], "\(path).file", required: true) else { return nil }
+            let rate = string(object["samplingRate"], "\(path).samplingRate") ?? "16KHZ"
+            let bits = string(object["bitsPerSample"], "\(path).bitsPerSample") ?? "16_BIT"
+            if let problem = spec.enumProblem(enumName: "SamplingRate", value: rate) { issue("\(path).samplingRate", problem) }
+            if let problem = spec.enumProblem(enumName: "BitsPerSample", value: bits) { issue("\(path).bitsPerSample", problem) }
+            return .audioPassThru(AudioPassThruAction(
+                file: resolve(file), maxDurationMS: int(object["maxDuration"], "\(path).maxDuration", minimum: 1) ?? 5000,
+                samplingRate: rate, bitsPerSample: bits, text: strings(object["text"], "\(path).text") ?? ["Recording"],
+                prompt: string(object["prompt"], "\(path).prompt")))
+        case "putFile":
+            guard let object = objectValue(value, path) else { return nil }
+            unknownKeys(object, allowed: ["path", "name", "fileType", "persistent", "chunkSize"], path)
+            guard let file = string(object["path"], "\(path).path", required: true) else { return nil }
+            let fileType = string(object["fileType"], "\(path).fileType") ?? ScenarioActions.fileType(for: file)
+            if let problem = spec.enumProblem(enumName: "FileType", value: fileType) { issue("\(path).fileType", problem) }
+            let resolved = resolve(file)
+            if !FileManager.default.fileExists(atPath: resolved) { issue("\(path).path", "no such file: \(resolved)") }
+            return .putFile(PutFileAction(
+                path: resolved, name: string(object["name"], "\(path).name") ?? URL(fileURLWithPath: file).lastPathComponent,
+                fileType: fileType, persistent: bool(object["persistent"], "\(path).persistent") ?? false,
+                chunkSize: int(object["chunkSize"], "\(path).chunkSize", minimum: 1)))
+        case "setAppIcon":
+            return string(value, path).map(Action.setAppIcon)
+        default:
+            return nil
+        }
+    }
+
+    mutating func menuItem(_ value: JSONValue, _ path: String, depth: Int) -> MenuItem? {
+        guard let object = objectValue(value, path) else { return nil }
+        unknownKeys(object, allowed: ["title", "id", "voice", "items"], path)
+        guard let title = string(object["title"], "\(path).title", required: true) else { return nil }
+        var children: [MenuItem]?
+        if let raw = object["items"] {
+            guard case .array(let items) = raw else {
+                issue("\(path).items", "expected an array of menu items")
+                return nil
+            }
+            if depth >= 1 { issue("\(path).items", "submenus nest one level deep on most head units; flatten this one") }
+            children = items.enumerated().compactMap { menuItem($0.element, "\(path).items[\($0.offset)]", depth: depth + 1) }
+        }
+        return MenuItem(title: title, id: int(object["id"], "\(path).id", minimum: 1),
+                        voiceCommands: strings(object["voice"], "\(path).voice"), items: children)
+    }
+}

@@ -1,0 +1,175 @@
+/// The JSON Schema of scenario files (`sdl-run schema`), for editors.
+///
+/// It describes the structure; `sdl-run validate` checks more (RPC names, parameters and
+/// enum values against the RPC spec, regular expressions, files).
+public enum ScenarioSchema {
+    public static let text = #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://smartdevicelink.example/sdl-run/scenario.schema.json",
+  "title": "sdl-run scenario",
+  "type": "object",
+  "required": ["app", "steps"],
+  "additionalProperties": false,
+  "properties": {
+    "$schema": {"type": "string"},
+    "name": {"type": "string", "description": "Shown in reports; defaults to the file name."},
+    "description": {"type": "string"},
+    "app": {
+      "type": "object",
+      "required": ["appName", "appID"],
+      "additionalProperties": false,
+      "properties": {
+        "appName": {"type": "string", "maxLength": 100},
+        "appID": {"type": "string", "maxLength": 100},
+        "isMedia": {"type": "boolean", "default": false},
+        "appTypes": {"type": "array", "items": {"type": "string"}, "default": ["DEFAULT"]},
+        "language": {"type": "string", "default": "EN-US"},
+        "hmiLanguage": {"type": "string"},
+        "ttsName": {"type": "string"},
+        "vrSynonyms": {"type": "array", "items": {"type": "string"}},
+        "shortName": {"type": "string"}
+      }
+    },
+    "emulator": {"type": "object", "description": "Emulator configuration; used only against the embedded emulator."},
+    "defaults": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {"timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds an expectation waits (default 10000)."}}
+    },
+    "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}}
+  },
+  "$defs": {
+    "step": {
+      "type": "object",
+      "minProperties": 1,
+      "properties": {
+        "name": {"type": "string"},
+        "send": {"type": "string", "description": "A request of the RPC spec, e.g. Show."},
+        "notify": {"type": "string", "description": "A notification the app sends."},
+        "params": {"type": "object"},
+        "bulkFile": {"type": "string"},
+        "timeout": {"type": "integer", "minimum": 1},
+        "background": {"type": "boolean", "description": "Send without waiting for the response; check it with a later expect."},
+        "response": {"$ref": "#/$defs/response"},
+        "capture": {"$ref": "#/$defs/capture"},
+        "expect": {"$ref": "#/$defs/expectation"},
+        "expectInOrder": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/expectation"}},
+        "expectAnyOrder": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/expectation"}},
+        "show": {
+          "type": "object", "additionalProperties": false,
+          "properties": {
+            "text": {"oneOf": [{"type": "string"}, {"type": "array", "minItems": 1, "maxItems": 4, "items": {"type": "string"}}]},
+            "mediaTrack": {"type": "string"}, "title": {"type": "string"}, "alignment": {"type": "string"},
+            "graphic": {"type": "string"}, "secondaryGraphic": {"type": "string"}, "template": {"type": "string"},
+            "softButtons": {"type": "array", "items": {"$ref": "#/$defs/softButton"}}
+          }
+        },
+        "menu": {"type": "array", "items": {"$ref": "#/$defs/menuItem"}},
+        "alert": {
+          "type": "object", "additionalProperties": false,
+          "properties": {
+            "text": {"oneOf": [{"type": "string"}, {"type": "array", "maxItems": 3, "items": {"type": "string"}}]},
+            "tts": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+            "softButtons": {"type": "array", "items": {"$ref": "#/$defs/softButton"}},
+            "duration": {"type": "integer", "minimum": 3000, "maximum": 10000},
+            "playTone": {"type": "boolean"}, "icon": {"type": "string"}
+          }
+        },
+        "subscribe": {"$ref": "#/$defs/names"},
+        "unsubscribe": {"$ref": "#/$defs/names"},
+        "getVehicleData": {"$ref": "#/$defs/names"},
+        "audioPassThru": {
+          "type": "object", "required": ["file"], "additionalProperties": false,
+          "properties": {
+            "file": {"type": "string", "description": "WAV file to write."},
+            "maxDuration": {"type": "integer", "minimum": 1, "maximum": 1000000},
+            "samplingRate": {"enum": ["8KHZ", "16KHZ", "22KHZ", "44KHZ"]},
+            "bitsPerSample": {"enum": ["8_BIT", "16_BIT"]},
+            "text": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+            "prompt": {"type": "string"}
+          }
+        },
+        "putFile": {
+          "type": "object", "required": ["path"], "additionalProperties": false,
+          "properties": {
+            "path": {"type": "string"}, "name": {"type": "string"}, "fileType": {"type": "string"},
+            "persistent": {"type": "boolean"}, "chunkSize": {"type": "integer", "minimum": 1}
+          }
+        },
+        "setAppIcon": {"type": "string"},
+        "wait": {"type": "integer", "minimum": 0, "description": "Milliseconds."},
+        "repeat": {
+          "type": "object", "required": ["times", "steps"], "additionalProperties": false,
+          "properties": {"times": {"type": "integer", "minimum": 1}, "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}}}
+        },
+        "prompt": {"type": "string", "description": "Ask the operator to act on a real head unit."},
+        "driver": {
+          "oneOf": [
+            {"enum": ["activateApp", "exitApp", "finishAudioPassThru", "cancelAudioPassThru", "dropTransport"]},
+            {"type": "object", "minProperties": 1, "maxProperties": 1,
+             "propertyNames": {"enum": ["activateApp", "exitApp", "selectCommand", "pressSoftButton", "pressButton", "selectChoice",
+                                        "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport"]}}
+          ]
+        }
+      },
+      "additionalProperties": false,
+      "oneOf": [
+        {"required": ["send"]}, {"required": ["notify"]}, {"required": ["expect"]}, {"required": ["expectInOrder"]},
+        {"required": ["expectAnyOrder"]}, {"required": ["show"]}, {"required": ["menu"]}, {"required": ["alert"]},
+        {"required": ["subscribe"]}, {"required": ["unsubscribe"]}, {"required": ["getVehicleData"]},
+        {"required": ["audioPassThru"]}, {"required": ["putFile"]}, {"required": ["setAppIcon"]}, {"required": ["wait"]},
+        {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}
+      ]
+    },
+    "response": {
+      "type": "object", "additionalProperties": false,
+      "properties": {
+        "resultCode": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+        "success": {"type": "boolean"},
+        "params": {"$ref": "#/$defs/matcher"}
+      }
+    },
+    "expectation": {
+      "type": "object", "additionalProperties": false,
+      "oneOf": [{"required": ["notification"]}, {"required": ["response"]}],
+      "properties": {
+        "notification": {"type": "string"}, "response": {"type": "string"},
+        "params": {"$ref": "#/$defs/matcher"},
+        "count": {"type": "integer", "minimum": 0, "description": "Exactly this many (0: never)."},
+        "atLeast": {"type": "integer", "minimum": 1},
+        "never": {"type": "boolean"},
+        "within": {"type": "integer", "minimum": 1, "description": "Milliseconds."},
+        "capture": {"$ref": "#/$defs/capture"}
+      }
+    },
+    "capture": {"type": "object", "additionalProperties": {"type": "string", "description": "Parameter path, e.g. cmdID or vehicleData.speed."}},
+    "matcher": {
+      "description": "A value (equal), an object (each key matches), an array (each element), an operator object, or \"${variable}\".",
+      "oneOf": [
+        {"type": ["string", "number", "boolean", "null", "array"]},
+        {"type": "object", "properties": {
+          "$eq": {}, "$regex": {"type": "string"}, "$range": {"type": "array", "minItems": 2, "maxItems": 2},
+          "$oneOf": {"type": "array", "minItems": 1}, "$absent": {"const": true}, "$any": {"const": true}
+        }}
+      ]
+    },
+    "menuItem": {
+      "type": "object", "required": ["title"], "additionalProperties": false,
+      "properties": {
+        "title": {"type": "string"}, "id": {"type": "integer", "minimum": 1},
+        "voice": {"type": "array", "items": {"type": "string"}},
+        "items": {"type": "array", "items": {"$ref": "#/$defs/menuItem"}}
+      }
+    },
+    "softButton": {
+      "oneOf": [
+        {"type": "string"},
+        {"type": "object", "properties": {"id": {"type": "integer"}, "text": {"type": "string"}, "image": {"type": "string"}}}
+      ]
+    },
+    "names": {"oneOf": [{"type": "string"}, {"type": "array", "minItems": 1, "items": {"type": "string"}}]}
+  }
+}
+"""#
+}

@@ -1,0 +1,109 @@
+public import Foundation
+import SmartDeviceLink
+
+/// The readable log of a run: every request, response and notification with correlation
+/// ids and timing, and each step's verdict. Colour only on a terminal.
+public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
+    // `lock` serializes writes so lines from the recorder and the steps never interleave.
+    private let lock = NSLock()
+    private let verbose: Bool
+    private let color: Bool
+    private let output: FileHandle
+    private let progressOnTerminal: Bool
+
+    /// - Parameters:
+    ///   - verbose: also print each message's JSON.
+    ///   - color: nil decides by whether standard output is a terminal.
+    public init(verbose: Bool = false, color: Bool? = nil, output: FileHandle = .standardOutput) {
+        self.verbose = verbose
+        let isTerminal = isatty(output.fileDescriptor) == 1
+        self.color = color ?? (isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        self.progressOnTerminal = isTerminal
+        self.output = output
+    }
+
+    private enum Style: String {
+        case request = "36"        // cyan
+        case success = "32"        // green
+        case warning = "33"        // yellow: WARNINGS, ABORTED, timeouts, skipped
+        case failure = "31"        // red
+        case notification = "35"   // magenta
+        case dim = "2"
+        case bold = "1"
+    }
+
+    private func paint(_ text: String, _ style: Style) -> String {
+        color ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    private func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        output.write(Data((line + "\n").utf8))
+    }
+
+    private func time(_ ms: Double) -> String {
+        paint(String(format: "%8.1f ms", ms), .dim)
+    }
+
+    public func started(_ scenario: Scenario, target: String) {
+        write(paint("▶ \(scenario.name)", .bold) + paint("  (\(scenario.source) on \(target))", .dim))
+    }
+
+    public func sent(_ message: SentMessage) {
+        var line = "\(time(message.timeMS))  " + paint("→ \(message.function)", .request)
+        if verbose { line += " " + JSONValue.object(message.parameters).description }
+        write(line)
+    }
+
+    public func received(_ message: LoggedMessage) {
+        let envelope = message.envelope
+        var line = time(message.timeMS) + "  "
+        switch envelope.messageType {
+        case .response:
+            let code = envelope.resultCode ?? "?"
+            let style: Style = envelope.success == true ? (code == "SUCCESS" ? .success : .warning)
+                : (["ABORTED", "TIMED_OUT", "WARNINGS", "IGNORED"].contains(code) ? .warning : .failure)
+            line += paint("← \(envelope.functionName) #\(envelope.correlationID) \(code)", style)
+            if let info = envelope.parameters["info"]?.stringValue { line += paint(" \(info)", .dim) }
+        case .notification:
+            line += paint("⇠ \(envelope.functionName)", .notification)
+            if let level = envelope.parameters["hmiLevel"]?.stringValue { line += " \(level)" }
+            if !envelope.bulkData.isEmpty { line += paint(" +\(envelope.bulkData.count) bytes", .dim) }
+        case .request:
+            line += paint("⇠ request \(envelope.functionName)", .notification)
+        }
+        if verbose { line += " " + JSONValue.object(envelope.parameters).description }
+        write(line)
+    }
+
+    public func progress(_ text: String) {
+        guard progressOnTerminal || verbose else { return }
+        write("            " + paint(text, .dim))
+    }
+
+    public func finished(_ step: StepResult) {
+        let mark: String
+        switch step.status {
+        case .passed: mark = paint("✔", .success)
+        case .failed: mark = paint("✘", .failure)
+        case .skipped: mark = paint("–", .warning)
+        }
+        var line = "\(mark) \(step.summary) " + paint("[\(step.path), \(Int(step.durationMS)) ms]", .dim)
+        if let message = step.message {
+            line += "\n    " + paint(message, step.status == .failed ? .failure : .warning)
+        }
+        write(line)
+    }
+
+    public func finished(_ result: ScenarioResult) {
+        let counts = Dictionary(grouping: result.steps, by: \.status).mapValues(\.count)
+        let summary = "\(counts[.passed] ?? 0) passed, \(counts[.failed] ?? 0) failed, \(counts[.skipped] ?? 0) skipped"
+        switch result.status {
+        case .passed: write(paint("PASS \(result.name)", .success) + " — \(summary) in \(Int(result.durationMS)) ms")
+        case .failed: write(paint("FAIL \(result.name)", .failure) + " — \(summary) in \(Int(result.durationMS)) ms")
+        case .invalid, .connectionFailed:
+            write(paint("ERROR \(result.name)", .failure) + " — \(result.status.rawValue): \(result.message ?? "")")
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+public import SmartDeviceLink
+
+/// `--json FILE`: the full result of every scenario.
+public enum JSONResultWriter {
+    public static func document(_ results: [ScenarioResult]) -> JSONValue {
+        let passed = results.filter { $0.status == .passed }.count
+        return [
+            "passed": .int(Int64(passed)),
+            "failed": .int(Int64(results.count - passed)),
+            "scenarios": .array(results.map(scenario)),
+        ]
+    }
+
+    static func scenario(_ result: ScenarioResult) -> JSONValue {
+        var object: JSONObject = [
+            "name": .string(result.name), "source": .string(result.source), "target": .string(result.target),
+            "status": .string(result.status.rawValue), "exitCode": .int(Int64(result.status.exitCode)),
+            "durationMS": .double(result.durationMS.rounded()),
+            "steps": .array(result.steps.map { step in
+                var entry: JSONObject = [
+                    "path": .string(step.path), "summary": .string(step.summary), "status": .string(step.status.rawValue),
+                    "startMS": .double(step.startMS.rounded()), "durationMS": .double(step.durationMS.rounded()),
+                ]
+                if let message = step.message { entry["message"] = .string(message) }
+                return .object(entry)
+            }),
+            "sent": .array(result.sent.map { message in
+                ["timeMS": .double(message.timeMS.rounded()), "function": .string(message.function), "parameters": .object(message.parameters)]
+            }),
+            "received": .array(result.messages.map { message in
+                var entry: JSONObject = [
+                    "timeMS": .double(message.timeMS.rounded()), "function": .string(message.envelope.functionName),
+                    "type": .string(message.envelope.messageType.specName),
+                    "correlationID": .int(Int64(message.envelope.correlationID)), "parameters": .object(message.envelope.parameters),
+                ]
+                if !message.envelope.bulkData.isEmpty { entry["bulkBytes"] = .int(Int64(message.envelope.bulkData.count)) }
+                return .object(entry)
+            }),
+        ]
+        if let message = result.message { object["message"] = .string(message) }
+        return .object(object)
+    }
+
+    public static func write(_ results: [ScenarioResult], to path: String) throws {
+        try Data(document(results).serializedBytes()).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// `--junit FILE`: JUnit XML, a scenario per `<testsuite>`, a step per `<testcase>`.
+public enum JUnitWriter {
+    public static func document(_ results: [ScenarioResult]) -> String {
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        let failures = results.reduce(0) { $0 + $1.steps.filter { $0.status == .failed }.count + ($1.steps.isEmpty && $1.status != .passed ? 1 : 0) }
+        let tests = results.reduce(0) { $0 + max($1.steps.count, 1) }
+        xml += "<testsuites name=\"sdl-run\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
+        for result in results {
+            let stepFailures = result.steps.filter { $0.status == .failed }.count
+            let skipped = result.steps.filter { $0.status == .skipped }.count
+            let errors = result.steps.isEmpty && result.status != .passed ? 1 : 0
+            xml += "  <testsuite name=\"\(escape(result.name))\" tests=\"\(max(result.steps.count, 1))\" failures=\"\(stepFailures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(result.durationMS))\">\n"
+            xml += "    <properties><property name=\"source\" value=\"\(escape(result.source))\"/><property name=\"target\" value=\"\(escape(result.target))\"/></properties>\n"
+            if result.steps.isEmpty {
+                xml += "    <testcase name=\"connect and register\" classname=\"\(escape(result.name))\" time=\"\(seconds(result.durationMS))\">\n"
+                if result.status != .passed {
+                    xml += "      <error message=\"\(escape(result.message ?? result.status.rawValue))\" type=\"\(result.status.rawValue)\"/>\n"
+                }
+                xml += "    </testcase>\n"
+            }
+            for step in result.steps {
+                xml += "    <testcase name=\"\(escape(step.path)): \(escape(step.summary))\" classname=\"\(escape(result.name))\" time=\"\(seconds(step.durationMS))\""
+                switch step.status {
+                case .passed:
+                    xml += "/>\n"
+                case .failed:
+                    xml += ">\n      <failure message=\"\(escape(step.message ?? "failed"))\" type=\"step\"/>\n    </testcase>\n"
+                case .skipped:
+                    xml += ">\n      <skipped message=\"\(escape(step.message ?? "skipped"))\"/>\n    </testcase>\n"
+                }
+            }
+            xml += "  </testsuite>\n"
+        }
+        return xml + "</testsuites>\n"
+    }
+
+    static func seconds(_ ms: Double) -> String { String(format: "%.3f", ms / 1000) }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            default:
+                // XML 1.0 forbids most control characters, even escaped.
+                if scalar.value < 0x20 && scalar != "\t" { out += "?" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    public static func write(_ results: [ScenarioResult], to path: String) throws {
+        try Data(document(results).utf8).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// `--trace FILE`: every frame with time, direction, header and decoded payload, one JSON
+/// object per line, in the order seen; enough to replay the exchange.
+public final class FrameTraceWriter: @unchecked Sendable {
+    // `lock` serializes appends from the connection's actor and the closing call.
+    private let lock = NSLock()
+    private let handle: FileHandle
+    private let start = ContinuousClock.now
+    private var scenario = ""
+
+    public init(path: String) throws {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
+        self.handle = handle
+    }
+
+    /// Names the scenario the next frames belong to.
+    public func begin(scenario name: String) {
+        lock.lock(); scenario = name; lock.unlock()
+    }
+
+    public func record(_ event: FrameTraceEvent) {
+        let line = JSONValue.object(Self.entry(event, start: start, scenario: currentScenario)).serialized() + "\n"
+        lock.lock()
+        handle.write(Data(line.utf8))
+        lock.unlock()
+    }
+
+    private var currentScenario: String {
+        lock.lock(); defer { lock.unlock() }
+        return scenario
+    }
+
+    public func close() {
+        lock.lock(); defer { lock.unlock() }
+        try? handle.close()
+    }
+
+    static func entry(_ event: FrameTraceEvent, start: ContinuousClock.Instant, scenario: String) -> JSONObject {
+        let header = event.frame.header
+        var object: JSONObject = [
+            "scenario": .string(scenario),
+            "timeMS": .double(((event.time - start).seconds * 1000 * 1000).rounded() / 1000),
+            "direction": .string(event.direction.rawValue),
+            "version": .int(Int64(header.version)), "encrypted": .bool(header.isEncrypted),
+            "frameType": .string("\(header.frameType)"), "service": .string(header.serviceType.description),
+            "frameInfo": .int(Int64(header.frameInfo)), "sessionID": .int(Int64(header.sessionID)),
+            "dataSize": .int(Int64(header.dataSize)), "messageID": .int(Int64(header.messageID)),
+            "bytes": .string(hex(header.encoded + event.frame.payload)),
+        ]
+        if let info = header.controlInfo { object["control"] = .string("\(info)") }
+        if header.frameType == .control, !event.frame.payload.isEmpty, let bson = try? BSONDocument(decoding: event.frame.payload) {
+            object["bson"] = .string(String(describing: ControlPayload(document: bson)))
+        }
+        if header.frameType == .single, header.serviceType == .rpc || header.serviceType == .hybrid,
+           let packet = try? RPCPacket(decoding: event.frame.payload) {
+            var rpc: JSONObject = [
+                "type": .string(packet.messageType.specName), "functionID": .int(Int64(packet.functionID)),
+                "correlationID": .int(Int64(packet.correlationID)), "bulkBytes": .int(Int64(packet.bulkData.count)),
+            ]
+            if let json = try? JSONValue.parse(packet.json) { rpc["json"] = json }
+            object["rpc"] = .object(rpc)
+        }
+        return object
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

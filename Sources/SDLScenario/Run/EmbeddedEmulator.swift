@@ -1,0 +1,107 @@
+public import SDLEmulator
+public import SmartDeviceLink
+import Foundation
+
+/// Runs scenarios against an emulator in this process: the default when no transport is given.
+public enum EmbeddedEmulator {
+    /// A fresh emulator for `scenario`, configured by its `emulator` section, reached through
+    /// an in-memory link, with its driver for `driver` steps.
+    public static func target(for scenario: Scenario) throws(EmulatorConfigurationError) -> ScenarioTarget {
+        var configuration = EmulatorConfiguration.standard
+        if let json = scenario.emulator { configuration = try EmulatorConfiguration(json: json) }
+        let emulator = HeadUnitEmulator(configuration: configuration)
+        return ScenarioTarget(
+            name: "embedded emulator",
+            makeTransport: { await emulator.connectInMemory() },
+            driver: ControlCommandDriver { command in await emulator.control(command) },
+            finish: { await emulator.stop() })
+    }
+}
+
+/// Performs scenario `driver` steps as emulator control commands, in process or over the
+/// emulator's control channel (`sdl-run emulate --control`), so both behave the same.
+public struct ControlCommandDriver: ScenarioDriver {
+    let execute: @Sendable (JSONObject) async throws -> JSONObject
+
+    public init(execute: @escaping @Sendable (JSONObject) async throws -> JSONObject) {
+        self.execute = execute
+    }
+
+    /// The control command for a scenario driver action.
+    static func command(for action: DriverAction) -> JSONObject {
+        var command = action.arguments
+        command["action"] = .string(action.name)
+        switch action.name {
+        case "pressSoftButton":
+            if let id = command.removeValue(forKey: "id") ?? command.removeValue(forKey: "value") { command["softButtonID"] = id }
+        case "setVehicleData":
+            let values = action.arguments.filter { $0.key != "appID" }
+            command = ["action": "setVehicleData", "values": .object(values)]
+            if let appID = action.arguments["appID"] { command["appID"] = appID }
+        case "setVehicleDataUnavailable", "pressButton":
+            if let name = command.removeValue(forKey: "value") { command["name"] = name }
+        case "selectCommand":
+            if let id = command.removeValue(forKey: "value") { command["cmdID"] = id }
+        case "selectChoice":
+            if let id = command.removeValue(forKey: "value") { command["choiceID"] = id }
+        default:
+            break
+        }
+        return command
+    }
+
+    public func perform(_ action: DriverAction) async throws {
+        let answer = try await execute(Self.command(for: action))
+        guard answer["ok"]?.boolValue == true else {
+            throw DriverError(message: answer["error"]?.stringValue ?? "the emulator refused \(action.name)")
+        }
+    }
+}
+
+/// The emulator's control channel over TCP: one JSON line per command, one answer line each.
+/// An actor, so each answer line belongs to the command just written.
+public actor ControlChannelClient {
+    private let socket: TCPTransport
+    private var buffer: [UInt8] = []
+    private var closed = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    public init(endpoint: String) async throws {
+        socket = try TCPTransport(endpoint: endpoint, connectTimeout: .seconds(5))
+        try await socket.open()
+        let incoming = socket.incoming
+        Task { [weak self] in
+            do {
+                for try await chunk in incoming { await self?.received(chunk) }
+            } catch {}
+            await self?.received(nil)
+        }
+    }
+
+    private func received(_ chunk: [UInt8]?) {
+        if let chunk { buffer.append(contentsOf: chunk) } else { closed = true }
+        waiter?.resume()
+        waiter = nil
+    }
+
+    public func send(_ command: JSONObject) async throws -> JSONObject {
+        try await socket.send(JSONValue.object(command).serializedBytes() + [0x0A])
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return try JSONValue.parse(line).objectValue ?? [:]
+            }
+            if closed { throw DriverError(message: "the control channel closed") }
+            await withCheckedContinuation { waiter = $0 }
+        }
+    }
+
+    public func close() async { await socket.close() }
+}
+
+/// A driver step the emulator could not perform.
+public struct DriverError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

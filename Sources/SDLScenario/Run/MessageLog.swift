@@ -1,0 +1,72 @@
+public import SmartDeviceLink
+
+/// A message received from the head unit, with its place in the run.
+public struct LoggedMessage: Sendable {
+    public var index: Int
+    /// Milliseconds since the scenario started.
+    public var timeMS: Double
+    public var envelope: RPCEnvelope
+}
+
+/// Every message the head unit sent during a run, in order, with a way to wait for one.
+///
+/// Expectations search the log rather than a live stream, so a notification that arrives
+/// before its `expect` step starts (the usual case right after an action) is never missed.
+actor MessageLog {
+    private(set) var messages: [LoggedMessage] = []
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
+    private let start: ContinuousClock.Instant
+
+    init(start: ContinuousClock.Instant) { self.start = start }
+
+    var count: Int { messages.count }
+
+    func append(_ envelope: RPCEnvelope) {
+        messages.append(LoggedMessage(index: messages.count, timeMS: (ContinuousClock.now - start).milliseconds, envelope: envelope))
+        let woken = waiters
+        waiters.removeAll()
+        for (_, waiter) in woken { waiter.resume() }
+    }
+
+    /// Messages from `index` on.
+    func messages(from index: Int) -> ArraySlice<LoggedMessage> {
+        messages[min(index, messages.count)...]
+    }
+
+    /// Waits until the response with `correlationID` is in the log (it reaches the caller
+    /// of the request first), so the log and the console keep the wire's order; returns its index.
+    @discardableResult
+    func waitForResponse(correlationID: Int32, until deadline: ContinuousClock.Instant) async -> Int? {
+        func index() -> Int? {
+            messages.lastIndex { $0.envelope.messageType == .response && $0.envelope.correlationID == correlationID }
+        }
+        while index() == nil && ContinuousClock.now < deadline {
+            await waitForMore(than: messages.count, until: deadline)
+        }
+        return index()
+    }
+
+    /// Waits until a new message arrives or `deadline` passes.
+    func waitForMore(than count: Int, until deadline: ContinuousClock.Instant) async {
+        guard messages.count <= count else { return }
+        let id = nextWaiter
+        nextWaiter += 1
+        let timer = Task {
+            try? await Task.sleep(until: deadline)
+            self.wake(id)
+        }
+        await withCheckedContinuation { continuation in
+            waiters[id] = continuation
+        }
+        timer.cancel()
+    }
+
+    private func wake(_ id: Int) {
+        waiters.removeValue(forKey: id)?.resume()
+    }
+}
+
+extension Duration {
+    var milliseconds: Double { seconds * 1000 }
+}

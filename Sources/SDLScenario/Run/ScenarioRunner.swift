@@ -1,0 +1,388 @@
+public import SmartDeviceLink
+import Foundation
+
+/// Something that performs driver actions (the emulator); absent on a real head unit.
+public protocol ScenarioDriver: Sendable {
+    /// Performs `action`; throws a message-bearing error when it cannot.
+    func perform(_ action: DriverAction) async throws
+}
+
+/// Where a scenario runs: how to reach the head unit, and its driver if it has one.
+public struct ScenarioTarget: Sendable {
+    /// For reports: "embedded emulator", "TCP 10.0.0.5:12345", "USB".
+    public var name: String
+    /// Makes an unopened transport to the head unit.
+    public var makeTransport: @Sendable () async throws -> any SDLTransport
+    public var driver: (any ScenarioDriver)?
+    /// Called when the run ends (e.g. to stop an embedded emulator).
+    public var finish: @Sendable () async -> Void
+
+    public init(name: String, makeTransport: @escaping @Sendable () async throws -> any SDLTransport,
+                driver: (any ScenarioDriver)? = nil, finish: @escaping @Sendable () async -> Void = {}) {
+        self.name = name
+        self.makeTransport = makeTransport
+        self.driver = driver
+        self.finish = finish
+    }
+}
+
+/// What to do with `prompt` steps.
+public enum PromptPolicy: String, Sendable, CaseIterable {
+    /// Ask the operator on the terminal and wait for Enter.
+    case ask
+    /// Report the step as skipped (CI against the emulator).
+    case skip
+    /// Fail the step (CI that must not silently skip operator checks).
+    case fail
+}
+
+/// Receives a run's progress as it happens (the console log).
+public protocol ScenarioReporter: Sendable {
+    func started(_ scenario: Scenario, target: String)
+    func sent(_ message: SentMessage)
+    func received(_ message: LoggedMessage)
+    func finished(_ step: StepResult)
+    func progress(_ text: String)
+    func finished(_ result: ScenarioResult)
+}
+
+/// Runs scenarios.
+public struct ScenarioRunner: Sendable {
+    public var promptPolicy: PromptPolicy
+    public var reporter: (any ScenarioReporter)?
+    /// Receives every frame (for `--trace`).
+    public var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
+
+    public init(promptPolicy: PromptPolicy = .ask, reporter: (any ScenarioReporter)? = nil,
+                frameObserver: (@Sendable (FrameTraceEvent) -> Void)? = nil) {
+        self.promptPolicy = promptPolicy
+        self.reporter = reporter
+        self.frameObserver = frameObserver
+    }
+
+    /// Connects, registers the scenario's app, runs every step, unregisters.
+    public func run(_ scenario: Scenario, on target: ScenarioTarget) async -> ScenarioResult {
+        let start = ContinuousClock.now
+        reporter?.started(scenario, target: target.name)
+        let log = MessageLog(start: start)
+        func finish(_ status: ScenarioResult.Status, _ message: String?, _ steps: [StepResult], sent: [SentMessage]) async -> ScenarioResult {
+            await target.finish()
+            let result = ScenarioResult(
+                name: scenario.name, source: scenario.source, target: target.name, status: status, message: message,
+                steps: steps, durationMS: (ContinuousClock.now - start).milliseconds, messages: await log.messages, sent: sent)
+            reporter?.finished(result)
+            return result
+        }
+
+        let transport: any SDLTransport
+        do {
+            transport = try await target.makeTransport()
+        } catch {
+            return await finish(.connectionFailed, "\(error)", [], sent: [])
+        }
+        let connection = SDLConnection(transport: transport)
+        if let frameObserver { await connection.observeFrames(frameObserver) }
+        do {
+            try await connection.start()
+        } catch {
+            return await finish(.connectionFailed, error.description, [], sent: [])
+        }
+        let messages = await connection.messages()
+        let liveReporter = reporter
+        let recorder = Task {
+            for await envelope in messages {
+                await log.append(envelope)
+                if let last = await log.messages.last { liveReporter?.received(last) }
+            }
+        }
+        let context = RunContext(scenario: scenario, connection: connection, log: log, driver: target.driver,
+                                 reporter: reporter, promptPolicy: promptPolicy, start: start)
+        do {
+            let response = try await context.request("RegisterAppInterface", scenario.app.registrationParameters)
+            guard response.success == true else {
+                let info = response.parameters["info"]?.stringValue.map { ": \($0)" } ?? ""
+                await connection.stop()
+                recorder.cancel()
+                return await finish(.connectionFailed, "the head unit refused the app with \(response.resultCode ?? "no resultCode")\(info)",
+                                    [], sent: await context.sent)
+            }
+        } catch {
+            await connection.stop()
+            recorder.cancel()
+            return await finish(.connectionFailed, "registration failed: \(error.message)", [], sent: await context.sent)
+        }
+
+        var results: [StepResult] = []
+        await context.run(scenario.steps, suffix: "", into: &results)
+        if await connection.state != .closed("") {
+            _ = try? await context.request("UnregisterAppInterface", [:])
+        }
+        await connection.stop()
+        // Let the recorder drain what was already delivered.
+        await recorder.value
+        let failed = results.contains { $0.status == .failed }
+        return await finish(failed ? .failed : .passed, nil, results, sent: await context.sent)
+    }
+}
+
+/// A step failure with the message a user reads.
+struct StepFailure: Error {
+    var message: String
+    var skipped = false
+}
+
+/// State of one run: variables, where expectations search, what was sent.
+actor RunContext {
+    let scenario: Scenario
+    let connection: SDLConnection
+    let log: MessageLog
+    let driver: (any ScenarioDriver)?
+    let reporter: (any ScenarioReporter)?
+    let promptPolicy: PromptPolicy
+    let start: ContinuousClock.Instant
+    private(set) var sent: [SentMessage] = []
+    var variables: [String: JSONValue] = [:]
+    /// Log position when the last action started: expectations search from here...
+    var actionMark = 0
+    /// ...and after the last matched message, so ordered expectations stay ordered.
+    var lastMatch = -1
+    /// Log position after the last action's response. `never` and `count` expectations start
+    /// here: a notification already on the wire when the request went out (say the OnHashChange
+    /// of the step before) comes before the response and belongs to the earlier step.
+    var responseMark = 0
+    var nextCommandID = 1
+    var nextMenuID = 1000
+    var failedAlready = false
+
+    init(scenario: Scenario, connection: SDLConnection, log: MessageLog, driver: (any ScenarioDriver)?,
+         reporter: (any ScenarioReporter)?, promptPolicy: PromptPolicy, start: ContinuousClock.Instant) {
+        self.scenario = scenario
+        self.connection = connection
+        self.log = log
+        self.driver = driver
+        self.reporter = reporter
+        self.promptPolicy = promptPolicy
+        self.start = start
+    }
+
+    var nowMS: Double { (ContinuousClock.now - start).milliseconds }
+
+    func run(_ steps: [Step], suffix: String, into results: inout [StepResult]) async {
+        for step in steps {
+            if case .repeat(let times, let inner) = step.kind {
+                for iteration in 1...times {
+                    await run(inner, suffix: "\(suffix)#\(iteration)", into: &results)
+                }
+                continue
+            }
+            let begin = nowMS
+            var result = StepResult(path: step.path + suffix, summary: step.summary, status: .passed, message: nil, startMS: begin, durationMS: 0)
+            if failedAlready {
+                result.status = .skipped
+                result.message = "not run: an earlier step failed"
+            } else {
+                do {
+                    try await execute(step)
+                } catch {
+                    result.status = error.skipped ? .skipped : .failed
+                    result.message = error.message
+                    if !error.skipped { failedAlready = true }
+                }
+            }
+            result.durationMS = nowMS - begin
+            reporter?.finished(result)
+            results.append(result)
+        }
+    }
+
+    // MARK: Steps
+
+    func execute(_ step: Step) async throws(StepFailure) {
+        if step.background {
+            actionMark = await log.count
+            responseMark = actionMark
+            guard let (function, parameters) = singleRequest(of: step.kind) else {
+                throw StepFailure(message: "this step cannot run in the background")
+            }
+            try await post(function, substitute(parameters))
+            return
+        }
+        switch step.kind {
+        case .send(let function, let parameters, let bulkFile, let expect, let timeoutMS):
+            var bulk: [UInt8] = []
+            if let bulkFile {
+                guard let data = FileManager.default.contents(atPath: bulkFile) else { throw StepFailure(message: "cannot read bulkFile \(bulkFile)") }
+                bulk = Array(data)
+            }
+            actionMark = await log.count
+            let response = try await request(function, substitute(parameters), bulk: bulk, timeoutMS: timeoutMS)
+            try check(response, against: expect, function: function)
+            try capture(step.captures, from: response.parameters)
+        case .notify(let function, let parameters):
+            actionMark = await log.count
+            responseMark = actionMark
+            try await notify(function, substitute(parameters))
+        case .expect(let expectations, let order):
+            try await expect(expectations, order: order)
+        case .action(let action, let expect):
+            actionMark = await log.count
+            let response = try await perform(action)
+            try check(response, against: expect, function: response.functionName)
+            try capture(step.captures, from: response.parameters)
+        case .wait(let milliseconds):
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+        case .repeat:
+            break  // expanded by run(_:)
+        case .prompt(let message):
+            try await prompt(message)
+        case .driver(let action):
+            guard let driver else {
+                throw StepFailure(message: "driver actions run against the emulator only; skipped on a real head unit", skipped: true)
+            }
+            actionMark = await log.count
+            responseMark = actionMark
+            var resolved = action
+            resolved.arguments = substitute(action.arguments)
+            do {
+                try await driver.perform(resolved)
+            } catch {
+                throw StepFailure(message: "driver \(action.name) failed: \(error)")
+            }
+        }
+    }
+
+    func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil) async throws(StepFailure) -> RPCEnvelope {
+        guard let id = ScenarioSpecCheck.functionID(function, .request) else {
+            throw StepFailure(message: "\(function) is not a request of the RPC spec")
+        }
+        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        sent.append(message)
+        reporter?.sent(message)
+        let response: RPCEnvelope
+        do {
+            response = try await connection.request(functionID: id, functionName: function, parameters: parameters, bulkData: bulk,
+                                                    timeout: timeoutMS.map { .milliseconds($0) })
+        } catch {
+            throw StepFailure(message: error.description)
+        }
+        if let index = await log.waitForResponse(correlationID: response.correlationID, until: .now + .seconds(1)) {
+            responseMark = index + 1
+        }
+        return response
+    }
+
+    /// Sends a request whose response a later `expect` checks.
+    func post(_ function: String, _ parameters: JSONObject) async throws(StepFailure) {
+        guard let id = ScenarioSpecCheck.functionID(function, .request) else {
+            throw StepFailure(message: "\(function) is not a request of the RPC spec")
+        }
+        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        sent.append(message)
+        reporter?.sent(message)
+        do {
+            try await connection.post(functionID: id, parameters: parameters)
+        } catch {
+            throw StepFailure(message: error.description)
+        }
+    }
+
+    /// The one request a step sends, for steps that can run in the background.
+    func singleRequest(of kind: Step.Kind) -> (String, JSONObject)? {
+        switch kind {
+        case .send(let function, let parameters, nil, _, _): return (function, parameters)
+        case .action(let action, _): return ScenarioActions.singleRequest(action)
+        default: return nil
+        }
+    }
+
+    func notify(_ function: String, _ parameters: JSONObject) async throws(StepFailure) {
+        guard let id = ScenarioSpecCheck.functionID(function, .notification) else {
+            throw StepFailure(message: "\(function) is not a notification of the RPC spec")
+        }
+        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        sent.append(message)
+        reporter?.sent(message)
+        do {
+            try await connection.notify(functionID: id, parameters: parameters)
+        } catch {
+            throw StepFailure(message: error.description)
+        }
+    }
+
+    func check(_ response: RPCEnvelope, against expect: ResponseExpectation, function: String) throws(StepFailure) {
+        let code = response.resultCode ?? "(none)"
+        let info = response.parameters["info"]?.stringValue.map { " (info: \($0))" } ?? ""
+        if let codes = expect.resultCodes, !codes.contains(code) {
+            throw StepFailure(message: "\(function) answered \(code)\(info); expected \(codes.joined(separator: " or "))")
+        }
+        if let success = expect.success, response.success != success {
+            throw StepFailure(message: "\(function) answered \(code)\(info); expected \(success ? "success" : "a failure")")
+        }
+        if let matcher = expect.parameters,
+           let mismatch = matcher.mismatch(.object(response.parameters), at: function, variables: variables) {
+            throw StepFailure(message: mismatch)
+        }
+    }
+
+    func capture(_ captures: [String: String], from parameters: JSONObject) throws(StepFailure) {
+        for (name, path) in captures.sorted(by: { $0.key < $1.key }) {
+            guard let value = JSONPathLookup.value(at: path, in: .object(parameters)) else {
+                throw StepFailure(message: "cannot capture ${\(name)}: the message has no '\(path)'")
+            }
+            variables[name] = value
+        }
+    }
+
+    func substitute(_ parameters: JSONObject) -> JSONObject {
+        parameters.mapValues(substitute)
+    }
+
+    func substitute(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text) where text.hasPrefix("${") && text.hasSuffix("}") && !text.dropFirst(2).contains("${"):
+            return variables[String(text.dropFirst(2).dropLast())] ?? value
+        case .string(let text) where text.contains("${"):
+            var result = text
+            for (name, bound) in variables {
+                result = result.replacingOccurrences(of: "${\(name)}", with: bound.stringValue ?? bound.description)
+            }
+            return .string(result)
+        case .array(let items): return .array(items.map(substitute))
+        case .object(let object): return .object(object.mapValues(substitute))
+        default: return value
+        }
+    }
+
+    func prompt(_ message: String) async throws(StepFailure) {
+        switch promptPolicy {
+        case .skip:
+            throw StepFailure(message: "operator prompt skipped (--non-interactive skip): \(message)", skipped: true)
+        case .fail:
+            throw StepFailure(message: "needs an operator (--non-interactive fail): \(message)")
+        case .ask:
+            FileHandle.standardError.write(Data("\n>>> \(message)\n>>> press Enter when done: ".utf8))
+            guard readLine() != nil else { throw StepFailure(message: "no operator: standard input closed at prompt '\(message)'") }
+        }
+    }
+}
+
+/// Looks up `a.b[0].c` in a JSON value.
+enum JSONPathLookup {
+    static func value(at path: String, in root: JSONValue) -> JSONValue? {
+        var current: JSONValue? = root
+        for component in path.split(separator: ".") {
+            var name = Substring(component)
+            var indices: [Int] = []
+            while let open = name.lastIndex(of: "["), name.hasSuffix("]"), let index = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]) {
+                indices.insert(index, at: 0)
+                name = name[..<open]
+            }
+            if !name.isEmpty { current = current?[String(name)] }
+            for index in indices {
+                guard let items = current?.arrayValue, items.indices.contains(index) else { return nil }
+                current = items[index]
+            }
+        }
+        return current
+    }
+}

@@ -1,0 +1,188 @@
+import ArgumentParser
+import Foundation
+import SDLScenario
+import SmartDeviceLink
+
+/// `sdl-run [run] FILE...`: runs scenarios and reports pass/fail.
+struct RunScenarios: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run scenario files (the default command: `sdl-run scenario.json --usb`).",
+        discussion: "Without --tcp or --usb, each scenario runs against the embedded emulator.")
+
+    @Argument(help: "Scenario files, run one after another.")
+    var files: [String]
+
+    @OptionGroup var transport: TransportOptions
+
+    @Option(help: ArgumentHelp("Write the full result as JSON.", valueName: "file"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("Write JUnit XML (a scenario is a suite, a step a test case).", valueName: "file"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Write every frame, one JSON object per line.", valueName: "file"))
+    var trace: String?
+
+    @Flag(help: "Show the JSON of every message.")
+    var verbose = false
+
+    @Flag(help: "Never colour the console log.")
+    var noColor = false
+
+    @Option(help: ArgumentHelp("What `prompt` steps do without an operator: skip or fail (default: ask on the terminal).", valueName: "skip|fail"))
+    var nonInteractive: String?
+
+    /// The prompt policy: ask unless --non-interactive says skip or fail.
+    var promptPolicy: PromptPolicy { nonInteractive.flatMap(PromptPolicy.init(rawValue:)) ?? .ask }
+
+    @Option(help: ArgumentHelp("With --tcp to `sdl-run emulate`: run driver steps through its control channel.", valueName: "host:port"))
+    var control: String?
+
+    @Option(help: ArgumentHelp("Run up to N scenarios at once (embedded emulator only).", valueName: "n"))
+    var parallel: Int = 1
+
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+        if parallel > 1 && (transport.tcp != nil || transport.usb != nil) {
+            throw ValidationError("--parallel runs only against the embedded emulator (one head unit serves one scenario at a time)")
+        }
+        if control != nil && transport.tcp == nil { throw ValidationError("--control goes with --tcp (the embedded emulator needs no control channel)") }
+        if let nonInteractive, nonInteractive != "skip", nonInteractive != "fail" {
+            throw ValidationError("--non-interactive takes skip or fail, not '\(nonInteractive)'")
+        }
+    }
+
+    func run() async throws {
+        logging.bootstrap()
+        // Check every file before anything is sent: a typo must not cost a bench run.
+        var scenarios: [Scenario] = []
+        var problems: [String] = []
+        for file in files {
+            do {
+                scenarios.append(try ScenarioParser.load(path: file))
+            } catch {
+                problems.append(error.description)
+            }
+        }
+        guard problems.isEmpty else { throw CommandFailure.invalid("invalid scenario:\n" + problems.joined(separator: "\n")) }
+
+        let reporter = ConsoleReporter(verbose: verbose, color: noColor ? false : nil)
+        let traceWriter: FrameTraceWriter?
+        do {
+            traceWriter = try trace.map(FrameTraceWriter.init(path:))
+        } catch {
+            throw CommandFailure.invalid("cannot write --trace \(trace!): \(error.localizedDescription)")
+        }
+        var observer: (@Sendable (FrameTraceEvent) -> Void)?
+        if let traceWriter { observer = { event in traceWriter.record(event) } }
+        let runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter, frameObserver: observer)
+        let results = try await runAll(scenarios, runner: runner, traceWriter: traceWriter)
+        traceWriter?.close()
+        do {
+            if let json { try JSONResultWriter.write(results, to: json) }
+            if let junit { try JUnitWriter.write(results, to: junit) }
+        } catch {
+            throw CommandFailure.invalid("cannot write the report: \(error.localizedDescription)")
+        }
+        let worst: ScenarioResult.Status = results.map { $0.status }.max { rank($0) < rank($1) } ?? .passed
+        if worst != .passed { throw ExitCode(worst.exitCode) }
+    }
+
+    private func rank(_ status: ScenarioResult.Status) -> Int {
+        switch status {
+        case .passed: return 0
+        case .failed: return 1
+        case .invalid: return 2
+        case .connectionFailed: return 3
+        }
+    }
+
+    private func runAll(_ scenarios: [Scenario], runner: ScenarioRunner, traceWriter: FrameTraceWriter?) async throws -> [ScenarioResult] {
+        if parallel == 1 {
+            var results: [ScenarioResult] = []
+            for scenario in scenarios {
+                traceWriter?.begin(scenario: scenario.name)
+                results.append(await runner.run(scenario, on: try await target(for: scenario)))
+            }
+            return results
+        }
+        return try await withThrowingTaskGroup(of: (Int, ScenarioResult).self) { group in
+            var results = [ScenarioResult?](repeating: nil, count: scenarios.count)
+            var next = 0
+            func launch() async throws {
+                let index = next
+                let scenario = scenarios[index]
+                let target = try await self.target(for: scenario)
+                group.addTask { (index, await runner.run(scenario, on: target)) }
+                next += 1
+            }
+            while next < min(parallel, scenarios.count) { try await launch() }
+            while let (index, result) = try await group.next() {
+                results[index] = result
+                if next < scenarios.count { try await launch() }
+            }
+            return results.compactMap { $0 }
+        }
+    }
+
+    private func target(for scenario: Scenario) async throws -> ScenarioTarget {
+        if let tcp = transport.tcp {
+            let timeout = Duration.milliseconds(Int64(transport.connectTimeout * 1000))
+            _ = try transport.makeTransport()  // validates the endpoint once, with exit code 2 on a typo
+            var driver: (any ScenarioDriver)?
+            if let control {
+                do {
+                    let client = try await ControlChannelClient(endpoint: control)
+                    driver = ControlCommandDriver { try await client.send($0) }
+                } catch {
+                    throw CommandFailure.connection("cannot reach the emulator's control channel at \(control): \(error)")
+                }
+            }
+            return ScenarioTarget(name: "TCP \(tcp)", makeTransport: { try TCPTransport(endpoint: tcp, connectTimeout: timeout) },
+                                  driver: driver)
+        }
+        if transport.usb != nil {
+            let options = transport
+            return ScenarioTarget(name: "USB", makeTransport: { try options.makeTransport()! })
+        }
+        do {
+            return try EmbeddedEmulator.target(for: scenario)
+        } catch {
+            throw CommandFailure.invalid("\(scenario.source): $.emulator: \(error)")
+        }
+    }
+}
+
+/// `sdl-run validate FILE...`: checks scenarios without connecting.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check scenario files against the scenario language and the RPC spec, without connecting.")
+
+    @Argument(help: "Scenario files.")
+    var files: [String]
+
+    func run() throws {
+        var problems: [String] = []
+        for file in files {
+            do {
+                let scenario = try ScenarioParser.load(path: file)
+                print("\(file): valid (\(scenario.steps.count) steps)")
+            } catch {
+                problems.append(error.description)
+            }
+        }
+        if !problems.isEmpty { throw CommandFailure.invalid("invalid scenario:\n" + problems.joined(separator: "\n")) }
+    }
+}
+
+/// `sdl-run schema`: prints the JSON Schema of scenario files.
+struct Schema: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the JSON Schema of scenario files, for editors.")
+
+    func run() {
+        print(ScenarioSchema.text)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import SmartDeviceLink
+import Testing
+
+/// The examples are the documentation: each must pass against the embedded emulator.
+@Suite("sdl-run runs the examples against the embedded emulator")
+struct ExamplesTests {
+    static let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
+    static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files"]
+
+    func temporaryFile(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-\(UUID().uuidString)-\(name)").path
+    }
+
+    @Test("example passes, with JSON and JUnit reports", arguments: passing)
+    func examplePasses(name: String) async throws {
+        let json = temporaryFile("result.json"), junit = temporaryFile("junit.xml")
+        let result = try await CommandRunner.sdlRun(
+            [Self.examples.appendingPathComponent("\(name).json").path, "--json", json, "--junit", junit, "--non-interactive", "fail"])
+        #expect(result.exitCode == 0, "stdout:\n\(result.stdout)\nstderr:\n\(result.stderr)")
+        #expect(result.stdout.contains("PASS \(name)"))
+        let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
+        #expect(report["passed"] == 1)
+        #expect(report["scenarios"]?.arrayValue?.first?["steps"]?.arrayValue?.allSatisfy { $0["status"] == "passed" } == true)
+        let validation = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/xmllint"),
+            ["--noout", "--schema", CommandRunner.packageRoot.appendingPathComponent("Tests/SDLScenarioTests/Fixtures/junit.xsd").path, junit])
+        #expect(validation.exitCode == 0, "JUnit XML does not validate: \(validation.stderr)")
+    }
+
+    @Test("audio pass-thru writes a WAV file of the recorded PCM")
+    func audioPassThruWritesWAV() async throws {
+        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("audio-pass-thru.json").path])
+        #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
+        let wav = try Data(contentsOf: Self.examples.appendingPathComponent("recording.wav"))
+        try? FileManager.default.removeItem(at: Self.examples.appendingPathComponent("recording.wav"))
+        #expect(wav.prefix(4) == Data("RIFF".utf8))
+        #expect(wav.count > 44 + 16_000)  // one second at 16 kHz, 16 bit is 32,000 bytes of PCM
+    }
+
+    @Test("the failure example exits 1 and says which step failed and why")
+    func failureReport() async throws {
+        let junit = temporaryFile("junit.xml")
+        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("failure-report.json").path, "--junit", junit])
+        #expect(result.exitCode == 1)
+        #expect(result.stdout.contains("FAIL failure-report"))
+        #expect(result.stdout.contains("Show answered DISALLOWED"), "\(result.stdout)")
+        #expect(result.stdout.contains("[$.steps[0]"))
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("<failure message=\"Show answered DISALLOWED"))
+        #expect(xml.contains("<skipped message=\"not run: an earlier step failed\""))
+    }
+
+    @Test("several files run one after another; the exit code is the worst outcome")
+    func severalFiles() async throws {
+        let result = try await CommandRunner.sdlRun([
+            Self.examples.appendingPathComponent("hello.json").path,
+            Self.examples.appendingPathComponent("failure-report.json").path,
+        ])
+        #expect(result.exitCode == 1)
+        #expect(result.stdout.contains("PASS hello") && result.stdout.contains("FAIL failure-report"))
+    }
+
+    @Test("--parallel runs scenarios at once against separate embedded emulators")
+    func parallelRuns() async throws {
+        let files = ["hello", "menu", "vehicle-data"].map { Self.examples.appendingPathComponent("\($0).json").path }
+        let result = try await CommandRunner.sdlRun(files + ["--parallel", "3"])
+        #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "PASS ").count == 4)
+    }
+
+    @Test("the trace has every frame with direction, header and decoded RPC")
+    func traceFile() async throws {
+        let trace = temporaryFile("trace.jsonl")
+        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("hello.json").path, "--trace", trace])
+        #expect(result.exitCode == 0)
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let frames = try lines.map { try JSONValue.parse(String($0)) }
+        #expect(frames.first?["direction"] == "sent")
+        #expect(frames.first?["version"] == 1, "the first StartService uses a v1 header")
+        #expect(frames.first?["control"] == "startService")
+        #expect(frames.contains { $0["rpc"]?["functionID"] == 1 && $0["rpc"]?["type"] == "response" })
+        #expect(frames.contains { $0["direction"] == "received" && $0["rpc"]?["json"]?["hmiLevel"] == "FULL" })
+        // Every frame's bytes decode back to the same header: the trace is enough to replay.
+        for frame in frames {
+            let bytes = try #require(frame["bytes"]?.stringValue).hexBytes
+            var decoder = FrameDecoder(maximumPayloadSize: 1 << 30)
+            guard case .frame(let decoded)? = decoder.decode(bytes).first else {
+                Issue.record("trace bytes do not decode: \(frame)")
+                continue
+            }
+            #expect(Int64(decoded.header.sessionID) == frame["sessionID"]?.intValue)
+            #expect(Int64(decoded.header.dataSize) == frame["dataSize"]?.intValue)
+        }
+    }
+}
+
+extension String {
+    var hexBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        var index = startIndex
+        while index < endIndex, let next = self.index(index, offsetBy: 2, limitedBy: endIndex) {
+            bytes.append(UInt8(self[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return bytes
+    }
+}

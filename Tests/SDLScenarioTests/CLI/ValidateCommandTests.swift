@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// Broken scenario files: each exits 2 and names the exact place of the problem.
+@Suite("sdl-run validate: broken scenarios exit 2 and point at the problem")
+struct ValidateCommandTests {
+    static let fixtures = CommandRunner.packageRoot.appendingPathComponent("Tests/SDLScenarioTests/Fixtures/broken")
+
+    /// (file, location in the message, what the message must also say)
+    static let cases: [(String, String, String)] = [
+        ("syntax-error.json", "line 4, column 22", "expected ',' or '}'"),
+        ("misspelt-rpc.json", "$.steps[1].send", "did you mean 'Show'?"),
+        ("misspelt-parameter.json", "$.steps[0].params.mainFeild1", "did you mean 'mainField1'?"),
+        ("misspelt-enum.json", "$.steps[0].params.alignment", "CENTERED"),
+        ("out-of-range.json", "$.steps[0].params.cmdID", "-5"),
+        ("missing-mandatory.json", "$.steps[0].params.menuID", "mandatory"),
+        ("unknown-step.json", "$.steps[0].wiat", "did you mean 'wait'?"),
+        ("two-kinds.json", "$.steps[0]", "found send and wait"),
+        ("missing-app.json", "$.app", "is required"),
+        ("bad-matcher.json", "$.steps[0].expect.params.hmiLevel.$regexp", "did you mean '$regex'?"),
+        ("notification-typo.json", "$.steps[0].expect.notification", "did you mean 'OnHMIStatus'?"),
+        ("wrong-param-in-expect.json", "$.steps[0].expect.params.hmilevel", "did you mean 'hmiLevel'?"),
+        ("bad-driver.json", "$.steps[0].driver.pressSoftbutton", "did you mean 'pressSoftButton'?"),
+        ("bad-vehicle-data.json", "$.steps[0].subscribe[0]", "did you mean 'speed'?"),
+        ("bad-language.json", "$.app.language", "did you mean 'EN-US'?"),
+    ]
+
+    @Test("validate names the location and the fix", arguments: cases)
+    func validateReports(file: String, location: String, hint: String) async throws {
+        let path = Self.fixtures.appendingPathComponent(file).path
+        let result = try await CommandRunner.sdlRun(["validate", path])
+        #expect(result.exitCode == 2)
+        #expect(result.stderr.contains("\(path): \(location)"), "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(hint), "stderr: \(result.stderr)")
+    }
+
+    @Test("running a broken scenario exits 2 before connecting anywhere")
+    func runRefusesBrokenScenario() async throws {
+        let path = Self.fixtures.appendingPathComponent("misspelt-rpc.json").path
+        // The TCP port is closed: had it tried to connect, the exit code would be 3.
+        let result = try await CommandRunner.sdlRun([path, "--tcp", "127.0.0.1:1"])
+        #expect(result.exitCode == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("$.steps[1].send"))
+    }
+
+    @Test("every example validates")
+    func examplesValidate() async throws {
+        let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
+        let files = try FileManager.default.contentsOfDirectory(atPath: examples.path)
+            .filter { $0.hasSuffix(".json") && $0 != "scenario.schema.json" }.sorted()
+        #expect(files.count >= 7)
+        let result = try await CommandRunner.sdlRun(["validate"] + files.map { examples.appendingPathComponent($0).path })
+        #expect(result.exitCode == 0, "\(result.stderr)")
+    }
+
+    @Test("the published schema file is what `sdl-run schema` prints, and it is valid JSON")
+    func schemaIsPublished() async throws {
+        let result = try await CommandRunner.sdlRun(["schema"])
+        #expect(result.exitCode == 0)
+        let file = CommandRunner.packageRoot.appendingPathComponent("examples/scenario.schema.json")
+        let published = try String(contentsOf: file, encoding: .utf8)
+        #expect(published == result.stdout, "regenerate with: swift run sdl-run schema > examples/scenario.schema.json")
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(parsed?["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
+    }
+}
