@@ -262,7 +262,7 @@ extension RPCSpec {
     /// Closeness is the edit distance ignoring case, where swapping two neighbouring
     /// characters counts as one edit. A candidate qualifies when the distance is at most a
     /// third of the longer name's length (at least 2); a candidate equal to `name` is not
-    /// suggested.
+    /// suggested, and when some candidates differ from `name` only in case, only those are.
     public static func suggestions(for name: String, among candidates: [String]) -> [String] {
         let target = Array(name.lowercased())
         var scored: [(distance: Int, name: String)] = []
@@ -274,6 +274,8 @@ extension RPCSpec {
             if distance <= limit { scored.append((distance, candidate)) }
         }
         scored.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.name < $1.name }
+        // A name that differs only in case is what was meant; nothing else is offered then.
+        if scored.first?.distance == 0 { scored.removeAll { $0.distance > 0 } }
         var result: [String] = []
         for entry in scored where !result.contains(entry.name) {
             result.append(entry.name)
