@@ -9,11 +9,17 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
         case mandatory
         /// The JSON kind is wrong; `expected` reads like "a string".
         case kind(expected: String)
+        /// A number below the spec's `minvalue`.
         case minValue(Double)
+        /// A number above the spec's `maxvalue`.
         case maxValue(Double)
+        /// A string shorter than the spec's `minlength`.
         case minLength(Int)
+        /// A string longer than the spec's `maxlength`.
         case maxLength(Int)
+        /// An array with fewer items than the spec's `minsize`.
         case minSize(Int)
+        /// An array with more items than the spec's `maxsize`.
         case maxSize(Int)
         /// A string that is not an element of the spec enum with this (spec) name.
         case enumValue(enumName: String, known: [String])
@@ -27,6 +33,7 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
 
     /// The function name, e.g. `Show`.
     public var rpc: String
+    /// Whether the function is a request, response or notification.
     public var messageType: RPCMessageType
     /// The parameter path, e.g. `Show.softButtons[1].text`; the RPC name alone for
     /// problems with the function itself.
@@ -37,6 +44,7 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
     /// Names close to a misspelt parameter, function or enum value, best first.
     public var suggestions: [String]
 
+    /// Creates an error; ``description`` is derived from the fields.
     public init(rpc: String, messageType: RPCMessageType, path: String, limit: Limit, found: String,
                 suggestions: [String] = []) {
         self.rpc = rpc
@@ -51,6 +59,7 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
         suggestions.isEmpty ? "" : " (did you mean \(suggestions.map { "\"\($0)\"" }.joined(separator: " or "))?)"
     }
 
+    /// A sentence naming the parameter, the limit and what was found, and what to fix.
     public var description: String {
         let number = RPCValidationError.format
         switch limit {
@@ -100,7 +109,9 @@ extension RPCSpec {
     /// Which way a message travels. Outgoing messages must use known enum values and
     /// known parameter names; incoming ones may carry values from a newer spec.
     public enum Direction: Sendable, Hashable {
+        /// Sent by this app: unknown enum values and parameter names are errors.
         case outgoing
+        /// Received from a head unit: unknown enum values and parameter names are accepted.
         case incoming
     }
 
