@@ -163,9 +163,13 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
     out(f"public struct {swift}: {conformance} {{")
     if message:
         if message["messagetype"] == "request":
+            out("    /// The type of the response to this request.")
             out(f"    public typealias Response = {message['response']}")
+        out("    /// The function name in the spec.")
         out(f"    public static let functionName = \"{item['name']}\"")
+        out(f"    /// The value of `{item['functionIDName']}` in the spec's FunctionID enum.")
         out(f"    public static let functionID: UInt32 = {item['functionID']}")
+        out("    /// The spec's `messagetype`.")
         out(f"    public static let messageType: RPCMessageType = .{item['messagetype']}")
         out()
     for p in params:
@@ -209,6 +213,7 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
         out(f"        \"{p['name']}\",")
     out("    ]")
     out()
+    out("    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.")
     out("    public init(json: JSONValue, path: String) throws(RPCDecodingError) {")
     out("        let object = try RPCCoding.object(json, path: path)")
     for p in params:
@@ -220,6 +225,7 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
         out("        self.bulkData = nil")
     out("    }")
     out()
+    out("    /// The JSON object as on the wire, `additionalParameters` included.")
     out("    public var json: JSONValue {")
     if not params:
         out("        .object(additionalParameters)")

@@ -29,6 +29,7 @@ public struct AudioPassThruCapabilities: RPCStruct {
         "audioType",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.samplingRate = try RPCCoding.required(object, "samplingRate", path: path)
@@ -37,6 +38,7 @@ public struct AudioPassThruCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["samplingRate"] = self.samplingRate.json
@@ -96,6 +98,7 @@ public struct CloudAppProperties: RPCStruct {
         "endpoint",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.nicknames = try RPCCoding.optional(object, "nicknames", path: path)
@@ -108,6 +111,7 @@ public struct CloudAppProperties: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.nicknames { object["nicknames"] = value.json }
@@ -151,6 +155,7 @@ public struct Image: RPCStruct {
         "isTemplate",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.value = try RPCCoding.required(object, "value", path: path)
@@ -159,6 +164,7 @@ public struct Image: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["value"] = self.value.json
@@ -213,6 +219,7 @@ public struct SoftButton: RPCStruct {
         "systemAction",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.type = try RPCCoding.required(object, "type", path: path)
@@ -224,6 +231,7 @@ public struct SoftButton: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["type"] = self.type.json
@@ -286,6 +294,7 @@ public struct Choice: RPCStruct {
         "secondaryImage",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.choiceID = try RPCCoding.required(object, "choiceID", path: path)
@@ -298,6 +307,7 @@ public struct Choice: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["choiceID"] = self.choiceID.json
@@ -341,6 +351,7 @@ public struct VrHelpItem: RPCStruct {
         "position",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.text = try RPCCoding.required(object, "text", path: path)
@@ -349,6 +360,7 @@ public struct VrHelpItem: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["text"] = self.text.json
@@ -388,6 +400,7 @@ public struct SyncMsgVersion: RPCStruct {
         "patchVersion",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.majorVersion = try RPCCoding.required(object, "majorVersion", path: path)
@@ -396,6 +409,7 @@ public struct SyncMsgVersion: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["majorVersion"] = self.majorVersion.json
@@ -450,6 +464,7 @@ public struct FuelRange: RPCStruct {
         "capacityUnit",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.type = try RPCCoding.optional(object, "type", path: path)
@@ -461,6 +476,7 @@ public struct FuelRange: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.type { object["type"] = value.json }
@@ -503,6 +519,7 @@ public struct SingleTireStatus: RPCStruct {
         "pressure",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.status = try RPCCoding.required(object, "status", path: path)
@@ -511,6 +528,7 @@ public struct SingleTireStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["status"] = self.status.json
@@ -610,6 +628,7 @@ public struct BeltStatus: RPCStruct {
         "middleRow1BuckleBelted",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.driverBeltDeployed = try RPCCoding.required(object, "driverBeltDeployed", path: path)
@@ -630,6 +649,7 @@ public struct BeltStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["driverBeltDeployed"] = self.driverBeltDeployed.json
@@ -696,6 +716,7 @@ public struct Grid: RPCStruct {
         "levelspan",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.col = try RPCCoding.required(object, "col", path: path)
@@ -707,6 +728,7 @@ public struct Grid: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["col"] = self.col.json
@@ -740,6 +762,7 @@ public struct DoorStatus: RPCStruct {
         "status",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.location = try RPCCoding.required(object, "location", path: path)
@@ -747,6 +770,7 @@ public struct DoorStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["location"] = self.location.json
@@ -776,6 +800,7 @@ public struct GateStatus: RPCStruct {
         "status",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.location = try RPCCoding.required(object, "location", path: path)
@@ -783,6 +808,7 @@ public struct GateStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["location"] = self.location.json
@@ -812,6 +838,7 @@ public struct WindowState: RPCStruct {
         "deviation",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.approximatePosition = try RPCCoding.required(object, "approximatePosition", path: path)
@@ -819,6 +846,7 @@ public struct WindowState: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["approximatePosition"] = self.approximatePosition.json
@@ -857,6 +885,7 @@ public struct RoofStatus: RPCStruct {
         "state",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.location = try RPCCoding.required(object, "location", path: path)
@@ -865,6 +894,7 @@ public struct RoofStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["location"] = self.location.json
@@ -939,6 +969,7 @@ public struct BodyInformation: RPCStruct {
         "roofStatuses",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.parkBrakeActive = try RPCCoding.required(object, "parkBrakeActive", path: path)
@@ -954,6 +985,7 @@ public struct BodyInformation: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["parkBrakeActive"] = self.parkBrakeActive.json
@@ -1040,6 +1072,7 @@ public struct DeviceStatus: RPCStruct {
         "eCallEventActive",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.voiceRecOn = try RPCCoding.required(object, "voiceRecOn", path: path)
@@ -1056,6 +1089,7 @@ public struct DeviceStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["voiceRecOn"] = self.voiceRecOn.json
@@ -1103,6 +1137,7 @@ public struct HeadLampStatus: RPCStruct {
         "ambientLightSensorStatus",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.lowBeamsOn = try RPCCoding.required(object, "lowBeamsOn", path: path)
@@ -1111,6 +1146,7 @@ public struct HeadLampStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["lowBeamsOn"] = self.lowBeamsOn.json
@@ -1155,6 +1191,7 @@ public struct AppInfo: RPCStruct {
         "appIcon",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.appDisplayName = try RPCCoding.required(object, "appDisplayName", path: path)
@@ -1164,6 +1201,7 @@ public struct AppInfo: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["appDisplayName"] = self.appDisplayName.json
@@ -1204,6 +1242,7 @@ public struct ECallInfo: RPCStruct {
         "eCallConfirmationStatus",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.eCallNotificationStatus = try RPCCoding.required(object, "eCallNotificationStatus", path: path)
@@ -1212,6 +1251,7 @@ public struct ECallInfo: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["eCallNotificationStatus"] = self.eCallNotificationStatus.json
@@ -1276,6 +1316,7 @@ public struct AirbagStatus: RPCStruct {
         "passengerKneeAirbagDeployed",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.driverAirbagDeployed = try RPCCoding.required(object, "driverAirbagDeployed", path: path)
@@ -1289,6 +1330,7 @@ public struct AirbagStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["driverAirbagDeployed"] = self.driverAirbagDeployed.json
@@ -1343,6 +1385,7 @@ public struct EmergencyEvent: RPCStruct {
         "multipleEvents",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.emergencyEventType = try RPCCoding.required(object, "emergencyEventType", path: path)
@@ -1353,6 +1396,7 @@ public struct EmergencyEvent: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["emergencyEventType"] = self.emergencyEventType.json
@@ -1399,6 +1443,7 @@ public struct ClusterModeStatus: RPCStruct {
         "powerModeStatus",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.powerModeActive = try RPCCoding.required(object, "powerModeActive", path: path)
@@ -1408,6 +1453,7 @@ public struct ClusterModeStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["powerModeActive"] = self.powerModeActive.json
@@ -1435,12 +1481,14 @@ public struct MyKey: RPCStruct {
         "e911Override",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.e911Override = try RPCCoding.required(object, "e911Override", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["e911Override"] = self.e911Override.json
@@ -1498,6 +1546,7 @@ public struct TireStatus: RPCStruct {
         "innerRightRear",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.pressureTelltale = try RPCCoding.optional(object, "pressureTelltale", path: path)
@@ -1510,6 +1559,7 @@ public struct TireStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.pressureTelltale { object["pressureTelltale"] = value.json }
@@ -1544,6 +1594,7 @@ public struct StabilityControlsStatus: RPCStruct {
         "trailerSwayControl",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.escSystem = try RPCCoding.optional(object, "escSystem", path: path)
@@ -1551,6 +1602,7 @@ public struct StabilityControlsStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.escSystem { object["escSystem"] = value.json }
@@ -1669,6 +1721,7 @@ public struct GPSData: RPCStruct {
         "shifted",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.longitudeDegrees = try RPCCoding.required(object, "longitudeDegrees", path: path)
@@ -1693,6 +1746,7 @@ public struct GPSData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["longitudeDegrees"] = self.longitudeDegrees.json
@@ -1748,6 +1802,7 @@ public struct VehicleDataResult: RPCStruct {
         "oemCustomDataType",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.dataType = try RPCCoding.required(object, "dataType", path: path)
@@ -1756,6 +1811,7 @@ public struct VehicleDataResult: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["dataType"] = self.dataType.json
@@ -1795,6 +1851,7 @@ public struct DIDResult: RPCStruct {
         "data",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
@@ -1803,6 +1860,7 @@ public struct DIDResult: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["resultCode"] = self.resultCode.json
@@ -1842,6 +1900,7 @@ public struct StartTime: RPCStruct {
         "seconds",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.hours = try RPCCoding.required(object, "hours", path: path)
@@ -1850,6 +1909,7 @@ public struct StartTime: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["hours"] = self.hours.json
@@ -1894,6 +1954,7 @@ public struct TextField: RPCStruct {
         "rows",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.name = try RPCCoding.required(object, "name", path: path)
@@ -1903,6 +1964,7 @@ public struct TextField: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["name"] = self.name.json
@@ -1934,6 +1996,7 @@ public struct ImageResolution: RPCStruct {
         "resolutionHeight",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.resolutionWidth = try RPCCoding.required(object, "resolutionWidth", path: path)
@@ -1941,6 +2004,7 @@ public struct ImageResolution: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["resolutionWidth"] = self.resolutionWidth.json
@@ -1979,6 +2043,7 @@ public struct ImageField: RPCStruct {
         "imageResolution",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.name = try RPCCoding.required(object, "name", path: path)
@@ -1987,6 +2052,7 @@ public struct ImageField: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["name"] = self.name.json
@@ -2017,6 +2083,7 @@ public struct TouchCoord: RPCStruct {
         "y",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.x = try RPCCoding.required(object, "x", path: path)
@@ -2024,6 +2091,7 @@ public struct TouchCoord: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["x"] = self.x.json
@@ -2062,6 +2130,7 @@ public struct TouchEvent: RPCStruct {
         "c",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.id = try RPCCoding.required(object, "id", path: path)
@@ -2070,6 +2139,7 @@ public struct TouchEvent: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["id"] = self.id.json
@@ -2109,6 +2179,7 @@ public struct TouchEventCapabilities: RPCStruct {
         "doublePressAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.pressAvailable = try RPCCoding.required(object, "pressAvailable", path: path)
@@ -2117,6 +2188,7 @@ public struct TouchEventCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["pressAvailable"] = self.pressAvailable.json
@@ -2147,6 +2219,7 @@ public struct ScreenParams: RPCStruct {
         "touchEventAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.resolution = try RPCCoding.required(object, "resolution", path: path)
@@ -2154,6 +2227,7 @@ public struct ScreenParams: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["resolution"] = self.resolution.json
@@ -2183,6 +2257,7 @@ public struct HMIPermissions: RPCStruct {
         "userDisallowed",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.allowed = try RPCCoding.required(object, "allowed", path: path)
@@ -2190,6 +2265,7 @@ public struct HMIPermissions: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["allowed"] = self.allowed.json
@@ -2219,6 +2295,7 @@ public struct ParameterPermissions: RPCStruct {
         "userDisallowed",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.allowed = try RPCCoding.required(object, "allowed", path: path)
@@ -2226,6 +2303,7 @@ public struct ParameterPermissions: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["allowed"] = self.allowed.json
@@ -2269,6 +2347,7 @@ public struct PermissionItem: RPCStruct {
         "requireEncryption",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.rpcName = try RPCCoding.required(object, "rpcName", path: path)
@@ -2278,6 +2357,7 @@ public struct PermissionItem: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["rpcName"] = self.rpcName.json
@@ -2348,6 +2428,7 @@ public struct DisplayCapabilities: RPCStruct {
         "numCustomPresetsAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.displayType = try RPCCoding.required(object, "displayType", path: path)
@@ -2362,6 +2443,7 @@ public struct DisplayCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["displayType"] = self.displayType.json
@@ -2398,6 +2480,7 @@ public struct WindowStatus: RPCStruct {
         "state",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.location = try RPCCoding.required(object, "location", path: path)
@@ -2405,6 +2488,7 @@ public struct WindowStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["location"] = self.location.json
@@ -2448,6 +2532,7 @@ public struct ModuleInfo: RPCStruct {
         "allowMultipleAccess",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleId = try RPCCoding.required(object, "moduleId", path: path)
@@ -2457,6 +2542,7 @@ public struct ModuleInfo: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["moduleId"] = self.moduleId.json
@@ -2507,6 +2593,7 @@ public struct ButtonCapabilities: RPCStruct {
         "upDownAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.name = try RPCCoding.required(object, "name", path: path)
@@ -2517,6 +2604,7 @@ public struct ButtonCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["name"] = self.name.json
@@ -2568,6 +2656,7 @@ public struct SoftButtonCapabilities: RPCStruct {
         "textSupported",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.shortPressAvailable = try RPCCoding.required(object, "shortPressAvailable", path: path)
@@ -2578,6 +2667,7 @@ public struct SoftButtonCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["shortPressAvailable"] = self.shortPressAvailable.json
@@ -2606,12 +2696,14 @@ public struct PresetBankCapabilities: RPCStruct {
         "onScreenPresetsAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.onScreenPresetsAvailable = try RPCCoding.required(object, "onScreenPresetsAvailable", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["onScreenPresetsAvailable"] = self.onScreenPresetsAvailable.json
@@ -2640,6 +2732,7 @@ public struct DynamicUpdateCapabilities: RPCStruct {
         "supportsDynamicSubMenus",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.supportedDynamicImageFieldNames = try RPCCoding.optional(object, "supportedDynamicImageFieldNames", path: path)
@@ -2647,6 +2740,7 @@ public struct DynamicUpdateCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.supportedDynamicImageFieldNames { object["supportedDynamicImageFieldNames"] = value.json }
@@ -2676,6 +2770,7 @@ public struct KeyboardLayoutCapability: RPCStruct {
         "numConfigurableKeys",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.keyboardLayout = try RPCCoding.required(object, "keyboardLayout", path: path)
@@ -2683,6 +2778,7 @@ public struct KeyboardLayoutCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["keyboardLayout"] = self.keyboardLayout.json
@@ -2712,6 +2808,7 @@ public struct KeyboardCapabilities: RPCStruct {
         "supportedKeyboards",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.maskInputCharactersSupported = try RPCCoding.optional(object, "maskInputCharactersSupported", path: path)
@@ -2719,6 +2816,7 @@ public struct KeyboardCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.maskInputCharactersSupported { object["maskInputCharactersSupported"] = value.json }
@@ -2797,6 +2895,7 @@ public struct WindowCapability: RPCStruct {
         "keyboardCapabilities",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.windowID = try RPCCoding.optional(object, "windowID", path: path)
@@ -2813,6 +2912,7 @@ public struct WindowCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.windowID { object["windowID"] = value.json }
@@ -2851,6 +2951,7 @@ public struct WindowTypeCapabilities: RPCStruct {
         "maximumNumberOfWindows",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.type = try RPCCoding.required(object, "type", path: path)
@@ -2858,6 +2959,7 @@ public struct WindowTypeCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["type"] = self.type.json
@@ -2896,6 +2998,7 @@ public struct DisplayCapability: RPCStruct {
         "windowCapabilities",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.displayName = try RPCCoding.optional(object, "displayName", path: path)
@@ -2904,6 +3007,7 @@ public struct DisplayCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.displayName { object["displayName"] = value.json }
@@ -2968,6 +3072,7 @@ public struct HMICapabilities: RPCStruct {
         "driverDistraction",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.navigation = try RPCCoding.optional(object, "navigation", path: path)
@@ -2981,6 +3086,7 @@ public struct HMICapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.navigation { object["navigation"] = value.json }
@@ -3035,6 +3141,7 @@ public struct MenuParams: RPCStruct {
         "tertiaryText",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.parentID = try RPCCoding.optional(object, "parentID", path: path)
@@ -3045,6 +3152,7 @@ public struct MenuParams: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.parentID { object["parentID"] = value.json }
@@ -3077,6 +3185,7 @@ public struct TTSChunk: RPCStruct {
         "type",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.text = try RPCCoding.required(object, "text", path: path)
@@ -3084,6 +3193,7 @@ public struct TTSChunk: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["text"] = self.text.json
@@ -3113,6 +3223,7 @@ public struct Turn: RPCStruct {
         "turnIcon",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.navigationText = try RPCCoding.optional(object, "navigationText", path: path)
@@ -3120,6 +3231,7 @@ public struct Turn: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.navigationText { object["navigationText"] = value.json }
@@ -3163,6 +3275,7 @@ public struct VehicleType: RPCStruct {
         "trim",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.make = try RPCCoding.optional(object, "make", path: path)
@@ -3172,6 +3285,7 @@ public struct VehicleType: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.make { object["make"] = value.json }
@@ -3237,6 +3351,7 @@ public struct KeyboardProperties: RPCStruct {
         "customKeys",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.language = try RPCCoding.optional(object, "language", path: path)
@@ -3250,6 +3365,7 @@ public struct KeyboardProperties: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.language { object["language"] = value.json }
@@ -3309,6 +3425,7 @@ public struct DeviceInfo: RPCStruct {
         "maxNumberRFCOMMPorts",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.hardware = try RPCCoding.optional(object, "hardware", path: path)
@@ -3320,6 +3437,7 @@ public struct DeviceInfo: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.hardware { object["hardware"] = value.json }
@@ -3392,6 +3510,7 @@ public struct DateTime: RPCStruct {
         "tz_minute",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.millisecond = try RPCCoding.optional(object, "millisecond", path: path)
@@ -3406,6 +3525,7 @@ public struct DateTime: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.millisecond { object["millisecond"] = value.json }
@@ -3442,6 +3562,7 @@ public struct Coordinate: RPCStruct {
         "longitudeDegrees",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.latitudeDegrees = try RPCCoding.required(object, "latitudeDegrees", path: path)
@@ -3449,6 +3570,7 @@ public struct Coordinate: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["latitudeDegrees"] = self.latitudeDegrees.json
@@ -3517,6 +3639,7 @@ public struct OASISAddress: RPCStruct {
         "subThoroughfare",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.countryName = try RPCCoding.optional(object, "countryName", path: path)
@@ -3531,6 +3654,7 @@ public struct OASISAddress: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.countryName { object["countryName"] = value.json }
@@ -3596,6 +3720,7 @@ public struct LocationDetails: RPCStruct {
         "searchAddress",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.coordinate = try RPCCoding.optional(object, "coordinate", path: path)
@@ -3608,6 +3733,7 @@ public struct LocationDetails: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.coordinate { object["coordinate"] = value.json }
@@ -3642,6 +3768,7 @@ public struct NavigationCapability: RPCStruct {
         "getWayPointsEnabled",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.sendLocationEnabled = try RPCCoding.optional(object, "sendLocationEnabled", path: path)
@@ -3649,6 +3776,7 @@ public struct NavigationCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.sendLocationEnabled { object["sendLocationEnabled"] = value.json }
@@ -3674,12 +3802,14 @@ public struct PhoneCapability: RPCStruct {
         "dialNumberEnabled",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.dialNumberEnabled = try RPCCoding.optional(object, "dialNumberEnabled", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.dialNumberEnabled { object["dialNumberEnabled"] = value.json }
@@ -3708,6 +3838,7 @@ public struct VideoStreamingFormat: RPCStruct {
         "codec",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.`protocol` = try RPCCoding.required(object, "protocol", path: path)
@@ -3715,6 +3846,7 @@ public struct VideoStreamingFormat: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["protocol"] = self.`protocol`.json
@@ -3783,6 +3915,7 @@ public struct VideoStreamingCapability: RPCStruct {
         "additionalVideoStreamingCapabilities",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.preferredResolution = try RPCCoding.optional(object, "preferredResolution", path: path)
@@ -3797,6 +3930,7 @@ public struct VideoStreamingCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.preferredResolution { object["preferredResolution"] = value.json }
@@ -3833,6 +3967,7 @@ public struct DriverDistractionCapability: RPCStruct {
         "subMenuDepth",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.menuLength = try RPCCoding.optional(object, "menuLength", path: path)
@@ -3840,6 +3975,7 @@ public struct DriverDistractionCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.menuLength { object["menuLength"] = value.json }
@@ -3878,6 +4014,7 @@ public struct RGBColor: RPCStruct {
         "blue",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.red = try RPCCoding.required(object, "red", path: path)
@@ -3886,6 +4023,7 @@ public struct RGBColor: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["red"] = self.red.json
@@ -3925,6 +4063,7 @@ public struct TemplateColorScheme: RPCStruct {
         "backgroundColor",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.primaryColor = try RPCCoding.optional(object, "primaryColor", path: path)
@@ -3933,6 +4072,7 @@ public struct TemplateColorScheme: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.primaryColor { object["primaryColor"] = value.json }
@@ -3972,6 +4112,7 @@ public struct TemplateConfiguration: RPCStruct {
         "nightColorScheme",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.template = try RPCCoding.required(object, "template", path: path)
@@ -3980,6 +4121,7 @@ public struct TemplateConfiguration: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["template"] = self.template.json
@@ -4006,12 +4148,14 @@ public struct SeatLocation: RPCStruct {
         "grid",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.grid = try RPCCoding.optional(object, "grid", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.grid { object["grid"] = value.json }
@@ -4054,6 +4198,7 @@ public struct SeatLocationCapability: RPCStruct {
         "seats",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.rows = try RPCCoding.optional(object, "rows", path: path)
@@ -4063,6 +4208,7 @@ public struct SeatLocationCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.rows { object["rows"] = value.json }
@@ -4094,6 +4240,7 @@ public struct MassageModeData: RPCStruct {
         "massageMode",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.massageZone = try RPCCoding.required(object, "massageZone", path: path)
@@ -4101,6 +4248,7 @@ public struct MassageModeData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["massageZone"] = self.massageZone.json
@@ -4130,6 +4278,7 @@ public struct MassageCushionFirmness: RPCStruct {
         "firmness",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.cushion = try RPCCoding.required(object, "cushion", path: path)
@@ -4137,6 +4286,7 @@ public struct MassageCushionFirmness: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["cushion"] = self.cushion.json
@@ -4175,6 +4325,7 @@ public struct SeatMemoryAction: RPCStruct {
         "action",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.id = try RPCCoding.required(object, "id", path: path)
@@ -4183,6 +4334,7 @@ public struct SeatMemoryAction: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["id"] = self.id.json
@@ -4287,6 +4439,7 @@ public struct SeatControlData: RPCStruct {
         "memory",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.id = try RPCCoding.required(object, "id", path: path)
@@ -4308,6 +4461,7 @@ public struct SeatControlData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["id"] = self.id.json
@@ -4430,6 +4584,7 @@ public struct SeatControlCapabilities: RPCStruct {
         "memoryAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
@@ -4452,6 +4607,7 @@ public struct SeatControlCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["moduleName"] = self.moduleName.json
@@ -4496,6 +4652,7 @@ public struct Temperature: RPCStruct {
         "value",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.unit = try RPCCoding.required(object, "unit", path: path)
@@ -4503,6 +4660,7 @@ public struct Temperature: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["unit"] = self.unit.json
@@ -4566,6 +4724,7 @@ public struct RdsData: RPCStruct {
         "REG",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.PS = try RPCCoding.optional(object, "PS", path: path)
@@ -4579,6 +4738,7 @@ public struct RdsData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.PS { object["PS"] = value.json }
@@ -4614,6 +4774,7 @@ public struct StationIDNumber: RPCStruct {
         "fccFacilityId",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.countryCode = try RPCCoding.optional(object, "countryCode", path: path)
@@ -4621,6 +4782,7 @@ public struct StationIDNumber: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.countryCode { object["countryCode"] = value.json }
@@ -4669,6 +4831,7 @@ public struct SisData: RPCStruct {
         "stationMessage",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.stationShortName = try RPCCoding.optional(object, "stationShortName", path: path)
@@ -4679,6 +4842,7 @@ public struct SisData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.stationShortName { object["stationShortName"] = value.json }
@@ -4770,6 +4934,7 @@ public struct RadioControlData: RPCStruct {
         "sisData",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.frequencyInteger = try RPCCoding.optional(object, "frequencyInteger", path: path)
@@ -4788,6 +4953,7 @@ public struct RadioControlData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.frequencyInteger { object["frequencyInteger"] = value.json }
@@ -4897,6 +5063,7 @@ public struct ClimateControlData: RPCStruct {
         "climateEnable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.fanSpeed = try RPCCoding.optional(object, "fanSpeed", path: path)
@@ -4917,6 +5084,7 @@ public struct ClimateControlData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.fanSpeed { object["fanSpeed"] = value.json }
@@ -5028,6 +5196,7 @@ public struct RadioControlCapabilities: RPCStruct {
         "siriusxmRadioAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
@@ -5048,6 +5217,7 @@ public struct RadioControlCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["moduleName"] = self.moduleName.json
@@ -5179,6 +5349,7 @@ public struct ClimateControlCapabilities: RPCStruct {
         "climateEnableAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
@@ -5203,6 +5374,7 @@ public struct ClimateControlCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["moduleName"] = self.moduleName.json
@@ -5258,6 +5430,7 @@ public struct EqualizerSettings: RPCStruct {
         "channelSetting",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.channelId = try RPCCoding.required(object, "channelId", path: path)
@@ -5266,6 +5439,7 @@ public struct EqualizerSettings: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["channelId"] = self.channelId.json
@@ -5310,6 +5484,7 @@ public struct AudioControlData: RPCStruct {
         "equalizerSettings",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.source = try RPCCoding.optional(object, "source", path: path)
@@ -5319,6 +5494,7 @@ public struct AudioControlData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.source { object["source"] = value.json }
@@ -5379,6 +5555,7 @@ public struct AudioControlCapabilities: RPCStruct {
         "equalizerMaxChannelId",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
@@ -5391,6 +5568,7 @@ public struct AudioControlCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["moduleName"] = self.moduleName.json
@@ -5439,6 +5617,7 @@ public struct LightCapabilities: RPCStruct {
         "rgbColorSpaceAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.name = try RPCCoding.required(object, "name", path: path)
@@ -5448,6 +5627,7 @@ public struct LightCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["name"] = self.name.json
@@ -5488,6 +5668,7 @@ public struct LightControlCapabilities: RPCStruct {
         "supportedLights",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
@@ -5496,6 +5677,7 @@ public struct LightControlCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["moduleName"] = self.moduleName.json
@@ -5540,6 +5722,7 @@ public struct LightState: RPCStruct {
         "color",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.id = try RPCCoding.required(object, "id", path: path)
@@ -5549,6 +5732,7 @@ public struct LightState: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["id"] = self.id.json
@@ -5576,12 +5760,14 @@ public struct LightControlData: RPCStruct {
         "lightState",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.lightState = try RPCCoding.required(object, "lightState", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["lightState"] = self.lightState.json
@@ -5619,6 +5805,7 @@ public struct HMISettingsControlData: RPCStruct {
         "distanceUnit",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.displayMode = try RPCCoding.optional(object, "displayMode", path: path)
@@ -5627,6 +5814,7 @@ public struct HMISettingsControlData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.displayMode { object["displayMode"] = value.json }
@@ -5676,6 +5864,7 @@ public struct HMISettingsControlCapabilities: RPCStruct {
         "displayModeUnitAvailable",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
@@ -5686,6 +5875,7 @@ public struct HMISettingsControlCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["moduleName"] = self.moduleName.json
@@ -5752,6 +5942,7 @@ public struct ModuleData: RPCStruct {
         "hmiSettingsControlData",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleType = try RPCCoding.required(object, "moduleType", path: path)
@@ -5765,6 +5956,7 @@ public struct ModuleData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["moduleType"] = self.moduleType.json
@@ -5829,6 +6021,7 @@ public struct RemoteControlCapabilities: RPCStruct {
         "seatControlCapabilities",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.climateControlCapabilities = try RPCCoding.optional(object, "climateControlCapabilities", path: path)
@@ -5841,6 +6034,7 @@ public struct RemoteControlCapabilities: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.climateControlCapabilities { object["climateControlCapabilities"] = value.json }
@@ -5889,6 +6083,7 @@ public struct MetadataTags: RPCStruct {
         "mainField4",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.mainField1 = try RPCCoding.optional(object, "mainField1", path: path)
@@ -5898,6 +6093,7 @@ public struct MetadataTags: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.mainField1 { object["mainField1"] = value.json }
@@ -5943,6 +6139,7 @@ public struct Rectangle: RPCStruct {
         "height",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.x = try RPCCoding.required(object, "x", path: path)
@@ -5952,6 +6149,7 @@ public struct Rectangle: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["x"] = self.x.json
@@ -5983,6 +6181,7 @@ public struct HapticRect: RPCStruct {
         "rect",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.id = try RPCCoding.required(object, "id", path: path)
@@ -5990,6 +6189,7 @@ public struct HapticRect: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["id"] = self.id.json
@@ -6011,11 +6211,13 @@ public struct MediaServiceManifest: RPCStruct {
     static let knownKeys: Set<String> = [
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         .object(additionalParameters)
     }
@@ -6101,6 +6303,7 @@ public struct MediaServiceData: RPCStruct {
         "mediaImage",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.mediaType = try RPCCoding.optional(object, "mediaType", path: path)
@@ -6119,6 +6322,7 @@ public struct MediaServiceData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.mediaType { object["mediaType"] = value.json }
@@ -6178,6 +6382,7 @@ public struct WeatherServiceManifest: RPCStruct {
         "weatherForLocationSupported",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.currentForecastSupported = try RPCCoding.optional(object, "currentForecastSupported", path: path)
@@ -6188,6 +6393,7 @@ public struct WeatherServiceManifest: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.currentForecastSupported { object["currentForecastSupported"] = value.json }
@@ -6244,6 +6450,7 @@ public struct WeatherAlert: RPCStruct {
         "timeIssued",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.title = try RPCCoding.optional(object, "title", path: path)
@@ -6255,6 +6462,7 @@ public struct WeatherAlert: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.title { object["title"] = value.json }
@@ -6392,6 +6600,7 @@ public struct WeatherData: RPCStruct {
         "weatherIcon",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.currentTemperature = try RPCCoding.optional(object, "currentTemperature", path: path)
@@ -6419,6 +6628,7 @@ public struct WeatherData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.currentTemperature { object["currentTemperature"] = value.json }
@@ -6492,6 +6702,7 @@ public struct WeatherServiceData: RPCStruct {
         "alerts",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.location = try RPCCoding.required(object, "location", path: path)
@@ -6503,6 +6714,7 @@ public struct WeatherServiceData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["location"] = self.location.json
@@ -6532,12 +6744,14 @@ public struct NavigationServiceManifest: RPCStruct {
         "acceptsWayPoints",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.acceptsWayPoints = try RPCCoding.optional(object, "acceptsWayPoints", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.acceptsWayPoints { object["acceptsWayPoints"] = value.json }
@@ -6600,6 +6814,7 @@ public struct NavigationInstruction: RPCStruct {
         "image",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.locationDetails = try RPCCoding.required(object, "locationDetails", path: path)
@@ -6613,6 +6828,7 @@ public struct NavigationInstruction: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["locationDetails"] = self.locationDetails.json
@@ -6687,6 +6903,7 @@ public struct NavigationServiceData: RPCStruct {
         "prompt",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.timeStamp = try RPCCoding.required(object, "timeStamp", path: path)
@@ -6701,6 +6918,7 @@ public struct NavigationServiceData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["timeStamp"] = self.timeStamp.json
@@ -6776,6 +6994,7 @@ public struct AppServiceManifest: RPCStruct {
         "navigationServiceManifest",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.serviceName = try RPCCoding.optional(object, "serviceName", path: path)
@@ -6790,6 +7009,7 @@ public struct AppServiceManifest: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.serviceName { object["serviceName"] = value.json }
@@ -6840,6 +7060,7 @@ public struct AppServiceRecord: RPCStruct {
         "serviceActive",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.serviceID = try RPCCoding.required(object, "serviceID", path: path)
@@ -6849,6 +7070,7 @@ public struct AppServiceRecord: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["serviceID"] = self.serviceID.json
@@ -6899,6 +7121,7 @@ public struct AppServiceData: RPCStruct {
         "navigationServiceData",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.serviceType = try RPCCoding.required(object, "serviceType", path: path)
@@ -6909,6 +7132,7 @@ public struct AppServiceData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["serviceType"] = self.serviceType.json
@@ -6941,6 +7165,7 @@ public struct AppServiceCapability: RPCStruct {
         "updatedAppServiceRecord",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.updateReason = try RPCCoding.optional(object, "updateReason", path: path)
@@ -6948,6 +7173,7 @@ public struct AppServiceCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.updateReason { object["updateReason"] = value.json }
@@ -6973,12 +7199,14 @@ public struct AppServicesCapabilities: RPCStruct {
         "appServices",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.appServices = try RPCCoding.optional(object, "appServices", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.appServices { object["appServices"] = value.json }
@@ -7046,6 +7274,7 @@ public struct SystemCapability: RPCStruct {
         "driverDistractionCapability",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.systemCapabilityType = try RPCCoding.required(object, "systemCapabilityType", path: path)
@@ -7060,6 +7289,7 @@ public struct SystemCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["systemCapabilityType"] = self.systemCapabilityType.json
@@ -7105,6 +7335,7 @@ public struct ClimateData: RPCStruct {
         "atmosphericPressure",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
@@ -7113,6 +7344,7 @@ public struct ClimateData: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.externalTemperature { object["externalTemperature"] = value.json }
@@ -7152,6 +7384,7 @@ public struct GearStatus: RPCStruct {
         "transmissionType",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.userSelectedGear = try RPCCoding.optional(object, "userSelectedGear", path: path)
@@ -7160,6 +7393,7 @@ public struct GearStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.userSelectedGear { object["userSelectedGear"] = value.json }
@@ -7190,6 +7424,7 @@ public struct SeatStatus: RPCStruct {
         "conditionActive",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.seatLocation = try RPCCoding.required(object, "seatLocation", path: path)
@@ -7197,6 +7432,7 @@ public struct SeatStatus: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["seatLocation"] = self.seatLocation.json
@@ -7226,6 +7462,7 @@ public struct SeatOccupancy: RPCStruct {
         "seatsBelted",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.seatsOccupied = try RPCCoding.optional(object, "seatsOccupied", path: path)
@@ -7233,6 +7470,7 @@ public struct SeatOccupancy: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         if let value = self.seatsOccupied { object["seatsOccupied"] = value.json }
@@ -7262,6 +7500,7 @@ public struct SeekStreamingIndicator: RPCStruct {
         "seekTime",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.type = try RPCCoding.required(object, "type", path: path)
@@ -7269,6 +7508,7 @@ public struct SeekStreamingIndicator: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["type"] = self.type.json
@@ -7298,6 +7538,7 @@ public struct AppCapability: RPCStruct {
         "videoStreamingCapability",
     ]
 
+    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.appCapabilityType = try RPCCoding.required(object, "appCapabilityType", path: path)
@@ -7305,6 +7546,7 @@ public struct AppCapability: RPCStruct {
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
+    /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
         object["appCapabilityType"] = self.appCapabilityType.json

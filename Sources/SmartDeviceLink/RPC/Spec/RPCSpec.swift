@@ -36,9 +36,13 @@ public struct RPCSpec: Sendable {
 
     /// What a parameter holds, resolved from its spec type name.
     public enum Kind: Sendable, Hashable {
+        /// The spec's `String`.
         case string
+        /// The spec's `Integer`.
         case integer
+        /// The spec's `Float`.
         case float
+        /// The spec's `Boolean`.
         case boolean
         /// A spec enum, by spec name.
         case enumeration(String)
@@ -54,21 +58,33 @@ public struct RPCSpec: Sendable {
         public let type: String
         /// What the type resolves to.
         public let kind: Kind
+        /// Whether the parameter is a JSON array of `type`.
         public let isArray: Bool
+        /// Whether the parameter must be present.
         public let isMandatory: Bool
+        /// The smallest allowed number (`minvalue`).
         public let minValue: Double?
+        /// The largest allowed number (`maxvalue`).
         public let maxValue: Double?
+        /// The shortest allowed string, in Unicode scalars (`minlength`).
         public let minLength: Int?
+        /// The longest allowed string, in Unicode scalars (`maxlength`).
         public let maxLength: Int?
+        /// The fewest array items (`minsize`).
         public let minSize: Int?
+        /// The most array items (`maxsize`).
         public let maxSize: Int?
         /// The spec's `defvalue`, as written in the spec.
         public let defaultValue: String?
         /// For an enum parameter that allows only some elements: those elements.
         public let allowedValues: [String]?
+        /// The spec version that introduced the parameter.
         public let since: String?
+        /// The spec version from which the parameter no longer exists in this shape.
         public let until: String?
+        /// Whether the spec marks the parameter deprecated.
         public let isDeprecated: Bool
+        /// The spec's `platform` attribute, if any.
         public let platform: String?
     }
 
@@ -78,18 +94,27 @@ public struct RPCSpec: Sendable {
         public let name: String
         /// The spec's numeric `value`, where it gives one (FunctionID, ...).
         public let value: Int?
+        /// The spec's `hexvalue`, as written.
         public let hexValue: String?
+        /// The spec version that introduced the element.
         public let since: String?
+        /// The spec version from which the element no longer exists.
         public let until: String?
+        /// Whether the spec marks the element deprecated.
         public let isDeprecated: Bool
     }
 
     /// An enum of the spec.
     public struct Enum: Sendable, Hashable {
+        /// The spec name (`Result`, not the Swift name `ResultCode`).
         public let name: String
+        /// The elements, in spec order.
         public let elements: [Element]
+        /// The spec version that introduced the enum.
         public let since: String?
+        /// The spec version from which the enum no longer exists.
         public let until: String?
+        /// Whether the spec marks the enum deprecated.
         public let isDeprecated: Bool
         /// The element names, which are the wire values.
         public var values: [String] { elements.map(\.name) }
@@ -99,10 +124,15 @@ public struct RPCSpec: Sendable {
 
     /// A struct of the spec.
     public struct Struct: Sendable, Hashable {
+        /// The spec name.
         public let name: String
+        /// The parameters, in spec order.
         public let params: [Param]
+        /// The spec version that introduced the struct.
         public let since: String?
+        /// The spec version from which the struct no longer exists.
         public let until: String?
+        /// Whether the spec marks the struct deprecated.
         public let isDeprecated: Bool
         /// The parameter called `name`.
         public func param(named name: String) -> Param? { params.first { $0.name == name } }
@@ -110,13 +140,19 @@ public struct RPCSpec: Sendable {
 
     /// A function of the spec: one request, response or notification.
     public struct Function: Sendable, Hashable {
+        /// The spec name (`Show`; responses share the request's name).
         public let name: String
+        /// Request, response or notification.
         public let messageType: RPCMessageType
         /// The numeric function id of the RPC binary header.
         public let functionID: UInt32
+        /// The parameters, in spec order.
         public let params: [Param]
+        /// The spec version that introduced the function.
         public let since: String?
+        /// The spec version from which the function no longer exists.
         public let until: String?
+        /// Whether the spec marks the function deprecated.
         public let isDeprecated: Bool
         /// The parameter called `name`.
         public func param(named name: String) -> Param? { params.first { $0.name == name } }
@@ -124,6 +160,7 @@ public struct RPCSpec: Sendable {
 
     /// Why a digest could not be loaded.
     public struct LoadError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with the digest.
         public let description: String
     }
 

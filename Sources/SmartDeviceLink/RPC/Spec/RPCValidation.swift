@@ -9,11 +9,17 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
         case mandatory
         /// The JSON kind is wrong; `expected` reads like "a string".
         case kind(expected: String)
+        /// A number below the spec's `minvalue`.
         case minValue(Double)
+        /// A number above the spec's `maxvalue`.
         case maxValue(Double)
+        /// A string shorter than the spec's `minlength`.
         case minLength(Int)
+        /// A string longer than the spec's `maxlength`.
         case maxLength(Int)
+        /// An array with fewer items than the spec's `minsize`.
         case minSize(Int)
+        /// An array with more items than the spec's `maxsize`.
         case maxSize(Int)
         /// A string that is not an element of the spec enum with this (spec) name.
         case enumValue(enumName: String, known: [String])
@@ -27,6 +33,7 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
 
     /// The function name, e.g. `Show`.
     public var rpc: String
+    /// Whether the function is a request, response or notification.
     public var messageType: RPCMessageType
     /// The parameter path, e.g. `Show.softButtons[1].text`; the RPC name alone for
     /// problems with the function itself.
@@ -37,6 +44,7 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
     /// Names close to a misspelt parameter, function or enum value, best first.
     public var suggestions: [String]
 
+    /// Creates an error; ``description`` is derived from the fields.
     public init(rpc: String, messageType: RPCMessageType, path: String, limit: Limit, found: String,
                 suggestions: [String] = []) {
         self.rpc = rpc
@@ -51,6 +59,7 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
         suggestions.isEmpty ? "" : " (did you mean \(suggestions.map { "\"\($0)\"" }.joined(separator: " or "))?)"
     }
 
+    /// A sentence naming the parameter, the limit and what was found, and what to fix.
     public var description: String {
         let number = RPCValidationError.format
         switch limit {
@@ -100,7 +109,9 @@ extension RPCSpec {
     /// Which way a message travels. Outgoing messages must use known enum values and
     /// known parameter names; incoming ones may carry values from a newer spec.
     public enum Direction: Sendable, Hashable {
+        /// Sent by this app: unknown enum values and parameter names are errors.
         case outgoing
+        /// Received from a head unit: unknown enum values and parameter names are accepted.
         case incoming
     }
 
@@ -262,7 +273,7 @@ extension RPCSpec {
     /// Closeness is the edit distance ignoring case, where swapping two neighbouring
     /// characters counts as one edit. A candidate qualifies when the distance is at most a
     /// third of the longer name's length (at least 2); a candidate equal to `name` is not
-    /// suggested.
+    /// suggested, and when some candidates differ from `name` only in case, only those are.
     public static func suggestions(for name: String, among candidates: [String]) -> [String] {
         let target = Array(name.lowercased())
         var scored: [(distance: Int, name: String)] = []
@@ -274,6 +285,8 @@ extension RPCSpec {
             if distance <= limit { scored.append((distance, candidate)) }
         }
         scored.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.name < $1.name }
+        // A name that differs only in case is what was meant; nothing else is offered then.
+        if scored.first?.distance == 0 { scored.removeAll { $0.distance > 0 } }
         var result: [String] = []
         for entry in scored where !result.contains(entry.name) {
             result.append(entry.name)
