@@ -395,6 +395,9 @@ public struct ProtocolStateMachine: Sendable {
     /// Head unit: forgets a session without a frame (e.g. closed for flooding).
     public mutating func dropSession(_ sessionID: UInt8) { sessions[sessionID] = nil }
 
+    /// Test hook: the message id the session uses next, to reach the 32-bit wrap cheaply.
+    mutating func setNextMessageID(_ id: UInt32, sessionID: UInt8) { sessions[sessionID]?.messageCounter = id }
+
     // MARK: - Input
 
     /// Feeds bytes from the transport.
