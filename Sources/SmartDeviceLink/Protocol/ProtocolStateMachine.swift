@@ -173,6 +173,9 @@ public struct ProtocolStateMachine: Sendable {
         var ending: Set<ServiceType> = []
         /// Pending starts of audio/video on the app side.
         var starting: Set<ServiceType> = []
+        /// Payload limits per frame set by an audio/video ACK's `mtu`, overriding the
+        /// session's RPC value for that service (§2.2, PS §4.2.3.2).
+        var serviceSendLimits: [ServiceType: Int] = [:]
     }
 
     public init(role: ProtocolRole, configuration: ProtocolConfiguration = ProtocolConfiguration()) {
@@ -253,9 +256,10 @@ public struct ProtocolStateMachine: Sendable {
         let running = service == .hybrid ? session.services.contains(.rpc) : session.services.contains(service)
         guard running else { throw ProtocolStateError("\(service) is not started in session \(session.info.sessionID)") }
         let messageID = nextMessageID(&session)
+        let limit = session.serviceSendLimits[service] ?? session.info.maximumSendPayload
         let frames = FrameFragmenter.frames(
             for: payload, version: session.info.headerVersion, serviceType: service, sessionID: session.info.sessionID,
-            messageID: messageID, maximumPayloadPerFrame: session.info.maximumSendPayload)
+            messageID: messageID, maximumPayloadPerFrame: limit)
         session.lastSent = now
         sessions[session.info.sessionID] = session
         var bytes: [UInt8] = []
@@ -597,6 +601,11 @@ public struct ProtocolStateMachine: Sendable {
         let payload = header.version >= 5 ? ControlPayload(bytes: frame.payload) : nil
         session.starting.remove(header.serviceType)
         session.services.insert(header.serviceType)
+        if header.serviceType != .rpc, let mtu = payload?.mtu {
+            session.serviceSendLimits[header.serviceType] = Self.sendLimit(
+                version: session.info.version, mtu: mtu, configured: session.info.maximumSendPayload)
+            decoder.maximumPayloadSize = max(decoder.maximumPayloadSize, Int(mtu))
+        }
         sessions[header.sessionID] = session
         actions.append(.serviceStarted(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload))
     }
@@ -638,6 +647,7 @@ public struct ProtocolStateMachine: Sendable {
         } else {
             session.services.remove(service)
             session.ending.remove(service)
+            session.serviceSendLimits[service] = nil
             sessions[sessionID] = session
             actions.append(.serviceEnded(sessionID: sessionID, serviceType: service))
         }
