@@ -176,6 +176,9 @@ public struct ProtocolStateMachine: Sendable {
         /// Payload limits per frame set by an audio/video ACK's `mtu`, overriding the
         /// session's RPC value for that service (§2.2, PS §4.2.3.2).
         var serviceSendLimits: [ServiceType: Int] = [:]
+        /// Head unit: the protocolVersion the app announced in its RPC StartService; core
+        /// adds `reason` to NAKs of any service only when it is ≥ 5.3.0 (§4.3).
+        var announcedVersion: ProtocolVersion?
     }
 
     public init(role: ProtocolRole, configuration: ProtocolConfiguration = ProtocolConfiguration()) {
@@ -334,6 +337,7 @@ public struct ProtocolStateMachine: Sendable {
                                   maximumSendPayload: negotiated.major >= 3 ? configuration.maximumPayloadSize : 1488,
                                   ackPayload: ackPayload),
                 messageCounter: 0, lastReceived: now, lastSent: now)
+            session.announcedVersion = request.offeredVersion
             let bytes = controlFrame(.startServiceACK, service: .rpc, session: &session, payload: payload, now: now)
             sessions[id] = session
             return [.send(bytes), .sessionStarted(session.info)]
@@ -365,7 +369,8 @@ public struct ProtocolStateMachine: Sendable {
         var payload: [UInt8] = []
         if version >= 5 {
             var nak = ControlPayload(rejectedParams: rejectedParams.isEmpty ? nil : rejectedParams)
-            if let offered = request.offeredVersion, offered >= ProtocolVersion(5, 3, 0) { nak.reason = reason }
+            let announced = request.offeredVersion ?? sessions[request.sessionID]?.announcedVersion
+            if let announced, announced >= ProtocolVersion(5, 3, 0) { nak.reason = reason }
             payload = nak.encoded
         }
         var header = FrameHeader(version: version, frameType: .control, serviceType: request.serviceType,

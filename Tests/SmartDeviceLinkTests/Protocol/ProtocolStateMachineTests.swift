@@ -540,6 +540,21 @@ struct ProtocolStateMachineTests {
         #expect(!link.app.services(of: 1).contains(.video))
     }
 
+    @Test("HU role: no `reason` in a NAK when the app announced a version below 5.3.0 (core, §4.3)")
+    func nakWithoutReasonBelow53() throws {
+        var link = PTLink(app: ProtocolConfiguration(maximumVersion: ProtocolVersion(5, 2, 0)))
+        try link.start()
+        link.autoAccept = false
+        link.clearLog()
+        link.pump(fromApp: true, try link.app.startService(.audio, now: PT.t0), now: PT.t0)
+        guard case .startServiceRequested(let request)? = link.huEvents.first else {
+            Issue.record("no request")
+            return
+        }
+        link.pump(fromApp: false, link.hu.rejectStartService(request, reason: "no audio", rejectedParams: []), now: PT.t0)
+        #expect(link.wire.last?.frame.payload == PT.bytes("05 00 00 00 00"))
+    }
+
     @Test("hand-written StartServiceNAK(Audio) without payload is reported")
     func audioNAKWithoutPayload() throws {
         var app = Self.app()
