@@ -593,7 +593,10 @@ public struct ProtocolStateMachine: Sendable {
             }
             let sendLimit = Self.sendLimit(version: version, mtu: ack?.mtu, configured: configuration.maximumPayloadSize)
             let info = SessionInfo(sessionID: header.sessionID, version: version, hashID: hash, maximumSendPayload: sendLimit, ackPayload: ack)
-            if let mtu = ack?.mtu { decoder.maximumPayloadSize = max(decoder.maximumPayloadSize, Int(mtu)) }
+            // Accept up to `mtu` payload bytes; without one, what core sends: 131,072 for v3+,
+            // 1488 for v1/v2 (§2.2, §10 item 3), whatever this side's own send limit.
+            let receiveLimit = ack?.mtu.map { Int($0) } ?? (version.major >= 3 ? 131_072 : 1488)
+            decoder.maximumPayloadSize = max(decoder.maximumPayloadSize, receiveLimit)
             sessions[header.sessionID] = Session(info: info, messageCounter: 1, lastReceived: now, lastSent: now)
             appStart = .started
             actions.append(.sessionStarted(info))

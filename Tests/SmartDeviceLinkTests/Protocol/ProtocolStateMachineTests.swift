@@ -650,6 +650,46 @@ struct ProtocolStateMachineTests {
         #expect(PT.sentBytes(actions) == PT.bytes("50 00 FF 01 00 00 00 00 00 00 00 07"))
     }
 
+    @Test("v2 ACK: 1488 payload bytes per frame (§2.1/§2.2)")
+    func v2Limit() throws {
+        var app = Self.app()
+        _ = try app.startSession(now: PT.t0)
+        let info = try #require(Self.startedInfo(app.receive(PT.bytes("20 07 02 05 00 00 00 04 00 00 00 00  00 05 00 01"), now: PT.t0)))
+        #expect(info.version.major == 2)
+        #expect(info.maximumSendPayload == 1488)
+        #expect(PT.sent(try app.send([UInt8](repeating: 0, count: 1489), service: .rpc, now: PT.t0)).map(\.payload.count) == [8, 1488, 1])
+    }
+
+    @Test("after a v3/v4 ACK without mtu the app accepts core's 131,072-byte frames, whatever it sends itself (§2.2, §10 #3)")
+    func receiveLimitWithoutMTU() throws {
+        var app = Self.app(ProtocolConfiguration(maximumPayloadSize: 1488))
+        _ = try app.startSession(now: PT.t0)
+        _ = app.receive(PTFrames.ackV4, now: PT.t0)
+        let big = PT.bytes("41 07 00 05 00 02 00 00 00 00 00 01") + [UInt8](repeating: 0x42, count: 131_072)
+        let actions = app.receive(big, now: PT.t0)
+        #expect(actions == [.message(sessionID: 5, serviceType: .rpc, payload: [UInt8](repeating: 0x42, count: 131_072))])
+    }
+
+    @Test("protection: the second StartService(RPC) with E=1 uses a v2+ header and the session id (§2.4)")
+    func encryptedRPCStart() throws {
+        var link = PTLink()
+        try link.start()
+        let frame = try #require(PT.sent(try link.app.startService(.rpc, encrypted: true, now: PT.t0)).first)
+        #expect(frame.encoded.prefix(4) == [0x58, 0x07, 0x01, 0x01])
+    }
+
+    @Test("reset (transport lost) forgets sessions and partial input; a new session can start (§10 #19)")
+    func resetOnTransportLoss() throws {
+        var app = Self.app()
+        _ = try app.startSession(now: PT.t0)
+        _ = app.receive(PTFrames.ack540, now: PT.t0)
+        _ = app.receive(PTFrames.ack540.prefix(7), now: PT.t0)
+        app.reset()
+        #expect(app.activeSessions.isEmpty)
+        #expect(PT.sentBytes(try app.startSession(now: PT.t0)) == PTFrames.startService541)
+        #expect(Self.startedInfo(app.receive(PTFrames.ack540, now: PT.t0))?.sessionID == 1)
+    }
+
     @Test("a partial message expires on tick after the reassembly timeout")
     func reassemblyExpiryOnTick() throws {
         var app = Self.app()
