@@ -690,6 +690,34 @@ struct ProtocolStateMachineTests {
         #expect(Self.startedInfo(app.receive(PTFrames.ack540, now: PT.t0))?.sessionID == 1)
     }
 
+    @Test("core's deprecated Service Data ACK (0xFE, 4-byte count) and a HeartbeatACK cause nothing (§1.3)")
+    func ignoredControlFrames() throws {
+        var app = Self.app()
+        _ = try app.startSession(now: PT.t0)
+        _ = app.receive(PTFrames.ackV4, now: PT.t0)
+        #expect(app.receive(PT.bytes("40 0B FE 05 00 00 00 04 00 00 00 03  00 00 00 05"), now: PT.t0).isEmpty)
+        #expect(app.receive(PT.bytes("40 00 FF 05 00 00 00 00 00 00 00 04"), now: PT.t0).isEmpty)
+    }
+
+    @Test("§4.1: the head unit's NAK to an empty v1 StartService has session 0 and no payload; the app reports it")
+    func v1StyleNAK() throws {
+        var link = PTLink(app: ProtocolConfiguration(maximumVersion: ProtocolVersion(4)))
+        link.autoAccept = false
+        link.pump(fromApp: true, try link.app.startSession(now: PT.t0), now: PT.t0)
+        guard case .startServiceRequested(let request)? = link.huEvents.first else {
+            Issue.record("no request")
+            return
+        }
+        link.pump(fromApp: false, link.hu.rejectStartService(request, reason: "no", rejectedParams: []), now: PT.t0)
+        let nak = try #require(link.wire.last?.frame)
+        #expect(nak.header.frameInfo == 0x03 && nak.header.sessionID == 0 && nak.payload.isEmpty)
+        guard case .sessionStartFailed(_, let params)? = link.appEvents.first else {
+            Issue.record("not reported: \(link.appEvents)")
+            return
+        }
+        #expect(params.isEmpty)
+    }
+
     @Test("a partial message expires on tick after the reassembly timeout")
     func reassemblyExpiryOnTick() throws {
         var app = Self.app()
