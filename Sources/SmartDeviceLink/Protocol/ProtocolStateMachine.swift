@@ -173,6 +173,12 @@ public struct ProtocolStateMachine: Sendable {
         var ending: Set<ServiceType> = []
         /// Pending starts of audio/video on the app side.
         var starting: Set<ServiceType> = []
+        /// Payload limits per frame set by an audio/video ACK's `mtu`, overriding the
+        /// session's RPC value for that service (§2.2, PS §4.2.3.2).
+        var serviceSendLimits: [ServiceType: Int] = [:]
+        /// Head unit: the protocolVersion the app announced in its RPC StartService; core
+        /// adds `reason` to NAKs of any service only when it is ≥ 5.3.0 (§4.3).
+        var announcedVersion: ProtocolVersion?
     }
 
     public init(role: ProtocolRole, configuration: ProtocolConfiguration = ProtocolConfiguration()) {
@@ -253,9 +259,10 @@ public struct ProtocolStateMachine: Sendable {
         let running = service == .hybrid ? session.services.contains(.rpc) : session.services.contains(service)
         guard running else { throw ProtocolStateError("\(service) is not started in session \(session.info.sessionID)") }
         let messageID = nextMessageID(&session)
+        let limit = session.serviceSendLimits[service] ?? session.info.maximumSendPayload
         let frames = FrameFragmenter.frames(
             for: payload, version: session.info.headerVersion, serviceType: service, sessionID: session.info.sessionID,
-            messageID: messageID, maximumPayloadPerFrame: session.info.maximumSendPayload)
+            messageID: messageID, maximumPayloadPerFrame: limit)
         session.lastSent = now
         sessions[session.info.sessionID] = session
         var bytes: [UInt8] = []
@@ -330,6 +337,7 @@ public struct ProtocolStateMachine: Sendable {
                                   maximumSendPayload: negotiated.major >= 3 ? configuration.maximumPayloadSize : 1488,
                                   ackPayload: ackPayload),
                 messageCounter: 0, lastReceived: now, lastSent: now)
+            session.announcedVersion = request.offeredVersion
             let bytes = controlFrame(.startServiceACK, service: .rpc, session: &session, payload: payload, now: now)
             sessions[id] = session
             return [.send(bytes), .sessionStarted(session.info)]
@@ -361,7 +369,8 @@ public struct ProtocolStateMachine: Sendable {
         var payload: [UInt8] = []
         if version >= 5 {
             var nak = ControlPayload(rejectedParams: rejectedParams.isEmpty ? nil : rejectedParams)
-            if let offered = request.offeredVersion, offered >= ProtocolVersion(5, 3, 0) { nak.reason = reason }
+            let announced = request.offeredVersion ?? sessions[request.sessionID]?.announcedVersion
+            if let announced, announced >= ProtocolVersion(5, 3, 0) { nak.reason = reason }
             payload = nak.encoded
         }
         var header = FrameHeader(version: version, frameType: .control, serviceType: request.serviceType,
@@ -394,6 +403,9 @@ public struct ProtocolStateMachine: Sendable {
 
     /// Head unit: forgets a session without a frame (e.g. closed for flooding).
     public mutating func dropSession(_ sessionID: UInt8) { sessions[sessionID] = nil }
+
+    /// Test hook: the message id the session uses next, to reach the 32-bit wrap cheaply.
+    mutating func setNextMessageID(_ id: UInt32, sessionID: UInt8) { sessions[sessionID]?.messageCounter = id }
 
     // MARK: - Input
 
@@ -581,7 +593,10 @@ public struct ProtocolStateMachine: Sendable {
             }
             let sendLimit = Self.sendLimit(version: version, mtu: ack?.mtu, configured: configuration.maximumPayloadSize)
             let info = SessionInfo(sessionID: header.sessionID, version: version, hashID: hash, maximumSendPayload: sendLimit, ackPayload: ack)
-            if let mtu = ack?.mtu { decoder.maximumPayloadSize = max(decoder.maximumPayloadSize, Int(mtu)) }
+            // Accept up to `mtu` payload bytes; without one, what core sends: 131,072 for v3+,
+            // 1488 for v1/v2 (§2.2, §10 item 3), whatever this side's own send limit.
+            let receiveLimit = ack?.mtu.map { Int($0) } ?? (version.major >= 3 ? 131_072 : 1488)
+            decoder.maximumPayloadSize = max(decoder.maximumPayloadSize, receiveLimit)
             sessions[header.sessionID] = Session(info: info, messageCounter: 1, lastReceived: now, lastSent: now)
             appStart = .started
             actions.append(.sessionStarted(info))
@@ -594,6 +609,11 @@ public struct ProtocolStateMachine: Sendable {
         let payload = header.version >= 5 ? ControlPayload(bytes: frame.payload) : nil
         session.starting.remove(header.serviceType)
         session.services.insert(header.serviceType)
+        if header.serviceType != .rpc, let mtu = payload?.mtu {
+            session.serviceSendLimits[header.serviceType] = Self.sendLimit(
+                version: session.info.version, mtu: mtu, configured: session.info.maximumSendPayload)
+            decoder.maximumPayloadSize = max(decoder.maximumPayloadSize, Int(mtu))
+        }
         sessions[header.sessionID] = session
         actions.append(.serviceStarted(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload))
     }
@@ -635,6 +655,7 @@ public struct ProtocolStateMachine: Sendable {
         } else {
             session.services.remove(service)
             session.ending.remove(service)
+            session.serviceSendLimits[service] = nil
             sessions[sessionID] = session
             actions.append(.serviceEnded(sessionID: sessionID, serviceType: service))
         }
