@@ -136,7 +136,7 @@ private struct Reader {
     func suggestion(_ name: String, _ candidates: [String]) -> String {
         let close = RPCSpec.suggestions(for: name, among: candidates)
         guard let best = close.first else { return "; expected one of: " + candidates.joined(separator: ", ") }
-        return "; did you mean '\(best)'?"
+        return "; did you mean \"\(best)\"?"
     }
 
     // MARK: Scenario
@@ -243,11 +243,17 @@ private struct Reader {
             let timeout = int(object["timeout"], "\(path).timeout", minimum: 1)
             return kind(.send(function: function, parameters: parameters, bulkFile: bulkFile, expect: response ?? .succeeds, timeoutMS: timeout))
         case "expect":
-            return messageExpectation(value, kindPath).flatMap { kind(.expect([$0], order: .inOrder)) }
+            guard var expectation = messageExpectation(value, kindPath) else { return nil }
+            // A step-level capture of a single expectation captures from the message it matched.
+            expectation.captures.merge(captures) { inner, _ in inner }
+            return kind(.expect([expectation], order: .inOrder))
         case "expectInOrder", "expectAnyOrder":
             guard case .array(let items) = value, !items.isEmpty else {
                 issue(kindPath, "expected a non-empty array of expectations")
                 return nil
+            }
+            if !captures.isEmpty {
+                issue("\(path).capture", "in a group, put \"capture\" inside the expectation whose message it reads")
             }
             let expectations = items.enumerated().compactMap { messageExpectation($0.element, "\(kindPath)[\($0.offset)]") }
             guard expectations.count == items.count else { return nil }

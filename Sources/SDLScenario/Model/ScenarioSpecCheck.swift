@@ -18,7 +18,7 @@ struct ScenarioSpecCheck {
             return "\(name) is not a \(type.specName) of the RPC spec"
         }
         let close = RPCSpec.suggestions(for: name, among: candidates)
-        return "unknown \(type.specName) '\(name)'" + (close.first.map { "; did you mean '\($0)'?" } ?? "")
+        return "unknown \(type.specName) '\(name)'" + (close.first.map { "; did you mean \"\($0)\"?" } ?? "")
     }
 
     /// The parameter names of a function, or nil when unknown.
@@ -32,7 +32,7 @@ struct ScenarioSpecCheck {
         let names = enumeration.elements.map(\.name)
         if names.contains(value) { return nil }
         let close = RPCSpec.suggestions(for: value, among: names)
-        return "'\(value)' is not a value of \(enumName)" + (close.first.map { "; did you mean '\($0)'?" } ?? "")
+        return "'\(value)' is not a value of \(enumName)" + (close.first.map { "; did you mean \"\($0)\"?" } ?? "")
     }
 
     /// Problems of the parameters of a message, each with its path below `params`.

@@ -8,21 +8,21 @@ struct ValidateCommandTests {
 
     /// (file, location in the message, what the message must also say)
     static let cases: [(String, String, String)] = [
-        ("syntax-error.json", "line 4, column 22", "expected ',' or '}'"),
-        ("misspelt-rpc.json", "$.steps[1].send", "did you mean 'Show'?"),
-        ("misspelt-parameter.json", "$.steps[0].params.mainFeild1", "did you mean 'mainField1'?"),
+        ("syntax-error.json", "line 4, column 21", "expected ',' or '}'"),
+        ("misspelt-rpc.json", "$.steps[1].send", "did you mean \"Show\"?"),
+        ("misspelt-parameter.json", "$.steps[0].params.mainFeild1", "did you mean \"mainField1\""),
         ("misspelt-enum.json", "$.steps[0].params.alignment", "CENTERED"),
         ("out-of-range.json", "$.steps[0].params.cmdID", "-5"),
         ("missing-mandatory.json", "$.steps[0].params.menuID", "mandatory"),
-        ("unknown-step.json", "$.steps[0].wiat", "did you mean 'wait'?"),
+        ("unknown-step.json", "$.steps[0].wiat", "did you mean \"wait\"?"),
         ("two-kinds.json", "$.steps[0]", "found send and wait"),
         ("missing-app.json", "$.app", "is required"),
-        ("bad-matcher.json", "$.steps[0].expect.params.hmiLevel.$regexp", "did you mean '$regex'?"),
-        ("notification-typo.json", "$.steps[0].expect.notification", "did you mean 'OnHMIStatus'?"),
-        ("wrong-param-in-expect.json", "$.steps[0].expect.params.hmilevel", "did you mean 'hmiLevel'?"),
-        ("bad-driver.json", "$.steps[0].driver.pressSoftbutton", "did you mean 'pressSoftButton'?"),
-        ("bad-vehicle-data.json", "$.steps[0].subscribe[0]", "did you mean 'speed'?"),
-        ("bad-language.json", "$.app.language", "did you mean 'EN-US'?"),
+        ("bad-matcher.json", "$.steps[0].expect.params.hmiLevel.$regexp", "did you mean \"$regex\"?"),
+        ("notification-typo.json", "$.steps[0].expect.notification", "did you mean \"OnHMIStatus\"?"),
+        ("wrong-param-in-expect.json", "$.steps[0].expect.params.hmilevel", "did you mean \"hmiLevel\"?"),
+        ("bad-driver.json", "$.steps[0].driver.pressSoftbutton", "did you mean \"pressSoftButton\"?"),
+        ("bad-vehicle-data.json", "$.steps[0].subscribe[0]", "did you mean \"speed\"?"),
+        ("bad-language.json", "$.app.language", "did you mean \"EN-US\"?"),
     ]
 
     @Test("validate names the location and the fix", arguments: cases)
