@@ -277,6 +277,11 @@ public actor SDLConnection {
     /// for the throwing form.
     public func send<Request: RPCRequest>(_ request: Request, timeout: Duration? = nil) async throws(SDLError) -> Request.Response {
         let parameters = request.json.objectValue ?? [:]
+        do {
+            try RPCSpec.shared.validate(function: Request.functionName, messageType: .request, parameters: parameters)
+        } catch {
+            throw SDLError.invalidRequest(error.description)
+        }
         let envelope = try await self.request(
             functionID: Request.functionID, functionName: Request.functionName, parameters: parameters,
             bulkData: request.bulkData ?? [], timeout: timeout)
@@ -287,6 +292,25 @@ public actor SDLConnection {
         } catch {
             throw SDLError.invalidResponse(error.description)
         }
+    }
+
+    /// Sends a request named as in the spec with JSON parameters, validated against the spec
+    /// first, and returns the response in its dynamic form (the RPC-console form).
+    public func request(
+        _ functionName: String, parameters: JSONObject, bulkData: [UInt8] = [], timeout: Duration? = nil
+    ) async throws(SDLError) -> RPCEnvelope {
+        guard let function = RPCSpec.shared.function(named: functionName, messageType: .request) else {
+            let close = RPCSpec.suggestions(for: functionName, among: RPCSpec.shared.functionNames(.request))
+            throw SDLError.invalidRequest("\(functionName) is not a request of the RPC spec"
+                                          + (close.first.map { " (did you mean \"\($0)\"?)" } ?? ""))
+        }
+        do {
+            try RPCSpec.shared.validate(function: functionName, messageType: .request, parameters: parameters)
+        } catch {
+            throw SDLError.invalidRequest(error.description)
+        }
+        return try await request(functionID: function.functionID, functionName: functionName, parameters: parameters,
+                                 bulkData: bulkData, timeout: timeout)
     }
 
     /// Like ``send(_:timeout:)`` but throws ``SDLError/unsuccessfulResponse(function:resultCode:info:)``
