@@ -39,43 +39,29 @@ struct Register: AsyncParsableCommand {
                 output.write(["event": "notification", "name": .string(message.functionName), "parameters": .object(message.parameters)])
             }
         }
-        let response: RPCEnvelope
+        let response: RegisterAppInterfaceResponse
         do {
-            response = try await connection.request(
-                functionID: 1, functionName: "RegisterAppInterface",
-                parameters: RegistrationRequest.parameters(appName: appName, appID: appID))
+            response = try await connection.send(RegisterAppInterface(
+                syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0),
+                appName: appName, isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs,
+                appID: appID, fullAppID: appID))
         } catch {
             printer.cancel()
             await connection.stop()
+            if case .invalidRequest = error { throw CommandFailure.invalid(error.description) }
             throw CommandFailure.connection(error.description)
         }
-        output.write(["event": "response", "name": "RegisterAppInterface", "parameters": .object(response.parameters)])
-        guard response.success == true else {
+        output.write(["event": "response", "name": "RegisterAppInterface", "parameters": response.json])
+        guard response.success else {
             printer.cancel()
             await connection.stop()
-            throw CommandFailure.connection("the head unit refused the app: \(response.resultCode ?? "no resultCode")"
-                                            + (response.parameters["info"]?.stringValue.map { " (\($0))" } ?? ""))
+            throw CommandFailure.connection("the head unit refused the app: \(response.resultCode)" + (response.info.map { " (\($0))" } ?? ""))
         }
         try? await Task.sleep(for: .milliseconds(Int64(listen * 1000)))
-        let unregister = try? await connection.request(functionID: 2, functionName: "UnregisterAppInterface", parameters: [:])
-        output.write(["event": "response", "name": "UnregisterAppInterface", "parameters": .object(unregister?.parameters ?? [:])])
+        let unregister = try? await connection.send(UnregisterAppInterface())
+        output.write(["event": "response", "name": "UnregisterAppInterface", "parameters": unregister?.json ?? [:]])
         await connection.stop()
         printer.cancel()
-    }
-}
-
-/// The RegisterAppInterface parameters `register` sends.
-enum RegistrationRequest {
-    static func parameters(appName: String, appID: String) -> JSONObject {
-        [
-            "syncMsgVersion": ["majorVersion": 8, "minorVersion": 0, "patchVersion": 0],
-            "appName": .string(appName),
-            "isMediaApplication": false,
-            "languageDesired": "EN-US",
-            "hmiDisplayLanguageDesired": "EN-US",
-            "appID": .string(appID),
-            "fullAppID": .string(appID),
-        ]
     }
 }
 

@@ -60,4 +60,14 @@ struct RegisterCommandTests {
         #expect(result.exitCode == 2)
         #expect(result.stderr.contains("is not a port number"))
     }
+
+    @Test("an app id longer than the spec allows exits 2 before anything is sent")
+    func invalidAppID() async throws {
+        let headUnit = try await BackgroundProcess("/usr/bin/env", ["python3", Self.peer])
+        let port = try #require(Int(headUnit.firstLine))
+        let result = try await CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:\(port)", "--app-id", String(repeating: "x", count: 101)])
+        headUnit.stop()
+        #expect(result.exitCode == 2)
+        #expect(result.stderr.contains("RegisterAppInterface.appID is 101 characters long"), "\(result.stderr)")
+    }
 }

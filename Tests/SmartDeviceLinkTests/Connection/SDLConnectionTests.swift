@@ -178,3 +178,43 @@ struct SDLConnectionTests {
     }
 }
 
+
+@Suite("SDLConnection: typed requests")
+struct TypedRequestTests {
+    @Test("a typed request that breaks the spec fails before anything is sent")
+    func validatesBeforeSending() async throws {
+        let (app, headUnitEnd) = MemoryTransport.pair()
+        let headUnit = ScriptedHeadUnit(link: headUnitEnd) { _ in ["success": true, "resultCode": "SUCCESS"] }
+        let task = Task { await headUnit.run() }
+        let connection = SDLConnection(transport: app)
+        try await connection.start()
+        await #expect {
+            _ = try await connection.send(Show(mainField1: String(repeating: "x", count: 501)))
+        } throws: { error in
+            "\(error)".contains("Show.mainField1 is 501 characters long")
+        }
+        #expect(await headUnit.requests.isEmpty)
+        let response = try await connection.send(Show(mainField1: "fits"))
+        #expect(response.success && response.resultCode == .success)
+        await connection.stop()
+        task.cancel()
+    }
+
+    @Test("an unsuccessful response is a value, and an error for sendExpectingSuccess")
+    func unsuccessfulResponses() async throws {
+        let (app, headUnitEnd) = MemoryTransport.pair()
+        let headUnit = ScriptedHeadUnit(link: headUnitEnd) { _ in ["success": false, "resultCode": "REJECTED", "info": "busy"] }
+        let task = Task { await headUnit.run() }
+        let connection = SDLConnection(transport: app)
+        try await connection.start()
+        let response = try await connection.send(Show(mainField1: "a"))
+        #expect(!response.success && response.resultCode == .rejected && response.info == "busy")
+        await #expect {
+            _ = try await connection.sendExpectingSuccess(Show(mainField1: "a"))
+        } throws: { error in
+            "\(error)" == "Show failed with REJECTED: busy"
+        }
+        await connection.stop()
+        task.cancel()
+    }
+}
