@@ -142,8 +142,11 @@ actor RunContext {
     let start: ContinuousClock.Instant
     private(set) var sent: [SentMessage] = []
     var variables: [String: JSONValue] = [:]
-    /// Log position when the last action started: expectations search from here...
+    /// Log position when the first action after the last expectation started: expectations
+    /// search from here (so "do A, do B, expect what A and B caused" sees both)...
     var actionMark = 0
+    /// True once an action ran since the last expectation step.
+    var actionsSinceExpectation = false
     /// ...and after the last matched message, so ordered expectations stay ordered.
     var lastMatch = -1
     /// Log position after the last action's response. `never` and `count` expectations start
@@ -199,8 +202,8 @@ actor RunContext {
 
     func execute(_ step: Step) async throws(StepFailure) {
         if step.background {
-            actionMark = await log.count
-            responseMark = actionMark
+            await beginAction()
+            responseMark = await log.count
             guard let (function, parameters) = singleRequest(of: step.kind) else {
                 throw StepFailure(message: "this step cannot run in the background")
             }
@@ -214,18 +217,19 @@ actor RunContext {
                 guard let data = FileManager.default.contents(atPath: bulkFile) else { throw StepFailure(message: "cannot read bulkFile \(bulkFile)") }
                 bulk = Array(data)
             }
-            actionMark = await log.count
+            await beginAction()
             let response = try await request(function, substitute(parameters), bulk: bulk, timeoutMS: timeoutMS)
             try check(response, against: expect, function: function)
             try capture(step.captures, from: response.parameters)
         case .notify(let function, let parameters):
-            actionMark = await log.count
-            responseMark = actionMark
+            await beginAction()
+            responseMark = await log.count
             try await notify(function, substitute(parameters))
         case .expect(let expectations, let order):
+            actionsSinceExpectation = false
             try await expect(expectations, order: order)
         case .action(let action, let expect):
-            actionMark = await log.count
+            await beginAction()
             let response = try await perform(action)
             try check(response, against: expect, function: response.functionName)
             try capture(step.captures, from: response.parameters)
@@ -239,8 +243,8 @@ actor RunContext {
             guard let driver else {
                 throw StepFailure(message: "driver actions run against the emulator only; skipped on a real head unit", skipped: true)
             }
-            actionMark = await log.count
-            responseMark = actionMark
+            await beginAction()
+            responseMark = await log.count
             var resolved = action
             resolved.arguments = substitute(action.arguments)
             do {
@@ -249,6 +253,13 @@ actor RunContext {
                 throw StepFailure(message: "driver \(action.name) failed: \(error)")
             }
         }
+    }
+
+    /// Marks the start of an action; the first one after an expectation opens a new window.
+    func beginAction() async {
+        guard !actionsSinceExpectation else { return }
+        actionsSinceExpectation = true
+        actionMark = await log.count
     }
 
     func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil) async throws(StepFailure) -> RPCEnvelope {

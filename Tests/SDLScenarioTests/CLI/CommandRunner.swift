@@ -78,8 +78,18 @@ final class BackgroundProcess: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
-        let handle = output.fileHandleForReading
-        firstLine = await withCheckedContinuation { continuation in
+        self.process = process
+        self.output = output
+        firstLine = await Self.readLine(output.fileHandleForReading)
+    }
+
+    /// The next line the process prints.
+    func nextLine() async -> String {
+        await Self.readLine(output.fileHandleForReading)
+    }
+
+    private static func readLine(_ handle: FileHandle) async -> String {
+        await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var line = Data()
                 while true {
@@ -90,8 +100,6 @@ final class BackgroundProcess: Sendable {
                 continuation.resume(returning: String(decoding: line, as: UTF8.self))
             }
         }
-        self.process = process
-        self.output = output
     }
 
     /// Waits for exit and returns the exit code and the rest of stdout.
