@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SDLEmulator
 import SDLScenario
 import SmartDeviceLink
 
@@ -105,7 +106,7 @@ struct RunScenarios: AsyncParsableCommand {
             var results: [ScenarioResult] = []
             for scenario in scenarios {
                 traceWriter?.begin(scenario: scenario.name)
-                results.append(await runner.run(scenario, on: try await target(for: scenario)))
+                results.append(await runner.run(scenario, on: try await target(for: scenario, tracing: traceWriter)))
             }
             return results
         }
@@ -115,7 +116,7 @@ struct RunScenarios: AsyncParsableCommand {
             func launch() async throws {
                 let index = next
                 let scenario = scenarios[index]
-                let target = try await self.target(for: scenario)
+                let target = try await self.target(for: scenario, tracing: traceWriter)
                 group.addTask { (index, await runner.run(scenario, on: target)) }
                 next += 1
             }
@@ -128,7 +129,16 @@ struct RunScenarios: AsyncParsableCommand {
         }
     }
 
-    private func target(for scenario: Scenario) async throws -> ScenarioTarget {
+    /// The target for a scenario; with a trace, its driver actions are recorded too.
+    private func target(for scenario: Scenario, tracing traceWriter: FrameTraceWriter?) async throws -> ScenarioTarget {
+        var target = try await plainTarget(for: scenario)
+        if let writer = traceWriter, let driver = target.driver {
+            target.driver = TracingDriver(driver, writer: writer)
+        }
+        return target
+    }
+
+    private func plainTarget(for scenario: Scenario) async throws -> ScenarioTarget {
         if let tcp = transport.tcp {
             let timeout = Duration.milliseconds(Int64(transport.connectTimeout * 1000))
             _ = try transport.makeTransport()  // validates the endpoint once, with exit code 2 on a typo
@@ -184,5 +194,61 @@ struct Schema: ParsableCommand {
 
     func run() {
         print(ScenarioSchema.text)
+    }
+}
+
+/// `sdl-run replay TRACE`: re-sends the app side of a recorded run and compares results.
+struct Replay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a --trace recording against a head unit and compare each response's result code.",
+        discussion: "Without --tcp the recording replays against a fresh embedded emulator.")
+
+    @Argument(help: "A trace file written by `sdl-run --trace`.")
+    var trace: String
+
+    @Option(help: ArgumentHelp("The scenario in the trace to replay (default: the first).", valueName: "name"))
+    var scenario: String?
+
+    @OptionGroup var transport: TransportOptions
+
+    @Option(help: ArgumentHelp("With --tcp to `sdl-run emulate`: perform recorded driver actions through its control channel.", valueName: "host:port"))
+    var control: String?
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        logging.bootstrap()
+        let replay: TraceReplay
+        do {
+            replay = try TraceReplay(tracePath: trace, scenario: scenario)
+        } catch {
+            throw CommandFailure.invalid(error.description)
+        }
+        let target: ScenarioTarget
+        if let tcp = transport.tcp {
+            var driver: (any ScenarioDriver)?
+            if let control {
+                let client = try await ControlChannelClient(endpoint: control)
+                driver = ControlCommandDriver { try await client.send($0) }
+            }
+            let timeout = Duration.milliseconds(Int64(transport.connectTimeout * 1000))
+            target = ScenarioTarget(name: "TCP \(tcp)", makeTransport: { try TCPTransport(endpoint: tcp, connectTimeout: timeout) }, driver: driver)
+        } else {
+            target = EmbeddedEmulator.target(configuration: .standard)
+        }
+        let comparisons: [TraceReplay.Comparison]
+        do {
+            comparisons = try await replay.replay(on: target)
+        } catch {
+            throw CommandFailure.connection("replay failed: \(error)")
+        }
+        for comparison in comparisons {
+            let mark = comparison.matches ? "✔" : "✘"
+            let detail = comparison.matches ? "\(comparison.replayed) as recorded" : "recorded \(comparison.recorded), replayed \(comparison.replayed)"
+            print("\(mark) \(comparison.function): \(detail)")
+        }
+        let differing = comparisons.filter { !$0.matches }.count
+        print("\(comparisons.count - differing) passed, \(differing) failed")
+        if differing > 0 { throw ExitCode(1) }
     }
 }

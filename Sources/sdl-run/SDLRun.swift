@@ -12,7 +12,7 @@ struct SDLRun: AsyncParsableCommand {
             Exit codes: 0 all passed, 1 a step failed, 2 the scenario or the command line is invalid,
             3 could not connect or the head unit refused the app.
             """,
-        subcommands: [RunScenarios.self, Register.self, Emulate.self, Validate.self, Schema.self],
+        subcommands: [RunScenarios.self, Register.self, Emulate.self, Validate.self, Schema.self, Replay.self],
         defaultSubcommand: RunScenarios.self
     )
 

@@ -109,7 +109,8 @@ public enum JUnitWriter {
 }
 
 /// `--trace FILE`: every frame with time, direction, header and decoded payload, one JSON
-/// object per line, in the order seen; enough to replay the exchange.
+/// object per line, in the order seen, plus the driver actions performed between them:
+/// enough for ``TraceReplay`` to replay the exchange.
 public final class FrameTraceWriter: @unchecked Sendable {
     // `lock` serializes appends from the connection's actor and the closing call.
     private let lock = NSLock()
@@ -132,6 +133,18 @@ public final class FrameTraceWriter: @unchecked Sendable {
 
     public func record(_ event: FrameTraceEvent) {
         let line = JSONValue.object(Self.entry(event, start: start, scenario: currentScenario)).serialized() + "\n"
+        lock.lock()
+        handle.write(Data(line.utf8))
+        lock.unlock()
+    }
+
+    /// Records a driver action, so a replay can perform it at the same point.
+    public func record(driver action: DriverAction) {
+        let entry: JSONObject = [
+            "scenario": .string(currentScenario), "timeMS": .double(((ContinuousClock.now - start).seconds * 1_000_000).rounded() / 1000),
+            "direction": "driver", "action": .string(action.name), "arguments": .object(action.arguments),
+        ]
+        let line = JSONValue.object(entry).serialized() + "\n"
         lock.lock()
         handle.write(Data(line.utf8))
         lock.unlock()

@@ -9,6 +9,11 @@ public enum EmbeddedEmulator {
     public static func target(for scenario: Scenario) throws(EmulatorConfigurationError) -> ScenarioTarget {
         var configuration = EmulatorConfiguration.standard
         if let json = scenario.emulator { configuration = try EmulatorConfiguration(json: json) }
+        return target(configuration: configuration)
+    }
+
+    /// A fresh emulator with `configuration`, reached through an in-memory link.
+    public static func target(configuration: EmulatorConfiguration) -> ScenarioTarget {
         let emulator = HeadUnitEmulator(configuration: configuration)
         return ScenarioTarget(
             name: "embedded emulator",
