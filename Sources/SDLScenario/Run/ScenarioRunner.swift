@@ -263,12 +263,7 @@ actor RunContext {
     }
 
     func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil) async throws(StepFailure) -> RPCEnvelope {
-        guard let id = ScenarioSpecCheck.functionID(function, .request) else {
-            throw StepFailure(message: "\(function) is not a request of the RPC spec")
-        }
-        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
-        sent.append(message)
-        reporter?.sent(message)
+        let id = try announce(function, .request, parameters)
         let response: RPCEnvelope
         do {
             response = try await connection.request(functionID: id, functionName: function, parameters: parameters, bulkData: bulk,
@@ -282,14 +277,20 @@ actor RunContext {
         return response
     }
 
-    /// Sends a request whose response a later `expect` checks.
-    func post(_ function: String, _ parameters: JSONObject) async throws(StepFailure) {
-        guard let id = ScenarioSpecCheck.functionID(function, .request) else {
-            throw StepFailure(message: "\(function) is not a request of the RPC spec")
+    /// The function id of a message about to be sent, which is recorded and reported as sent.
+    private func announce(_ function: String, _ type: RPCMessageType, _ parameters: JSONObject) throws(StepFailure) -> UInt32 {
+        guard let id = ScenarioSpecCheck.functionID(function, type) else {
+            throw StepFailure(message: "\(function) is not a \(type.specName) of the RPC spec")
         }
         let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
         sent.append(message)
         reporter?.sent(message)
+        return id
+    }
+
+    /// Sends a request whose response a later `expect` checks.
+    func post(_ function: String, _ parameters: JSONObject) async throws(StepFailure) {
+        let id = try announce(function, .request, parameters)
         do {
             try await connection.post(functionID: id, parameters: parameters)
         } catch {
@@ -307,12 +308,7 @@ actor RunContext {
     }
 
     func notify(_ function: String, _ parameters: JSONObject) async throws(StepFailure) {
-        guard let id = ScenarioSpecCheck.functionID(function, .notification) else {
-            throw StepFailure(message: "\(function) is not a notification of the RPC spec")
-        }
-        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
-        sent.append(message)
-        reporter?.sent(message)
+        let id = try announce(function, .notification, parameters)
         do {
             try await connection.notify(functionID: id, parameters: parameters)
         } catch {
