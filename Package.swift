@@ -59,6 +59,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Benchmarks: ratios against baselines measured in the same run (`swift run -c release sdl-bench`).
+        .executableTarget(name: "sdl-bench", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
         .testTarget(name: "SmartDeviceLinkTests", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
         .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,187 @@
+import Foundation
+import SDLEmulator
+import SmartDeviceLink
+
+/// `sdl-bench`: measures the library against a baseline measured in the same run and prints
+/// ratios (ours ÷ baseline; lower is better). Run it in release mode:
+///
+///     swift run -c release sdl-bench [--quick]
+///
+/// No assertions: these numbers are for people, the tests never time anything.
+@main
+struct Bench {
+    static func main() async throws {
+        let quick = CommandLine.arguments.contains("--quick")
+        let scale = quick ? 1 : 8
+        var rows: [(String, String, Double, Double)] = []
+        func record(_ name: String, _ baseline: String, _ ours: Duration, _ base: Duration) {
+            rows.append((name, baseline, ours.seconds, base.seconds))
+            let ratio = ours.seconds / max(base.seconds, 1e-9)
+            print(String(format: "%-44@ %9.2f ms   %-30@ %9.2f ms   ratio %6.2f",
+                         name as NSString, ours.seconds * 1000, baseline as NSString, base.seconds * 1000, ratio))
+        }
+
+        // 1. Framing: fragment, encode, decode from 16 KiB reads and reassemble 32 MiB, against copying the same bytes.
+        let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        for mtu in [131_072, 1488] {
+            let rounds = scale
+            let ours = measure {
+                for _ in 0..<rounds {
+                    var wire: [UInt8] = []
+                    wire.reserveCapacity(payload.count + payload.count / mtu * 12 + 64)
+                    for frame in FrameFragmenter.frames(for: payload, version: 5, serviceType: .rpc, sessionID: 1, messageID: 7, maximumPayloadPerFrame: mtu) {
+                        frame.header.encode(into: &wire)
+                        wire.append(contentsOf: frame.payload)
+                    }
+                    var decoder = FrameDecoder(maximumPayloadSize: 131_072)
+                    var reassembler = FrameReassembler()
+                    var total = 0
+                    var offset = 0
+                    let now = ContinuousClock.now
+                    while offset < wire.count {
+                        let end = min(offset + 16_384, wire.count)
+                        for case .frame(let frame) in decoder.decode(wire[offset..<end]) {
+                            if case .message(_, let message) = reassembler.receive(frame, now: now) { total += message.count }
+                        }
+                        offset = end
+                    }
+                    precondition(total == payload.count)
+                }
+            }
+            let baseline = measure {
+                for _ in 0..<rounds {
+                    var copy: [UInt8] = []
+                    copy.reserveCapacity(payload.count)
+                    var offset = 0
+                    while offset < payload.count {
+                        let end = min(offset + 16_384, payload.count)
+                        copy.append(contentsOf: payload[offset..<end])
+                        offset = end
+                    }
+                    var second = [UInt8](repeating: 0, count: copy.count)
+                    second.withUnsafeMutableBytes { target in copy.withUnsafeBytes { target.copyMemory(from: $0) } }
+                    precondition(second.count == payload.count)
+                }
+            }
+            record("frame+reassemble \(rounds * 4) MiB, payload \(mtu)", "copy via 16 KiB chunks (memcpy)", ours, baseline)
+        }
+
+        // 2. RPC JSON: a full RegisterAppInterface response, our JSON against Foundation's.
+        let response = try await registrationResponseJSON()
+        let bytes = response.serializedBytes()
+        let iterations = 200 * scale
+        let ours = measure {
+            for _ in 0..<iterations {
+                let parsed = try! JSONValue.parse(bytes)
+                precondition(parsed.serializedBytes().count == bytes.count)
+            }
+        }
+        let data = Data(bytes)
+        let foundation = measure {
+            for _ in 0..<iterations {
+                let parsed = try! JSONSerialization.jsonObject(with: data)
+                precondition(try! JSONSerialization.data(withJSONObject: parsed).count > 0)
+            }
+        }
+        record("JSON parse+write RAI response ×\(iterations)", "Foundation JSONSerialization", ours, foundation)
+
+        // 3. Round trips over loopback TCP: Show against the emulator, against a raw TCP echo of the same sizes.
+        let headUnit = HeadUnitEmulator(configuration: .standard)
+        let port = try await headUnit.listen(host: "127.0.0.1", port: 0)
+        let connection = SDLConnection(transport: TCPTransport(host: "127.0.0.1", port: port))
+        try await connection.start()
+        _ = try await connection.send(RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "bench",
+            isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "bench"))
+        try await headUnit.activateApp("bench")
+        let trips = 300 * scale
+        let show = Show(mainField1: "Hello", mainField2: "bench")
+        let clock = ContinuousClock()
+        var start = clock.now
+        for _ in 0..<trips {
+            let answer = try await connection.send(show)
+            precondition(answer.success)
+        }
+        let sdl = clock.now - start
+        let requestSize = 12 + 12 + show.json.serializedBytes().count
+        let raw = try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: 12 + 12 + 40)
+        record("Show round trips ×\(trips), TCP + emulator", "raw TCP echo, same sizes", sdl, raw)
+
+        // 4. Bulk: PutFile of 8 MiB in 64 KiB chunks against raw TCP carrying the same bytes.
+        let file = [UInt8](repeating: 0x5A, count: (quick ? 2 : 8) << 20)
+        let chunk = 64 * 1024
+        start = clock.now
+        var offset = 0
+        while offset < file.count {
+            let part = Array(file[offset..<min(offset + chunk, file.count)])
+            var request = PutFile(syncFileName: "bench.bin", fileType: .binary, persistentFile: false, systemFile: false,
+                                  offset: offset, length: offset == 0 ? file.count : part.count, crc: Int(CRC32.checksum(part)))
+            request.bulkData = part
+            let answer = try await connection.send(request)
+            precondition(answer.success, "\(answer.resultCode)")
+            offset += part.count
+        }
+        let putFile = clock.now - start
+        let rawBulk = try await rawTCPBulk(bytes: file.count, chunk: chunk)
+        record("PutFile \(file.count >> 20) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", putFile, rawBulk)
+        await connection.stop()
+        await headUnit.stop()
+    }
+
+    static func measure(_ body: () -> Void) -> Duration {
+        let clock = ContinuousClock()
+        body()  // warm up
+        return clock.measure(body)
+    }
+
+    static func registrationResponseJSON() async throws -> JSONValue {
+        let headUnit = HeadUnitEmulator(configuration: .standard)
+        let connection = SDLConnection(transport: await headUnit.connectInMemory())
+        try await connection.start()
+        let response = try await connection.send(RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "bench-json",
+            isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "bench-json"))
+        await connection.stop()
+        await headUnit.stop()
+        return response.json
+    }
+
+    /// Request/response pairs of the given sizes over a raw loopback TCP connection.
+    static func rawTCPRoundTrips(count: Int, requestSize: Int, responseSize: Int) async throws -> Duration {
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let server = Task {
+            var connections = listener.connections.makeAsyncIterator()
+            guard let peer = await connections.next() else { return }
+            try await peer.open()
+            var pending = 0
+            for try await chunk in peer.incoming {
+                pending += chunk.count
+                while pending >= requestSize {
+                    pending -= requestSize
+                    try await peer.send([UInt8](repeating: 1, count: responseSize))
+                }
+            }
+        }
+        let client = TCPTransport(host: "127.0.0.1", port: listener.port)
+        try await client.open()
+        var incoming = client.incoming.makeAsyncIterator()
+        let request = [UInt8](repeating: 2, count: requestSize)
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<count {
+            try await client.send(request)
+            var received = 0
+            while received < responseSize, let chunk = try await incoming.next() { received += chunk.count }
+        }
+        let elapsed = clock.now - start
+        await client.close()
+        server.cancel()
+        listener.close()
+        return elapsed
+    }
+
+    /// Sends `bytes` in `chunk`-sized writes over raw loopback TCP, each acknowledged with 16 bytes.
+    static func rawTCPBulk(bytes: Int, chunk: Int) async throws -> Duration {
+        try await rawTCPRoundTrips(count: bytes / chunk, requestSize: chunk, responseSize: 16)
+    }
+}
