@@ -9,7 +9,8 @@ extension JSONValue {
     /// Parses UTF-8 JSON text (RFC 8259). Integers without fraction or exponent that fit
     /// 64 bits become ``JSONValue/int(_:)``; other numbers ``JSONValue/double(_:)``.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
-        let buffer = Array(bytes)
+        // One memcpy for contiguous input; a generic Array(bytes) would copy byte by byte.
+        let buffer = bytes.withContiguousStorageIfAvailable { Array($0) } ?? Array(bytes)
         var parser = JSONParser(bytes: buffer)
         let value = try parser.parseDocument()
         return value

@@ -148,7 +148,7 @@ public struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     /// Parses a whole document. Any type byte outside the subset fails the document, as in
     /// bson_c_lib, and so do lengths that disagree with the data.
     public init(decoding bytes: some Collection<UInt8>) throws(BSONError) {
-        let data = Array(bytes)
+        let data = bytes.withContiguousStorageIfAvailable { Array($0) } ?? Array(bytes)
         var reader = BSONReader(bytes: data, index: 0)
         self = try reader.document(depth: 0)
         guard reader.index == data.count else {

@@ -53,7 +53,10 @@ public struct FrameDecoder: Sendable {
             buffer.removeSubrange(0..<readIndex)
             readIndex = 0
         }
-        buffer.append(contentsOf: bytes)
+        // Contiguous input (the usual [UInt8] read) is appended with one memcpy; generic code
+        // is not specialised across modules and would copy byte by byte.
+        let appended: Void? = bytes.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
+        if appended == nil { buffer.append(contentsOf: Array(bytes)) }
     }
 
     /// The next frame or malformed run, or nil when more bytes are needed.
