@@ -10,8 +10,12 @@ on its first line, then one line per violation, and exits 1 if there was any.
 
 Modes: --version 5 (default: v5 ACK with BSON protocolVersion 5.4.0), --version 4 or 3
 (v4/v3 ACK with a raw 4-byte hash id), --nak (StartServiceNAK with rejectedParams).
+--ack-delay S holds the StartServiceACK back S seconds, as sdl_core does until its HMI is
+ready. --mtu N advertises N and sends the RegisterAppInterface response (~8.7 KB) and an
+OnPermissionsChange (~15.5 KB) as multi-frame messages of N-byte payloads, with core's
+8-bit multi-frame message ids; frames the app sends must then fit N - 12 payload bytes.
 """
-import argparse, json, socket, struct, sys
+import argparse, json, socket, struct, sys, time
 import bson
 
 HASH_ID = 0x00010001
@@ -22,6 +26,17 @@ def frame(version, ftype, service, info, session, payload=b"", msg_id=1):
     if version == 1:
         return struct.pack(">BBBBI", byte0, service, info, session, len(payload)) + payload
     return struct.pack(">BBBBII", byte0, service, info, session, len(payload), msg_id) + payload
+
+def frames_for(version, service, session, payload, msg_id, mtu):
+    """Single frame, or First + Consecutive frames numbered 1..255,1.. with the last 0 (PROTOCOL.md 2.3)."""
+    if mtu is None or len(payload) <= mtu:
+        return frame(version, 1, service, 0, session, payload, msg_id)
+    chunks = [payload[i:i + mtu] for i in range(0, len(payload), mtu)]
+    out = frame(version, 2, service, 0, session, struct.pack(">II", len(payload), len(chunks)), msg_id)
+    for i, chunk in enumerate(chunks):
+        number = 0 if i == len(chunks) - 1 else i % 255 + 1
+        out += frame(version, 3, service, number, session, chunk, msg_id)
+    return out
 
 def rpc_payload(rpc_type, function_id, correlation, params):
     body = json.dumps(params).encode()
@@ -53,6 +68,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--version", type=int, default=5)
     ap.add_argument("--nak", action="store_true")
+    ap.add_argument("--ack-delay", type=float, default=0)
+    ap.add_argument("--mtu", type=int, default=None)
     args = ap.parse_args()
     violations = []
     def check(cond, what):
@@ -87,8 +104,9 @@ def main():
         print("DONE", flush=True)
         sys.exit(1 if violations else 0)
 
+    time.sleep(args.ack_delay)
     if args.version >= 5:
-        ack = bson.encode({"protocolVersion": "5.4.0", "hashId": HASH_ID, "mtu": bson.Int64(131072)})
+        ack = bson.encode({"protocolVersion": "5.4.0", "hashId": HASH_ID, "mtu": bson.Int64(args.mtu or 131072)})
         conn.sendall(frame(5, 0, 7, 2, SESSION, ack, 0))
     else:
         conn.sendall(frame(args.version, 0, 7, 2, SESSION, struct.pack(">I", HASH_ID), 0))
@@ -117,6 +135,8 @@ def main():
         check(f["msg_id"] != 0, "data frame with message id 0")
         check(f["info"] == 0 or f["ftype"] == 3, "frame info must be 0 on single/first frames")
         check(f["ftype"] == 1, "expected single frames for small RPCs")
+        if args.mtu:
+            check(f["size"] <= args.mtu - 12, "frame payload %d exceeds mtu - 12 = %d" % (f["size"], args.mtu - 12))
         p = f["payload"]
         word, corr, jsize = struct.unpack(">III", p[:12])
         rpc_type, fid = word >> 28, word & 0x0FFFFFFF
@@ -130,9 +150,16 @@ def main():
             response = {"success": True, "resultCode": "SUCCESS",
                         "syncMsgVersion": {"majorVersion": 8, "minorVersion": 0, "patchVersion": 0},
                         "language": "EN-US", "hmiDisplayLanguage": "EN-US"}
-            conn.sendall(frame(expected_version, 1, 7, 0, SESSION, rpc_payload(1, 1, corr, response), 10))
+            if args.mtu:  # as large as core 8.2's (~8.7 KB), so it spans several frames
+                response["displayCapabilities"] = {"displayType": "SDL_GENERIC", "displayName": "GENERIC", "graphicSupported": True, "mediaClockFormats": ["CLOCK1", "CLOCKTEXT1"], "textFields": [
+                    {"name": "mainField%d" % (i % 4 + 1), "characterSet": "UTF_8", "width": 500, "rows": 1} for i in range(110)]}
+            conn.sendall(frames_for(expected_version, 7, SESSION, rpc_payload(1, 1, corr, response), 10, args.mtu))
             status = {"hmiLevel": "NONE", "audioStreamingState": "NOT_AUDIBLE", "systemContext": "MAIN"}
             conn.sendall(frame(expected_version, 1, 7, 0, SESSION, rpc_payload(2, 0x8000, -1, status), 11))
+            if args.mtu:  # ~15.5 KB, with core's 8-bit multi-frame message id
+                items = [{"rpcName": "Function%d" % i, "hmiPermissions": {"allowed": ["BACKGROUND", "FULL", "LIMITED"], "userDisallowed": []},
+                          "parameterPermissions": {"allowed": [], "userDisallowed": []}} for i in range(95)]
+                conn.sendall(frames_for(expected_version, 7, SESSION, rpc_payload(2, 0x8008, -1, {"permissionItem": items}), 0x1FF & 0xFF, args.mtu))
         elif fid == 2:
             conn.sendall(frame(expected_version, 1, 7, 0, SESSION, rpc_payload(1, 2, corr, {"success": True, "resultCode": "SUCCESS"}), 12))
         else:

@@ -70,4 +70,16 @@ struct RegisterCommandTests {
         #expect(result.exitCode == 2)
         #expect(result.stderr.contains("RegisterAppInterface.appID is 101 characters long"), "\(result.stderr)")
     }
+
+    @Test("core 8.2's large answers: an 8 KB response and a 17 KB notification in 1,488-byte frames, after a 4.5 s ACK hold")
+    func largeMultiFrameAnswersAfterSlowACK() async throws {
+        let (result, peerExit, peerOutput) = try await register(peerArguments: ["--mtu", "1500", "--ack-delay", "4.5"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(peerExit == 0, "the head unit saw violations: \(peerOutput)")
+        let events = try lines(result.stdout)
+        let response = try #require(events.first { $0["name"] == "RegisterAppInterface" })
+        #expect(response["parameters"]?["displayCapabilities"]?["textFields"]?.arrayValue?.count == 110)
+        let permissions = try #require(events.first { $0["name"] == "OnPermissionsChange" })
+        #expect(permissions["parameters"]?["permissionItem"]?.arrayValue?.count == 95)
+    }
 }
