@@ -10,6 +10,8 @@ actor ScriptedHeadUnit {
     private(set) var requests: [RPCPacket] = [] {
         didSet { wakeWaiters() }
     }
+    /// The service each request arrived on.
+    private(set) var services: [ServiceType] = []
     private var requestWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Returns once `count` requests have arrived.
@@ -43,8 +45,9 @@ actor ScriptedHeadUnit {
             try? await link.send(bytes)
         case .startServiceRequested(let request):
             for next in (try? machine.acceptStartService(request, now: .now)) ?? [] { await handle(next) }
-        case .message(let session, _, let payload):
+        case .message(let session, let service, let payload):
             guard let packet = try? RPCPacket(decoding: payload) else { return }
+            services.append(service)
             requests.append(packet)
             guard packet.messageType == .request, let answer = respond(packet) else { return }
             let response = RPCPacket(messageType: .response, functionID: packet.functionID, correlationID: packet.correlationID,
@@ -181,6 +184,26 @@ struct SDLConnectionTests {
 
 @Suite("SDLConnection: typed requests")
 struct TypedRequestTests {
+    @Test("a request with binary data travels on the hybrid service, JSON then bulk (PROTOCOL.md §3.1)")
+    func bulkDataOnHybrid() async throws {
+        let (app, headUnitEnd) = MemoryTransport.pair()
+        let headUnit = ScriptedHeadUnit(link: headUnitEnd) { _ in ["success": true, "resultCode": "SUCCESS", "spaceAvailable": 10] }
+        let task = Task { await headUnit.run() }
+        let connection = SDLConnection(transport: app)
+        try await connection.start()
+        var request = PutFile(syncFileName: "a.bin", fileType: .binary)
+        request.bulkData = [0xAA, 0xBB, 0xCC]
+        let response = try await connection.send(request)
+        #expect(response.spaceAvailable == 10)
+        _ = try await connection.send(ListFiles())
+        #expect(await headUnit.services == [.hybrid, .rpc])
+        let packet = try #require(await headUnit.requests.first)
+        #expect(packet.bulkData == [0xAA, 0xBB, 0xCC] && packet.functionID == 32)
+        #expect(try JSONValue.parse(packet.json)["syncFileName"] == "a.bin")
+        await connection.stop()
+        task.cancel()
+    }
+
     @Test("a typed request that breaks the spec fails before anything is sent")
     func validatesBeforeSending() async throws {
         let (app, headUnitEnd) = MemoryTransport.pair()
