@@ -1,4 +1,9 @@
 #include "CSDLShim.h"
+#include <errno.h>
+#include <string.h>
+#include <bluetooth/sdp.h>
+#include <bluetooth/sdp_lib.h>
+#include <bluetooth/rfcomm.h>
 
 int sdl_libusb_set_log_level(libusb_context *ctx, int level) {
     return libusb_set_option(ctx, LIBUSB_OPTION_LOG_LEVEL, level);
@@ -19,3 +24,95 @@ bdaddr_t sdl_bdaddr_any(void) {
 }
 
 uint16_t sdl_htobs(uint16_t value) { return htobs(value); }
+
+/* SDP through BlueZ's libbluetooth: its API is linked lists of tagged values and
+ * compound-literal addresses, which stay here in C; the Swift side sees three calls. */
+
+static sdp_session_t *sdl_local_sdp(void) {
+    bdaddr_t any = {{0, 0, 0, 0, 0, 0}};
+    bdaddr_t local = {{0, 0, 0, 0xff, 0xff, 0xff}};
+    return sdp_connect(&any, &local, SDP_RETRY_IF_BUSY);
+}
+
+void *sdl_sdp_register_rfcomm(const uint8_t uuid[16], uint8_t channel, const char *name) {
+    sdp_session_t *session = sdl_local_sdp();
+    if (session == NULL) return NULL;  /* errno from the failed connect */
+
+    uuid_t service_uuid, root_uuid, l2cap_uuid, rfcomm_uuid;
+    sdp_uuid128_create(&service_uuid, uuid);
+    sdp_uuid16_create(&root_uuid, PUBLIC_BROWSE_GROUP);
+    sdp_uuid16_create(&l2cap_uuid, L2CAP_UUID);
+    sdp_uuid16_create(&rfcomm_uuid, RFCOMM_UUID);
+
+    sdp_record_t *record = sdp_record_alloc();
+    sdp_list_t *classes = sdp_list_append(NULL, &service_uuid);
+    sdp_list_t *browse = sdp_list_append(NULL, &root_uuid);
+    sdp_list_t *l2cap = sdp_list_append(NULL, &l2cap_uuid);
+    sdp_data_t *channel_data = sdp_data_alloc(SDP_UINT8, &channel);
+    sdp_list_t *rfcomm = sdp_list_append(sdp_list_append(NULL, &rfcomm_uuid), channel_data);
+    sdp_list_t *protocols = sdp_list_append(sdp_list_append(NULL, l2cap), rfcomm);
+    sdp_list_t *access = sdp_list_append(NULL, protocols);
+
+    sdp_set_service_id(record, service_uuid);
+    sdp_set_service_classes(record, classes);
+    sdp_set_browse_groups(record, browse);
+    sdp_set_access_protos(record, access);
+    sdp_set_info_attr(record, name, "SmartDeviceLink", "SmartDeviceLink app");
+
+    int status = sdp_record_register(session, record, 0);
+    int saved = errno;
+
+    sdp_data_free(channel_data);
+    sdp_list_free(l2cap, NULL);
+    sdp_list_free(rfcomm, NULL);
+    sdp_list_free(protocols, NULL);
+    sdp_list_free(access, NULL);
+    sdp_list_free(classes, NULL);
+    sdp_list_free(browse, NULL);
+    if (status < 0) {
+        sdp_record_free(record);
+        sdp_close(session);
+        errno = saved;
+        return NULL;
+    }
+    return session;  /* the record lives as long as the session */
+}
+
+void sdl_sdp_unregister(void *session) {
+    if (session != NULL) sdp_close((sdp_session_t *)session);
+}
+
+int sdl_sdp_find_rfcomm_channel(const char *address, const uint8_t uuid[16], uint8_t *channel) {
+    bdaddr_t any = {{0, 0, 0, 0, 0, 0}};
+    bdaddr_t target;
+    if (str2ba(address, &target) < 0) { errno = EINVAL; return -1; }
+    /* sdp_connect returns NULL without Bluetooth; passing NULL on would crash libbluetooth. */
+    sdp_session_t *session = sdp_connect(&any, &target, SDP_RETRY_IF_BUSY);
+    if (session == NULL) return -1;
+
+    uuid_t service_uuid;
+    sdp_uuid128_create(&service_uuid, uuid);
+    sdp_list_t *search = sdp_list_append(NULL, &service_uuid);
+    uint32_t range = 0x0000ffff;
+    sdp_list_t *attributes = sdp_list_append(NULL, &range);
+    sdp_list_t *records = NULL;
+    int status = sdp_service_search_attr_req(session, search, SDP_ATTR_REQ_RANGE, attributes, &records);
+    sdp_list_free(search, NULL);
+    sdp_list_free(attributes, NULL);
+    int found = -1;
+    for (sdp_list_t *r = records; status == 0 && r != NULL && found < 0; r = r->next) {
+        sdp_record_t *record = (sdp_record_t *)r->data;
+        sdp_list_t *protocols = NULL;
+        if (sdp_get_access_protos(record, &protocols) == 0) {
+            int port = sdp_get_proto_port(protocols, RFCOMM_UUID);
+            if (port > 0) found = port;
+            sdp_list_foreach(protocols, (sdp_list_func_t)sdp_list_free, NULL);
+            sdp_list_free(protocols, NULL);
+        }
+    }
+    sdp_list_free(records, (sdp_free_func_t)sdp_record_free);
+    sdp_close(session);
+    if (found < 0) { errno = ENOENT; return -1; }
+    *channel = (uint8_t)found;
+    return 0;
+}

@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CBlueZ
+import CSDLShim
+import Foundation
+import Synchronization
+
+/// The SDL service class UUID that head units look for over SDP (PROTOCOL.md §7.1).
+public let sdlBluetoothServiceUUID: [UInt8] = [
+    0x93, 0x6D, 0xA0, 0x1F, 0x9A, 0xBD, 0x4D, 0x9D, 0x80, 0xC7, 0x02, 0xAF, 0x85, 0xC8, 0x22, 0xA8,
+]
+
+/// The step that produces a connected RFCOMM socket: the seam of the Bluetooth transport.
+///
+/// After connect or accept an RFCOMM socket is an ordinary stream descriptor, so everything
+/// after this step is the same code as TCP's and runs in tests over a `socketpair`.
+public protocol RFCOMMConnector: Sendable {
+    /// Phone role (what an Android SDL router does): listen on `channel` (nil: the first
+    /// free one), publish the SDL service in SDP, and return the head unit's connection.
+    func accept(channel: UInt8?, timeout: Duration) async throws(TransportError) -> (descriptor: Int32, peer: String)
+    /// Client role: connect to `address` on `channel` (nil: look it up with SDP).
+    func connect(address: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32
+}
+
+/// An SDL link over Bluetooth RFCOMM through BlueZ.
+///
+/// In a car the head unit is the RFCOMM client and the phone publishes the SDL service
+/// (PROTOCOL.md §7.2), so `.waitForHeadUnit` is the usual mode on Linux acting as the phone;
+/// `.connect` reaches a device that publishes the service itself (a bridge, a TDK).
+public final class BluetoothTransport: SDLTransport {
+    public enum Mode: Sendable, Hashable {
+        /// Publish the SDL service and wait for the head unit to connect.
+        case waitForHeadUnit(channel: UInt8?)
+        /// Connect to a device's SDL service (channel from SDP when nil).
+        case connect(address: String, channel: UInt8?)
+    }
+
+    public let mode: Mode
+    public let timeout: Duration
+    public var kind: TransportKind { .bluetooth }
+    public var description: String {
+        switch mode {
+        case .waitForHeadUnit(let channel): return "Bluetooth RFCOMM (waiting on channel \(channel.map(String.init) ?? "auto"))"
+        case .connect(let address, let channel): return "Bluetooth RFCOMM \(address)" + (channel.map { " channel \($0)" } ?? "")
+        }
+    }
+
+    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let connector: any RFCOMMConnector
+    private let socket = Mutex<StreamSocketTransport?>(nil)
+
+    /// - Parameters:
+    ///   - connector: the step that yields a connected socket; BlueZ by default.
+    ///   - timeout: how long to wait for the head unit, or for the connection.
+    public init(mode: Mode, timeout: Duration = .seconds(60), connector: any RFCOMMConnector = BlueZConnector()) {
+        self.mode = mode
+        self.timeout = timeout
+        self.connector = connector
+        (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+    }
+
+    public func open() async throws(TransportError) {
+        let descriptor: Int32
+        let name: String
+        switch mode {
+        case .waitForHeadUnit(let channel):
+            let (accepted, peer) = try await connector.accept(channel: channel, timeout: timeout)
+            descriptor = accepted
+            name = "Bluetooth RFCOMM \(peer)"
+        case .connect(let address, let channel):
+            descriptor = try await connector.connect(address: address, channel: channel, timeout: timeout)
+            name = description
+        }
+        let connected = StreamSocketTransport(connectedDescriptor: descriptor, description: name, kind: .bluetooth, readSize: 4096)
+        socket.withLock { $0 = connected }
+        let continuation = self.continuation
+        Task {
+            do {
+                for try await chunk in connected.incoming { continuation.yield(chunk) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        connected.startReader()
+    }
+
+    public func send(_ bytes: [UInt8]) async throws(TransportError) {
+        guard let connected = socket.withLock({ $0 }) else { throw TransportError.closed("\(description) is not open") }
+        try await connected.send(bytes)
+    }
+
+    public func close() async {
+        if let connected = socket.withLock({ $0 }) {
+            connected.shutdownAndClose()
+        } else {
+            continuation.finish()
+        }
+    }
+}
+
+/// RFCOMM sockets and SDP through BlueZ.
+public struct BlueZConnector: RFCOMMConnector {
+    public init() {}
+
+    /// The one line a machine without Bluetooth gets.
+    static let noBluetooth = TransportError.unsupported(
+        "this machine has no Bluetooth support (the kernel offers no AF_BLUETOOTH sockets); use --tcp or --usb, "
+            + "or run where BlueZ and a Bluetooth adapter are available")
+
+    static func rfcommSocket() throws(TransportError) -> Int32 {
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue), BTPROTO_RFCOMM)
+        guard fd >= 0 else {
+            let code = errno
+            if code == EAFNOSUPPORT || code == EPROTONOSUPPORT { throw noBluetooth }
+            throw TransportError.io(operation: "socket(AF_BLUETOOTH)", code: code, message: String(cString: strerror(code)))
+        }
+        return fd
+    }
+
+    static func address(_ text: String) throws(TransportError) -> bdaddr_t {
+        var address = bdaddr_t()
+        guard str2ba(text, &address) == 0, text.split(separator: ":").count == 6 else {
+            throw TransportError.unreachable(endpoint: text, reason: "not a Bluetooth address; write it as 00:11:22:33:44:55")
+        }
+        return address
+    }
+
+    public func accept(channel: UInt8?, timeout: Duration) async throws(TransportError) -> (descriptor: Int32, peer: String) {
+        let listener = try Self.rfcommSocket()
+        defer { _ = systemClose(listener) }
+        var bound: UInt8 = 0
+        for candidate in channel.map({ [$0] }) ?? Array(1...30) {
+            var address = sockaddr_rc()
+            address.rc_family = sa_family_t(AF_BLUETOOTH)
+            address.rc_bdaddr = sdl_bdaddr_any()
+            address.rc_channel = candidate
+            let status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_rc>.size)) }
+            }
+            if status == 0 { bound = candidate; break }
+        }
+        guard bound != 0, listen(listener, 1) == 0 else {
+            throw TransportError.busy(device: "RFCOMM channel \(channel.map(String.init) ?? "1…30")")
+        }
+        guard let record = sdl_sdp_register_rfcomm(sdlBluetoothServiceUUID, bound, " SdlRouterService") else {
+            let code = errno
+            throw TransportError.unsupported("cannot publish the SDL service in SDP (\(String(cString: strerror(code)))): "
+                                             + "is bluetoothd running (with --compat for the SDP socket)?")
+        }
+        defer { sdl_sdp_unregister(record) }
+        var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        let millis = Int32(clamping: Int64(timeout.seconds * 1000))
+        guard poll(&pfd, 1, millis) > 0 else {
+            throw TransportError.timedOut(operation: "waiting for a head unit on RFCOMM channel \(bound)", seconds: timeout.seconds)
+        }
+        var peer = sockaddr_rc()
+        var length = socklen_t(MemoryLayout<sockaddr_rc>.size)
+        let client = withUnsafeMutablePointer(to: &peer) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &length) }
+        }
+        guard client >= 0 else { throw TransportError.io(operation: "accept", code: errno, message: String(cString: strerror(errno))) }
+        var text = [CChar](repeating: 0, count: 18)
+        ba2str(&peer.rc_bdaddr, &text)
+        return (client, String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    public func connect(address text: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32 {
+        let target = try Self.address(text)
+        let fd = try Self.rfcommSocket()
+        var resolved = channel ?? 0
+        if channel == nil {
+            guard sdl_sdp_find_rfcomm_channel(text, sdlBluetoothServiceUUID, &resolved) == 0 else {
+                let code = errno
+                _ = systemClose(fd)
+                if code == ENOENT {
+                    throw TransportError.unreachable(endpoint: text, reason: "it does not publish the SDL service in SDP; is the SDL app running?")
+                }
+                throw TransportError.unreachable(endpoint: text, reason: "SDP lookup failed: \(String(cString: strerror(code))); is it on, in range and paired?")
+            }
+        }
+        var address = sockaddr_rc()
+        address.rc_family = sa_family_t(AF_BLUETOOTH)
+        address.rc_bdaddr = target
+        address.rc_channel = resolved
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_rc>.size)) }
+        }
+        guard status == 0 else {
+            let code = errno
+            _ = systemClose(fd)
+            if code == ECONNREFUSED { throw TransportError.connectionRefused(endpoint: "\(text) channel \(resolved)") }
+            throw TransportError.unreachable(endpoint: "\(text) channel \(resolved)", reason: "\(String(cString: strerror(code))); is it on, in range and paired?")
+        }
+        return fd
+    }
+}
