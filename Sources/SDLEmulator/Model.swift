@@ -44,6 +44,10 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
     case rpcAnswered(appID: String?, name: String, correlationID: Int32, resultCode: String)
     case notificationSent(appID: String, name: String, parameters: JSONObject)
     case malformed(connection: Int, reason: String)
+    /// A phone was sent the AOA switch; its accessory arrival follows.
+    case usbSwitched(device: String)
+    /// A USB device could not be switched or served.
+    case usbDeviceFailed(device: String, reason: String)
 
     public var description: String {
         switch self {
@@ -56,6 +60,8 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .rpcAnswered(let id, let name, let corr, let code): return "\(id ?? "-") ← \(name) #\(corr) \(code)"
         case .notificationSent(let id, let name, _): return "\(id) ← \(name)"
         case .malformed(let c, let r): return "connection \(c): malformed data: \(r)"
+        case .usbSwitched(let d): return "\(d) switched to accessory mode"
+        case .usbDeviceFailed(let d, let r): return "USB \(d): \(r)"
         }
     }
 
@@ -77,6 +83,8 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .notificationSent(let id, let name, let parameters):
             return ["event": "notificationSent", "appID": .string(id), "name": .string(name), "parameters": .object(parameters)]
         case .malformed(let c, let r): return ["event": "malformed", "connection": .int(Int64(c)), "reason": .string(r)]
+        case .usbSwitched(let d): return ["event": "usbSwitched", "device": .string(d)]
+        case .usbDeviceFailed(let d, let r): return ["event": "usbDeviceFailed", "device": .string(d), "reason": .string(r)]
         }
     }
 }

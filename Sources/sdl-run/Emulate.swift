@@ -29,8 +29,16 @@ struct Emulate: AsyncParsableCommand {
     @Flag(help: "Print what the emulator does as JSON lines on standard error.")
     var events = false
 
+    @Option(help: ArgumentHelp(
+        "Also serve Android phones over USB: switch these devices (VID:PID[,VID:PID...]; bare --usb: phones already in accessory mode) with the AOA sequence, as sdl_core does.",
+        valueName: "phones"))
+    var usb: String?
+
     func validate() throws {
         if control != nil && controlSocket != nil { throw ValidationError("choose one control channel: --control or --control-socket") }
+        if let usb, usb != TransportOptions.anyUSBDevice {
+            do { _ = try USBDeviceSelector(parsing: usb) } catch { throw ValidationError("--usb \(usb): \(error.description)") }
+        }
         _ = try Self.endpoint(listen, option: "--listen")
         if let control { _ = try Self.endpoint(control, option: "--control") }
     }
@@ -85,8 +93,21 @@ struct Emulate: AsyncParsableCommand {
             await headUnit.stop()
             throw CommandFailure.connection("\(error)")
         }
+        var usbTask: Task<Void, any Error>?
+        if let usb {
+            let phones = usb == TransportOptions.anyUSBDevice ? nil : try? USBDeviceSelector(parsing: usb)
+            // Fail at start, in one line, when this machine has no USB at all.
+            if !FileManager.default.fileExists(atPath: "/dev/bus/usb") {
+                await headUnit.stop()
+                throw CommandFailure.connection(
+                    "no USB support on this machine: /dev/bus/usb does not exist (no usbfs in this kernel or container); emulate without --usb")
+            }
+            usbTask = Task { try await headUnit.serveUSB(phones: phones) }
+            lines.append("usb: serving " + (phones.map { "\($0) and phones in accessory mode" } ?? "phones in accessory mode"))
+        }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         await Self.waitForTermination()
+        usbTask?.cancel()
         await headUnit.stop()
     }
 

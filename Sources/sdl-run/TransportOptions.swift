@@ -49,9 +49,15 @@ struct TransportOptions: ParsableArguments {
     }
 }
 
-/// USB is wired in once the libusb transport lands; until then it says so in one line.
+/// The USB transport for `--usb [DEVICE]`.
 enum USBSupport {
+    /// `selector` nil: a phone in accessory mode or a known TDK id.
     static func makeTransport(selector: String?) throws -> any SDLTransport {
-        throw CommandFailure.connection("USB transport is not available in this build")
+        guard let selector else { return USBTransport(.default) }
+        do {
+            return USBTransport(try USBDeviceSelector(parsing: selector))
+        } catch {
+            throw CommandFailure.invalid("--usb \(selector): \(error.description)")
+        }
     }
 }

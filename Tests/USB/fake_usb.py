@@ -18,7 +18,10 @@ Fakes in "devices" (bus 1; address = the N in 1-N):
   1-5  18d1:4ee1 "Pixel"       answers GET_PROTOCOL (2) / SEND_STRING / START, records the
                                strings, then leaves and comes back as 18d1:2d01 at 1-6
   1-6  18d1:2d01 "Android Accessory" (only after START) accessory iface 0 + ADB iface 1;
-                               echoes what arrives on 0x02 back on 0x81
+                               echoes what arrives on 0x02 back on 0x81, or with
+                               --accessory-bridge HOST:PORT connects there as soon as it
+                               appears and carries the bulk data both ways: the phone's SDL
+                               app then runs on the other end of that TCP connection
   1-7  1d6b:0104 "SDL TDK" serial TDK-ECHO: unconfigured (bConfigurationValue 0), a kernel
                                driver bound to the vendor interface 1, bulk OUT 0x01 and IN
                                0x82 on interface 1 behind a CDC interface 0 (interrupt 0x83);
@@ -28,8 +31,9 @@ Fakes in "devices" (bus 1; address = the N in 1-N):
                                CAP_DAC_OVERRIDE, so the kernel really answers EACCES)
   1-10 1d6b:0104 serial TDK-SILENT: answers descriptors only; vendor control and bulk
                                transfers never complete (until cancelled)
-  1-11 1d6b:0104 serial TDK-UNPLUG: echoes, but after receiving b"UNPLUG" it completes its
-                               pending URBs with ENODEV and is removed (remove uevent)
+  1-11 1d6b:0104 serial TDK-UNPLUG: echoes (or bridges to --unplug-bridge HOST:PORT), but
+                               after data containing b"UNPLUG" it completes its pending URBs
+                               with ENODEV and is removed (remove uevent)
   1-12 1d6b:0104 serial TDK-BRIDGE: bulk data bridged to TCP --bridge HOST:PORT (connects
                                on the first OUT transfer), so the SDL protocol can run end to
                                end over USB; without --bridge it echoes
@@ -297,15 +301,31 @@ class ZeroProtocol(FakeUsb):
 
 class Echo(FakeUsb):
     """Echoes bulk OUT data back on bulk IN; optionally unplugs on b'UNPLUG' or bridges to TCP."""
-    def __init__(self, name, strings, out_ep, in_ep, unplug=None, bridge=None, **kw):
+    def __init__(self, name, strings, out_ep, in_ep, unplug=None, bridge=None, eager=False, **kw):
         super().__init__(name, strings, **kw)
         self.out_ep, self.in_ep, self.unplug, self.bridge = out_ep, in_ep, unplug, bridge
         self.sock = None
+        if bridge and eager:  # the far end speaks first (a phone's app): connect now
+            threading.Thread(target=self._connect_eagerly, daemon=True).start()
+
+    def _connect_eagerly(self):
+        host, port = self.bridge.rsplit(":", 1)
+        for _ in range(50):
+            try:
+                self.sock = socket.create_connection((host, int(port)), timeout=5)
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            return
+        self.sock.settimeout(None)
+        record(device=self.name, event="bridge_connected", to=self.bridge)
+        self._from_tcp()
 
     def bulk_out(self, ep, data):
         if ep != self.out_ep:
             return
-        if self.unplug and data == b"UNPLUG":
+        if self.unplug and b"UNPLUG" in data:
             threading.Thread(target=self.unplug, daemon=True).start()
             return
         if self.bridge:
@@ -342,13 +362,14 @@ def add(tb, n, vid, pid, fake, product, serial, cfg, configured=True):
         tb.attach_ioctl(f"/dev/bus/usb/001/{n:03d}", fake)
     tb.add_from_string(umockdev_text(n, vid, pid, product, serial, cfg, configured))
 
-def build_devices(tb, bridge):
+def build_devices(tb, bridge, accessory_bridge=None, unplug_bridge=None):
     def reenumerate():
         time.sleep(0.2)
         log("phone re-enumerating as accessory 18d1:2d01 at 1-6")
         tb.uevent(sysfs_path(5), "remove")
         tb.remove_device(sysfs_path(5))
-        accessory = Echo("accessory", {1: "Google", 2: "Android Accessory", 3: "PHONE0001"}, 0x02, 0x81)
+        accessory = Echo("accessory", {1: "Google", 2: "Android Accessory", 3: "PHONE0001"}, 0x02, 0x81,
+                         bridge=accessory_bridge, eager=True)
         add(tb, 6, 0x18d1, 0x2d01, accessory, "Android Accessory", "PHONE0001", ACCESSORY_CONFIG)
         record(device="accessory", event="arrived", bus=1, address=6)
 
@@ -368,7 +389,8 @@ def build_devices(tb, bridge):
     os.chmod(os.path.join(tb.get_root_dir(), "dev/bus/usb/001/009"), 0)
     add(tb, 10, 0x1d6b, 0x0104, tdk("TDK-SILENT", silent=True), "SDL TDK", "TDK-SILENT", TDK_CONFIG)
     holder = {}
-    unplugger = tdk("TDK-UNPLUG", unplug=lambda: (time.sleep(0.3), holder["u"].unplug_now(tb, sysfs_path(11))))
+    unplugger = tdk("TDK-UNPLUG", unplug=lambda: (time.sleep(0.3), holder["u"].unplug_now(tb, sysfs_path(11))),
+                    bridge=unplug_bridge)
     holder["u"] = unplugger
     add(tb, 11, 0x1d6b, 0x0104, unplugger, "SDL TDK", "TDK-UNPLUG", TDK_CONFIG)
     add(tb, 12, 0x1d6b, 0x0104, tdk("TDK-BRIDGE", bridge=bridge), "SDL TDK", "TDK-BRIDGE", TDK_CONFIG)
@@ -378,6 +400,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenario", choices=["devices", "empty"], default="devices")
     ap.add_argument("--bridge", help="HOST:PORT: TDK-BRIDGE forwards its bulk data to this TCP endpoint")
+    ap.add_argument("--accessory-bridge", help="HOST:PORT: the accessory (after the AOA switch) connects here and bridges its bulk data")
+    ap.add_argument("--unplug-bridge", help="HOST:PORT: TDK-UNPLUG bridges its bulk data here (and still unplugs on b'UNPLUG')")
     ap.add_argument("--keep-caps", action="store_true", help="do not drop CAP_DAC_OVERRIDE for the child")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
@@ -392,10 +416,11 @@ def main():
     RECORD = os.path.join(root, "fake-usb-record.jsonl")
     open(RECORD, "w").close()
     if args.scenario == "devices":
-        build_devices(tb, args.bridge)
+        build_devices(tb, args.bridge, args.accessory_bridge, args.unplug_bridge)
     env = dict(os.environ, LD_PRELOAD="libumockdev-preload.so.0", UMOCKDEV_DIR=root,
                SDL_UMOCKDEV_SCENARIO=args.scenario, SDL_FAKE_USB_RECORD=RECORD,
-               SDL_FAKE_USB_BRIDGE=args.bridge or "")
+               SDL_FAKE_USB_BRIDGE=args.bridge or "", SDL_FAKE_USB_ACCESSORY_BRIDGE=args.accessory_bridge or "",
+               SDL_FAKE_USB_UNPLUG_BRIDGE=args.unplug_bridge or "")
     if os.geteuid() == 0 and not args.keep_caps:
         # root ignores file modes; without these two capabilities the kernel checks them.
         cmd = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",

@@ -1,0 +1,108 @@
+import Foundation
+import SDLEmulator
+import SDLScenario
+import SmartDeviceLink
+import Testing
+
+/// The whole stack over real libusb code under umockdev (Tests/USB/fake_usb.py): a TDK
+/// bridged to the emulator, a phone switched into accessory mode by the emulator, and an
+/// unplug in the middle of an upload. `scripts/test-usb` runs these in a harness run of
+/// their own (SDL_E2E_USB=1) and checks they passed; a plain `swift test` skips them.
+@Suite("End to end over USB under umockdev", .serialized)
+struct EndToEndOverUSBTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let active = environment["SDL_UMOCKDEV_SCENARIO"] == "devices" && environment["SDL_E2E_USB"] == "1"
+
+    static func endpoint(_ variable: String) -> (host: String, port: UInt16)? {
+        guard let value = environment[variable], let colon = value.lastIndex(of: ":"),
+              let port = UInt16(value[value.index(after: colon)...]) else { return nil }
+        return (String(value[..<colon]), port)
+    }
+
+    static func records(device: String) -> [JSONObject] {
+        guard let path = environment["SDL_FAKE_USB_RECORD"], let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).objectValue }.filter { $0["device"] == .string(device) }
+    }
+
+    /// hello.json runs over USB: TDK bridged to the emulator, driver steps on the emulator.
+    @Test(.enabled(if: active))
+    func scenarioOverTDK() async throws {
+        let bridge = try #require(Self.endpoint("SDL_FAKE_USB_BRIDGE"))
+        let headUnit = HeadUnitEmulator(configuration: .standard)
+        _ = try await headUnit.listen(host: bridge.host, port: bridge.port)
+        let scenario = try ScenarioParser.load(path: CommandRunner.packageRoot.appendingPathComponent("examples/hello.json").path)
+        let target = ScenarioTarget(
+            name: "USB TDK-BRIDGE", makeTransport: { USBTransport(.serial("TDK-BRIDGE")) },
+            driver: ControlCommandDriver { await headUnit.control($0) })
+        let result = await ScenarioRunner(promptPolicy: .fail).run(scenario, on: target)
+        #expect(result.status == .passed, "\(result.message ?? "") \(result.steps.map { "\($0.path) \($0.status) \($0.message ?? "")" })")
+        #expect(result.steps.count == scenario.steps.count)
+        #expect(Self.records(device: "TDK-BRIDGE").contains { $0["event"] == "bridge_connected" })
+        await headUnit.stop()
+    }
+
+    /// the emulator switches a phone into accessory mode and serves its SDL app over the bulk endpoints.
+    @Test(.enabled(if: active))
+    func phoneThroughAOA() async throws {
+        let appSide = try #require(Self.endpoint("SDL_FAKE_USB_ACCESSORY_BRIDGE"))
+        // The phone's SDL app sits at the far end of the accessory's bridge.
+        let phoneApp = try TCPListener(host: appSide.host, port: appSide.port)
+        let headUnit = HeadUnitEmulator(configuration: .standard)
+        let usb = Task { try await headUnit.serveUSB(phones: .ids([USBVendorProduct(0x18D1, 0x4EE1)])) }
+        var accepted = phoneApp.connections.makeAsyncIterator()
+        let link = try #require(await accepted.next())
+        let connection = SDLConnection(transport: link)
+        try await connection.start()
+        let response = try await connection.send(RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "Phone App",
+            isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "phone-app"))
+        #expect(response.success && response.resultCode == .success)
+        #expect(await headUnit.snapshot().apps.contains { $0.appID == "phone-app" })
+        let strings = Self.records(device: "phone").filter { $0["event"] == "string" }.compactMap { $0["value"]?.stringValue }
+        #expect(strings == ["SDL", "Core", "SmartDeviceLink Core Component USB", "1.0", "http://www.smartdevicelink.org", "N000000"])
+        await connection.stop()
+        usb.cancel()
+        phoneApp.close()
+        await headUnit.stop()
+    }
+
+    /// unplugged during an upload: the pending PutFile fails at once, nothing hangs.
+    @Test(.enabled(if: active))
+    func unplugDuringUpload() async throws {
+        let bridge = try #require(Self.endpoint("SDL_FAKE_USB_UNPLUG_BRIDGE"))
+        let headUnit = HeadUnitEmulator(configuration: .standard)
+        _ = try await headUnit.listen(host: bridge.host, port: bridge.port)
+        let connection = SDLConnection(transport: USBTransport(.serial("TDK-UNPLUG")))
+        try await connection.start()
+        _ = try await connection.send(RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "Uploader",
+            isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "uploader"))
+        let clock = ContinuousClock()
+        var uploaded = 0
+        var failure: SDLError?
+        let started = clock.now
+        for chunk in 0..<6 {
+            // The third chunk carries the marker that makes the fake device unplug itself.
+            let part = chunk == 2 ? Array(repeating: Array("UNPLUG".utf8), count: 200).flatMap { $0 }
+                                  : [UInt8](repeating: UInt8(chunk), count: 1200)
+            var request = PutFile(syncFileName: "big.bin", fileType: .binary, offset: uploaded, length: part.count,
+                                  crc: Int(CRC32.checksum(part)))
+            request.bulkData = part
+            do {
+                _ = try await connection.send(request, timeout: .seconds(30))
+                uploaded += part.count
+            } catch {
+                failure = error
+                break
+            }
+        }
+        guard case .connectionLost(let reason)? = failure else {
+            Issue.record("expected connectionLost, got \(String(describing: failure)) after \(uploaded) bytes")
+            return
+        }
+        #expect(reason.contains("unplugged"), "\(reason)")
+        #expect(clock.now - started < .seconds(10), "failed promptly, not by the 30 s request timeout")
+        #expect(uploaded == 2400)
+        await headUnit.stop()
+    }
+}
