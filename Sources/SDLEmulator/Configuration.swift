@@ -393,7 +393,7 @@ private struct ConfigReader {
         var out: [String: Set<String>] = [:]
         let levels = ["FULL", "LIMITED", "BACKGROUND", "NONE"]
         for (rpc, list) in try object(v, path: path) {
-            guard FunctionIDs.ids[rpc] != nil else { throw unknown(rpc, allowed: Array(FunctionIDs.ids.keys), path: "\(path).\(rpc)") }
+            guard RPCRegistry.functionID(forName: rpc) != nil else { throw unknown(rpc, allowed: Array(Set(RPCRegistry.functionNamesByID.values)), path: "\(path).\(rpc)") }
             let names = try strings(list, path: "\(path).\(rpc)")
             for (i, level) in names.enumerated() where !levels.contains(level) {
                 throw unknown(level, allowed: levels, path: "\(path).\(rpc)[\(i)]")

@@ -362,12 +362,12 @@ public actor HeadUnitEmulator {
         }
         guard packet.messageType == .request else { return }
         let parsed = packet.json.isEmpty ? JSONValue.object([:]) : try? JSONValue.parse(packet.json)
-        guard let name = FunctionIDs.names[packet.functionID], name != "GenericResponse",
+        guard let name = RPCRegistry.functionName(forID: packet.functionID), name != "GenericResponse",
               packet.functionID < 0x8000 || packet.functionID >= 0x10000, case .object(let parameters)? = parsed else {
             // core: a function id it does not know (or JSON it cannot read) gets a GenericResponse INVALID_DATA.
             let request = IncomingRequest(key: key, name: "GenericResponse", functionID: 31, correlationID: packet.correlationID,
                                           parameters: [:], bulkData: [])
-            emit(.rpcReceived(appID: apps[key]?.appID, name: FunctionIDs.names[packet.functionID] ?? "Function\(packet.functionID)",
+            emit(.rpcReceived(appID: apps[key]?.appID, name: RPCRegistry.functionName(forID: packet.functionID) ?? "Function\(packet.functionID)",
                               correlationID: packet.correlationID))
             respond(request, "INVALID_DATA", info: parsed == nil ? "the JSON cannot be parsed" : "unknown function id \(packet.functionID)")
             return
@@ -450,7 +450,7 @@ public actor HeadUnitEmulator {
 
     /// Sends a notification to an app.
     func notify(_ key: SessionKey, _ name: String, _ parameters: JSONObject, bulkData: [UInt8] = []) {
-        let packet = RPCPacket(messageType: .notification, functionID: FunctionIDs.id(name), correlationID: 0,
+        let packet = RPCPacket(messageType: .notification, functionID: (RPCRegistry.functionID(forName: name) ?? 0), correlationID: 0,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         send(packet, to: key)
         emit(.notificationSent(appID: apps[key]?.appID ?? "-", name: name, parameters: parameters))

@@ -18,12 +18,16 @@ struct AlertTests {
 
     @Test("A second Alert while one is shown is REJECTED (core/HMI)")
     func secondAlertRejected() async throws {
-        // 10 s at timeScale 0.1: a 1 s window, wide enough for a loaded 2-core CI machine.
-        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.timeScale = 0.1 })
+        // Real time and a soft button: the first alert stays up until the driver answers it,
+        // however loaded the machine is.
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.timeScale = 1 })
         let app = try await activeApp(headUnit)
-        async let first = app.request("Alert", ["alertText1": "One", "duration": 10000])
+        async let first = app.request("Alert", ["alertText1": "One", "duration": 10000, "softButtons": [
+            ["type": "TEXT", "text": "OK", "softButtonID": 1, "systemAction": "DEFAULT_ACTION"],
+        ]])
         _ = try await app.next("OnHMIStatus")
         #expect(try await app.request("Alert", ["alertText1": "Two"]).resultCode == "REJECTED")
+        try await headUnit.pressSoftButton(1)
         #expect(try await first.resultCode == "SUCCESS")
         await headUnit.stop()
     }

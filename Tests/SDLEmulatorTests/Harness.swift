@@ -31,7 +31,7 @@ actor Inbox {
     }
 
     static func name(_ envelope: RPCEnvelope) -> String {
-        let base = FunctionIDs.names[envelope.functionID] ?? "Function\(envelope.functionID)"
+        let base = RPCRegistry.functionName(forID: envelope.functionID) ?? "Function\(envelope.functionID)"
         return envelope.messageType == .response ? base + "Response" : base
     }
 
@@ -86,7 +86,7 @@ struct TestApp {
     }
 
     func request(_ name: String, _ parameters: JSONObject = [:], bulkData: [UInt8] = [], timeout: Duration? = nil) async throws -> RPCEnvelope {
-        try await connection.request(functionID: FunctionIDs.id(name), functionName: name, parameters: parameters,
+        try await connection.request(functionID: (RPCRegistry.functionID(forName: name) ?? 0), functionName: name, parameters: parameters,
                                      bulkData: bulkData, timeout: timeout)
     }
 

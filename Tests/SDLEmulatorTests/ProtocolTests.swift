@@ -170,7 +170,7 @@ struct ProtocolTests {
         let app = try await TestApp.connect(headUnit)
         try await app.register()
         for _ in 0..<1001 {
-            try await app.connection.notify(functionID: FunctionIDs.id("OnHMIStatus"), parameters: [:])
+            try await app.connection.notify(functionID: RPCRegistry.functionID(forName: "OnHMIStatus")!, parameters: [:])
         }
         let notice = try await app.next("OnAppInterfaceUnregistered")
         #expect(notice["reason"] == "TOO_MANY_REQUESTS")

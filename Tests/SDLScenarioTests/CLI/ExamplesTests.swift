@@ -81,7 +81,8 @@ struct ExamplesTests {
         #expect(frames.contains { $0["rpc"]?["functionID"] == 1 && $0["rpc"]?["type"] == "response" })
         #expect(frames.contains { $0["direction"] == "received" && $0["rpc"]?["json"]?["hmiLevel"] == "FULL" })
         // Every frame's bytes decode back to the same header: the trace is enough to replay.
-        for frame in frames {
+        #expect(frames.contains { $0["direction"] == "driver" && $0["action"] == "activateApp" }, "driver actions are traced")
+        for frame in frames where frame["direction"] != "driver" {
             let bytes = try #require(frame["bytes"]?.stringValue).hexBytes
             var decoder = FrameDecoder(maximumPayloadSize: 1 << 30)
             guard case .frame(let decoded)? = decoder.decode(bytes).first else {
