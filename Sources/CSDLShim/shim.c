@@ -1,29 +1,66 @@
 #include "CSDLShim.h"
+#include <libusb.h>
+#include <bluetooth/bluetooth.h>
 #include <errno.h>
 #include <string.h>
 #include <bluetooth/sdp.h>
 #include <bluetooth/sdp_lib.h>
 #include <bluetooth/rfcomm.h>
 
-int sdl_libusb_set_log_level(libusb_context *ctx, int level) {
-    return libusb_set_option(ctx, LIBUSB_OPTION_LOG_LEVEL, level);
+int sdl_libusb_set_log_level(void *ctx, int level) {
+    return libusb_set_option((libusb_context *)ctx, LIBUSB_OPTION_LOG_LEVEL, level);
 }
 
-int sdl_libusb_no_device_discovery(libusb_context *ctx) {
+int sdl_libusb_no_device_discovery(void *ctx) {
 #if defined(LIBUSB_API_VERSION) && LIBUSB_API_VERSION >= 0x01000109
-    return libusb_set_option(ctx, LIBUSB_OPTION_NO_DEVICE_DISCOVERY);
+    return libusb_set_option((libusb_context *)ctx, LIBUSB_OPTION_NO_DEVICE_DISCOVERY);
 #else
     (void)ctx;
     return LIBUSB_ERROR_NOT_SUPPORTED;
 #endif
 }
 
-bdaddr_t sdl_bdaddr_any(void) {
-    bdaddr_t any = {{0, 0, 0, 0, 0, 0}};
-    return any;
+
+
+/* RFCOMM sockets: the BlueZ headers stay in C so that Swift never imports a second copy
+ * of <sys/socket.h> (its enum constants would then be found twice, and so not at all). */
+
+int sdl_rfcomm_socket(void) {
+    return socket(AF_BLUETOOTH, SOCK_STREAM, BTPROTO_RFCOMM);
 }
 
-uint16_t sdl_htobs(uint16_t value) { return htobs(value); }
+int sdl_rfcomm_bind_listen(int fd, uint8_t channel) {
+    struct sockaddr_rc address;
+    memset(&address, 0, sizeof address);
+    address.rc_family = AF_BLUETOOTH;
+    address.rc_channel = channel;  /* rc_bdaddr stays all zeros: BDADDR_ANY */
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) return -1;
+    return listen(fd, 1);
+}
+
+int sdl_rfcomm_accept(int fd, char peer[18]) {
+    struct sockaddr_rc address;
+    socklen_t length = sizeof address;
+    memset(&address, 0, sizeof address);
+    int client = accept(fd, (struct sockaddr *)&address, &length);
+    if (client >= 0) ba2str(&address.rc_bdaddr, peer);
+    return client;
+}
+
+int sdl_bt_address_valid(const char *address) {
+    bdaddr_t parsed;
+    return bachk(address) == 0 && str2ba(address, &parsed) == 0;
+}
+
+int sdl_rfcomm_connect(int fd, const char *text, uint8_t channel) {
+    struct sockaddr_rc address;
+    memset(&address, 0, sizeof address);
+    if (!sdl_bt_address_valid(text)) { errno = EINVAL; return -1; }
+    str2ba(text, &address.rc_bdaddr);
+    address.rc_family = AF_BLUETOOTH;
+    address.rc_channel = channel;
+    return connect(fd, (struct sockaddr *)&address, sizeof address);
+}
 
 /* SDP through BlueZ's libbluetooth: its API is linked lists of tagged values and
  * compound-literal addresses, which stay here in C; the Swift side sees three calls. */

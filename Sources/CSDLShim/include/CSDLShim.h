@@ -1,17 +1,26 @@
 #ifndef CSDLSHIM_H
 #define CSDLSHIM_H
 #include <stdint.h>
-#include <libusb.h>
-#include <bluetooth/bluetooth.h>
 
-/// libusb_set_option is variadic; Swift cannot call it. These set the two options we use.
-int sdl_libusb_set_log_level(libusb_context *ctx, int level);
-int sdl_libusb_no_device_discovery(libusb_context *ctx);
+/* This header includes no library header on purpose: a C header included from two Clang
+ * modules (here and CLibUSB/CBlueZ) gives Swift two copies of its enum constants, and
+ * then neither is found. Library types therefore cross as void pointers. */
 
-/// BDADDR_ANY is a compound-literal macro Swift cannot import.
-bdaddr_t sdl_bdaddr_any(void);
-/// htobs is a function-like macro.
-uint16_t sdl_htobs(uint16_t value);
+/// libusb_set_option is variadic; Swift cannot call it. These set the two options we use
+/// on a `libusb_context *`.
+int sdl_libusb_set_log_level(void *ctx, int level);
+int sdl_libusb_no_device_discovery(void *ctx);
+
+/// An RFCOMM stream socket, or -1 with errno set (EAFNOSUPPORT: no Bluetooth in the kernel).
+int sdl_rfcomm_socket(void);
+/// Binds `fd` to `channel` on any local adapter and listens; 0 or -1 with errno.
+int sdl_rfcomm_bind_listen(int fd, uint8_t channel);
+/// Accepts one connection; writes the peer's address ("00:11:22:33:44:55") into `peer`.
+int sdl_rfcomm_accept(int fd, char peer[18]);
+/// Connects `fd` to `address` on `channel`; 0 or -1 with errno (EINVAL: not an address).
+int sdl_rfcomm_connect(int fd, const char *address, uint8_t channel);
+/// Whether `address` reads as a Bluetooth device address.
+int sdl_bt_address_valid(const char *address);
 
 /// Publishes an SDP record for an RFCOMM service with a 128-bit service-class UUID on the
 /// local SDP server (what an Android phone's SDL router does, so a head unit finds it).

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CBlueZ
 import CSDLShim
 import Foundation
 import Synchronization
@@ -111,7 +110,7 @@ public struct BlueZConnector: RFCOMMConnector {
             + "or run where BlueZ and a Bluetooth adapter are available")
 
     static func rfcommSocket() throws(TransportError) -> Int32 {
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue), BTPROTO_RFCOMM)
+        let fd = sdl_rfcomm_socket()
         guard fd >= 0 else {
             let code = errno
             if code == EAFNOSUPPORT || code == EPROTONOSUPPORT { throw noBluetooth }
@@ -120,29 +119,16 @@ public struct BlueZConnector: RFCOMMConnector {
         return fd
     }
 
-    static func address(_ text: String) throws(TransportError) -> bdaddr_t {
-        var address = bdaddr_t()
-        guard str2ba(text, &address) == 0, text.split(separator: ":").count == 6 else {
-            throw TransportError.unreachable(endpoint: text, reason: "not a Bluetooth address; write it as 00:11:22:33:44:55")
+    static func validate(_ address: String) throws(TransportError) {
+        guard sdl_bt_address_valid(address) != 0 else {
+            throw TransportError.unreachable(endpoint: address, reason: "not a Bluetooth address; write it as 00:11:22:33:44:55")
         }
-        return address
     }
 
     public func accept(channel: UInt8?, timeout: Duration) async throws(TransportError) -> (descriptor: Int32, peer: String) {
         let listener = try Self.rfcommSocket()
         defer { _ = systemClose(listener) }
-        var bound: UInt8 = 0
-        for candidate in channel.map({ [$0] }) ?? Array(1...30) {
-            var address = sockaddr_rc()
-            address.rc_family = sa_family_t(AF_BLUETOOTH)
-            address.rc_bdaddr = sdl_bdaddr_any()
-            address.rc_channel = candidate
-            let status = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_rc>.size)) }
-            }
-            if status == 0 { bound = candidate; break }
-        }
-        guard bound != 0, listen(listener, 1) == 0 else {
+        guard let bound = (channel.map { [$0] } ?? Array(1...30)).first(where: { sdl_rfcomm_bind_listen(listener, $0) == 0 }) else {
             throw TransportError.busy(device: "RFCOMM channel \(channel.map(String.init) ?? "1…30")")
         }
         guard let record = sdl_sdp_register_rfcomm(sdlBluetoothServiceUUID, bound, " SdlRouterService") else {
@@ -152,23 +138,17 @@ public struct BlueZConnector: RFCOMMConnector {
         }
         defer { sdl_sdp_unregister(record) }
         var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-        let millis = Int32(clamping: Int64(timeout.seconds * 1000))
-        guard poll(&pfd, 1, millis) > 0 else {
+        guard poll(&pfd, 1, Int32(clamping: Int64(timeout.seconds * 1000))) > 0 else {
             throw TransportError.timedOut(operation: "waiting for a head unit on RFCOMM channel \(bound)", seconds: timeout.seconds)
         }
-        var peer = sockaddr_rc()
-        var length = socklen_t(MemoryLayout<sockaddr_rc>.size)
-        let client = withUnsafeMutablePointer(to: &peer) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &length) }
-        }
+        var peer = [CChar](repeating: 0, count: 18)
+        let client = sdl_rfcomm_accept(listener, &peer)
         guard client >= 0 else { throw TransportError.io(operation: "accept", code: errno, message: String(cString: strerror(errno))) }
-        var text = [CChar](repeating: 0, count: 18)
-        ba2str(&peer.rc_bdaddr, &text)
-        return (client, String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return (client, String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     public func connect(address text: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32 {
-        let target = try Self.address(text)
+        try Self.validate(text)
         let fd = try Self.rfcommSocket()
         var resolved = channel ?? 0
         if channel == nil {
@@ -181,14 +161,7 @@ public struct BlueZConnector: RFCOMMConnector {
                 throw TransportError.unreachable(endpoint: text, reason: "SDP lookup failed: \(String(cString: strerror(code))); is it on, in range and paired?")
             }
         }
-        var address = sockaddr_rc()
-        address.rc_family = sa_family_t(AF_BLUETOOTH)
-        address.rc_bdaddr = target
-        address.rc_channel = resolved
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_rc>.size)) }
-        }
-        guard status == 0 else {
+        guard sdl_rfcomm_connect(fd, text, resolved) == 0 else {
             let code = errno
             _ = systemClose(fd)
             if code == ECONNREFUSED { throw TransportError.connectionRefused(endpoint: "\(text) channel \(resolved)") }
