@@ -62,6 +62,7 @@ let package = Package(
         // Benchmarks: ratios against baselines measured in the same run (`swift run -c release sdl-bench`).
         .executableTarget(name: "sdl-bench", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
         .testTarget(name: "SmartDeviceLinkTests", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
+        .testTarget(name: "SDLManagerTests", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
         .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
         .testTarget(
             name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLEmulator", "SmartDeviceLink"],

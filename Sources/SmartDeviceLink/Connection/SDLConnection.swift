@@ -26,6 +26,35 @@ public struct RPCEnvelope: Sendable, Hashable {
     public var resultCode: String? { parameters["resultCode"]?.stringValue }
 }
 
+extension RPCEnvelope {
+    /// The typed form of this message, with its bulk data.
+    public func decoded<Message: RPCMessage>(as type: Message.Type) throws(RPCDecodingError) -> Message {
+        var value = try Message(json: .object(parameters), path: Message.functionName)
+        if !bulkData.isEmpty { value.bulkData = bulkData }
+        return value
+    }
+}
+
+extension AsyncStream where Element == RPCEnvelope {
+    /// The notifications of one kind in this stream, decoded; undecodable ones are logged and skipped.
+    public func typed<Notification: RPCNotification>(_ type: Notification.Type, logger: Logger) -> AsyncStream<Notification> {
+        let all = self
+        return AsyncStream<Notification> { continuation in
+            let task = Task {
+                for await envelope in all where envelope.messageType == .notification && envelope.functionID == Notification.functionID {
+                    do {
+                        continuation.yield(try envelope.decoded(as: Notification.self))
+                    } catch {
+                        logger.warning("dropping undecodable \(Notification.functionName): \(error)")
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
 /// A frame seen on the link, for traces (`sdl-run --trace`).
 public struct FrameTraceEvent: Sendable {
     public enum Direction: String, Sendable { case sent, received }
@@ -286,9 +315,7 @@ public actor SDLConnection {
             functionID: Request.functionID, functionName: Request.functionName, parameters: parameters,
             bulkData: request.bulkData ?? [], timeout: timeout)
         do {
-            var response = try Request.Response(json: .object(envelope.parameters), path: Request.Response.functionName)
-            if !envelope.bulkData.isEmpty { response.bulkData = envelope.bulkData }
-            return response
+            return try envelope.decoded(as: Request.Response.self)
         } catch {
             throw SDLError.invalidResponse(error.description)
         }
@@ -341,23 +368,7 @@ public actor SDLConnection {
     /// Typed notifications of one kind, e.g. `notifications(OnHMIStatus.self)`.
     /// Notifications that do not decode are skipped (and logged).
     public func notifications<Notification: RPCNotification>(_ type: Notification.Type) -> AsyncStream<Notification> {
-        let all = messages()
-        let logger = configuration.logger
-        return AsyncStream { continuation in
-            let task = Task {
-                for await envelope in all where envelope.messageType == .notification && envelope.functionID == Notification.functionID {
-                    do {
-                        var value = try Notification(json: .object(envelope.parameters), path: Notification.functionName)
-                        if !envelope.bulkData.isEmpty { value.bulkData = envelope.bulkData }
-                        continuation.yield(value)
-                    } catch {
-                        logger.warning("dropping undecodable \(Notification.functionName): \(error)")
-                    }
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        messages().typed(Notification.self, logger: configuration.logger)
     }
 
     // MARK: - Internals

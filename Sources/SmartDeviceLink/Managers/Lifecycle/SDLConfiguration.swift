@@ -1,0 +1,115 @@
+import Foundation
+
+/// Everything ``SDLManager`` needs to know, given by value.
+public struct SDLConfiguration: Sendable {
+    public var appName: String
+    public var appID: String
+    /// The short name head units show where space is tight (`ngnMediaScreenAppName`).
+    public var shortName: String?
+    public var appTypes: [AppHMIType]
+    public var isMedia: Bool
+    public var language: Language
+    public var hmiDisplayLanguage: Language
+    public var ttsName: [TTSChunk]?
+    public var voiceRecognitionSynonyms: [String]?
+    public var dayColorScheme: TemplateColorScheme?
+    public var nightColorScheme: TemplateColorScheme?
+    /// Refuse head units below this protocol version.
+    public var minimumProtocolVersion: ProtocolVersion
+    /// Refuse head units whose RPC spec version (`syncMsgVersion`) is below this.
+    public var minimumRPCVersion: ProtocolVersion
+    /// Links to try, in order (e.g. USB, then TCP); each call makes a fresh transport.
+    public var transports: [TransportChoice]
+    public var reconnect: ReconnectPolicy
+    /// How long connecting and registering may take before it is an error.
+    public var registrationTimeout: Duration
+    /// Default time a request waits for its response.
+    public var requestTimeout: Duration
+
+    public init(
+        appName: String, appID: String, shortName: String? = nil, appTypes: [AppHMIType] = [.default], isMedia: Bool = false,
+        language: Language = .enUs, hmiDisplayLanguage: Language = .enUs, ttsName: [TTSChunk]? = nil,
+        voiceRecognitionSynonyms: [String]? = nil, dayColorScheme: TemplateColorScheme? = nil,
+        nightColorScheme: TemplateColorScheme? = nil, minimumProtocolVersion: ProtocolVersion = ProtocolVersion(2),
+        minimumRPCVersion: ProtocolVersion = ProtocolVersion(1), transports: [TransportChoice],
+        reconnect: ReconnectPolicy = ReconnectPolicy(), registrationTimeout: Duration = .seconds(20),
+        requestTimeout: Duration = .seconds(10)
+    ) {
+        self.appName = appName
+        self.appID = appID
+        self.shortName = shortName
+        self.appTypes = appTypes
+        self.isMedia = isMedia
+        self.language = language
+        self.hmiDisplayLanguage = hmiDisplayLanguage
+        self.ttsName = ttsName
+        self.voiceRecognitionSynonyms = voiceRecognitionSynonyms
+        self.dayColorScheme = dayColorScheme
+        self.nightColorScheme = nightColorScheme
+        self.minimumProtocolVersion = minimumProtocolVersion
+        self.minimumRPCVersion = minimumRPCVersion
+        self.transports = transports
+        self.reconnect = reconnect
+        self.registrationTimeout = registrationTimeout
+        self.requestTimeout = requestTimeout
+    }
+
+    /// The RegisterAppInterface request for this configuration.
+    public func registration(resumingWith hashID: String? = nil) -> RegisterAppInterface {
+        RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: appName,
+            isMediaApplication: isMedia, languageDesired: language, hmiDisplayLanguageDesired: hmiDisplayLanguage,
+            appID: appID, ttsName: ttsName, ngnMediaScreenAppName: shortName, vrSynonyms: voiceRecognitionSynonyms,
+            appHMIType: appTypes, hashID: hashID, fullAppID: appID,
+            dayColorScheme: dayColorScheme, nightColorScheme: nightColorScheme)
+    }
+}
+
+/// One entry of the transport plan: a name for logs and a factory for a fresh transport.
+public struct TransportChoice: Sendable {
+    public var name: String
+    public var make: @Sendable () -> any SDLTransport
+
+    public init(_ name: String, make: @escaping @Sendable () -> any SDLTransport) {
+        self.name = name
+        self.make = make
+    }
+
+    /// TCP to a head unit.
+    public static func tcp(host: String, port: UInt16 = TCPTransport.defaultPort) -> TransportChoice {
+        TransportChoice("TCP \(host):\(port)") { TCPTransport(host: host, port: port) }
+    }
+
+    /// USB: a phone in accessory mode or a TDK (see ``USBDeviceSelector``).
+    public static func usb(_ selector: USBDeviceSelector = .default) -> TransportChoice {
+        TransportChoice("USB \(selector)") { USBTransport(selector) }
+    }
+}
+
+/// When and how often to reconnect after the link drops.
+///
+/// sdl_ios retries every 0.5 s forever; this backs off exponentially and gives up after a
+/// limit, so a bench without a head unit ends in a clear error instead of spinning.
+public struct ReconnectPolicy: Sendable, Hashable {
+    public var initialDelay: Duration
+    public var multiplier: Double
+    public var maximumDelay: Duration
+    /// Attempts after a drop before giving up; 0 never reconnects.
+    public var maximumAttempts: Int
+
+    public init(initialDelay: Duration = .milliseconds(500), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
+                maximumAttempts: Int = 8) {
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maximumDelay = maximumDelay
+        self.maximumAttempts = maximumAttempts
+    }
+
+    /// The wait before attempt `attempt` (1-based).
+    public func delay(beforeAttempt attempt: Int) -> Duration {
+        let factor = pow(multiplier, Double(max(0, attempt - 1)))
+        let seconds = min(initialDelay.seconds * factor, maximumDelay.seconds)
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}
+

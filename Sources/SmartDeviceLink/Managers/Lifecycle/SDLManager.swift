@@ -1,0 +1,309 @@
+public import Logging
+
+/// The one entry point of an SDL app: connects over the transport plan, registers, keeps
+/// the HMI state and permissions current, and reconnects when the link drops.
+///
+/// All state lives in this actor, so events arriving in any order can never crash it: an
+/// event that does not fit the current state is logged and ignored.
+///
+/// ```swift
+/// let manager = SDLManager(configuration: SDLConfiguration(
+///     appName: "Hello", appID: "hello-1", transports: [.usb(), .tcp(host: "192.168.1.20")]))
+/// try await manager.start()
+/// _ = try await manager.send(Show(mainField1: "Hello"), timeout: nil)
+/// ```
+public actor SDLManager: RPCChannel {
+    public private(set) var configuration: SDLConfiguration
+    public private(set) var state: LifecycleState = .stopped
+    public private(set) var hmiState = HMIState.initial
+    /// The head unit's answer to the last successful registration (capabilities, versions).
+    public private(set) var registration: RegisterAppInterfaceResponse?
+    /// The protocol session of the current link.
+    public private(set) var session: SessionInfo?
+    /// Why the manager last stopped or failed to reconnect.
+    public private(set) var lastError: SDLError?
+    /// Which RPCs the head unit allows, kept current from OnPermissionsChange and OnHMIStatus.
+    public nonisolated let permissionManager = PermissionManager()
+
+    /// Decides the configuration to re-register with after the head unit's language changed
+    /// (OnAppInterfaceUnregistered LANGUAGE_CHANGE); nil keeps the old one with the new languages.
+    public typealias LanguageChangeHandler = @Sendable (_ language: Language, _ hmiDisplayLanguage: Language, _ current: SDLConfiguration) async -> SDLConfiguration?
+
+    private var languageChangeHandler: LanguageChangeHandler?
+    private var connection: SDLConnection?
+    private var stopping = false
+    private var reconnecting = false
+    private var hashID: String?
+    private var pendingLanguage: (Language, Language)?
+    private var stateObservers: [Int: AsyncStream<LifecycleState>.Continuation] = [:]
+    private var hmiObservers: [Int: AsyncStream<HMIStateChange>.Continuation] = [:]
+    private var messageObservers: [Int: AsyncStream<RPCEnvelope>.Continuation] = [:]
+    private var nextObserverID = 0
+    private let logger: Logger
+
+    public init(configuration: SDLConfiguration, logger: Logger = Logger(label: "SmartDeviceLink.lifecycle")) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func setLanguageChangeHandler(_ handler: LanguageChangeHandler?) {
+        languageChangeHandler = handler
+    }
+
+    // MARK: - Start and stop
+
+    /// Connects over the first transport of the plan that works, registers, and returns
+    /// once the manager is ready. Throws the reason when no transport worked, the head unit
+    /// refused the app, a minimum version was not met, or it took longer than
+    /// ``SDLConfiguration/registrationTimeout``.
+    public func start() async throws(SDLError) {
+        guard state == .stopped else { return }
+        stopping = false
+        lastError = nil
+        do {
+            try await connectAndRegister()
+        } catch {
+            lastError = error
+            transition(to: .stopped)
+            throw error
+        }
+    }
+
+    /// Unregisters (UnregisterAppInterface, then EndService) and closes the link.
+    public func stop() async {
+        stopping = true
+        if let connection {
+            if registration != nil { _ = try? await connection.send(UnregisterAppInterface(), timeout: .seconds(2)) }
+            await connection.stop()
+        }
+        connection = nil
+        registration = nil
+        await updateHMI(.initial)  // off the head unit: NONE, whatever arrived before the link closed
+        transition(to: .stopped)
+    }
+
+    // MARK: - Observing
+
+    /// The current state, then every change.
+    public func states() -> AsyncStream<LifecycleState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: LifecycleState.self)
+        continuation.yield(state)
+        let id = observerID()
+        stateObservers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeStateObserver(id) } }
+        return stream
+    }
+
+    /// Each real change of the HMI state, with the old and the new value.
+    public func hmiChanges() -> AsyncStream<HMIStateChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: HMIStateChange.self)
+        let id = observerID()
+        hmiObservers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeHMIObserver(id) } }
+        return stream
+    }
+
+    /// The first HMI level other than NONE: the moment an app may show its UI. Returns at
+    /// once when the app is already past NONE.
+    public func firstNonNoneHMILevel() async -> HMILevel {
+        if hmiState.hmiLevel != HMILevel.none { return hmiState.hmiLevel }
+        for await change in hmiChanges() where change.new.hmiLevel != HMILevel.none {
+            return change.new.hmiLevel
+        }
+        return hmiState.hmiLevel
+    }
+
+    /// Every message from the head unit, across reconnects.
+    public func messages() -> AsyncStream<RPCEnvelope> {
+        let (stream, continuation) = AsyncStream.makeStream(of: RPCEnvelope.self)
+        let id = observerID()
+        messageObservers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeMessageObserver(id) } }
+        return stream
+    }
+
+    // MARK: - RPCChannel
+
+    public func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
+        guard let connection, state == .ready || state == .settingUpManagers else { throw SDLError.notConnected }
+        return try await connection.send(request, timeout: timeout)
+    }
+
+    public func notifications<Notification: RPCNotification>(_ type: Notification.Type) -> AsyncStream<Notification> {
+        messages().typed(Notification.self, logger: logger)
+    }
+
+    // MARK: - Connecting
+
+    private func connectAndRegister() async throws(SDLError) {
+        transition(to: reconnecting ? state : .connecting)
+        var failure = SDLError.invalidRequest("the transport plan is empty: give SDLConfiguration at least one transport")
+        for choice in configuration.transports {
+            guard !stopping else { throw SDLError.connectionLost("stopped") }
+            var protocolConfiguration = ProtocolConfiguration()
+            protocolConfiguration.minimumVersion = configuration.minimumProtocolVersion
+            let connection = SDLConnection(transport: choice.make(), configuration: SDLConnection.Configuration(
+                protocolConfiguration: protocolConfiguration, startTimeout: configuration.registrationTimeout,
+                requestTimeout: configuration.requestTimeout))
+            do {
+                session = try await connection.start()
+            } catch {
+                logger.info("\(choice.name): \(error)")
+                failure = error
+                continue
+            }
+            // Listen before registering, so nothing that follows the response is missed.
+            let stream = await connection.messages()
+            self.connection = connection
+            Task { [weak self] in
+                for await envelope in stream { await self?.handle(envelope) }
+                await self?.linkEnded(connection)
+            }
+            let response: RegisterAppInterfaceResponse
+            do {
+                response = try await connection.send(configuration.registration(resumingWith: hashID), timeout: configuration.registrationTimeout)
+            } catch {
+                self.connection = nil
+                await connection.stop()
+                failure = error
+                continue
+            }
+            guard response.success else {
+                self.connection = nil
+                await connection.stop()
+                throw SDLError.unsuccessfulResponse(function: "RegisterAppInterface", resultCode: response.resultCode.rawValue, info: response.info)
+            }
+            let rpcVersion = ProtocolVersion(response.syncMsgVersion?.majorVersion ?? 1, response.syncMsgVersion?.minorVersion ?? 0,
+                                             response.syncMsgVersion?.patchVersion ?? 0)
+            guard rpcVersion >= configuration.minimumRPCVersion else {
+                _ = try? await connection.send(UnregisterAppInterface(), timeout: .seconds(2))
+                self.connection = nil
+                await connection.stop()
+                throw SDLError.sessionRejected(
+                    reason: "the head unit speaks RPC \(rpcVersion), below the minimum \(configuration.minimumRPCVersion) this app needs",
+                    rejectedParams: [])
+            }
+            registration = response
+            transition(to: .registered)
+            transition(to: .settingUpManagers)
+            transition(to: .ready)
+            return
+        }
+        throw failure
+    }
+
+    private func linkEnded(_ ended: SDLConnection) async {
+        guard ended === connection else { return }
+        connection = nil
+        registration = nil
+        await updateHMI(.initial)
+        guard !stopping else {
+            transition(to: .stopped)
+            return
+        }
+        await reconnect(after: nil)
+    }
+
+    /// Tries to get the link back with exponential back-off, up to the policy's limit.
+    private func reconnect(after immediateReason: String?) async {
+        guard !reconnecting else { return }
+        reconnecting = true
+        defer { reconnecting = false }
+        let policy = configuration.reconnect
+        for attempt in 1...max(policy.maximumAttempts, 1) where policy.maximumAttempts > 0 {
+            transition(to: .reconnecting(attempt: attempt))
+            if immediateReason == nil || attempt > 1 {
+                try? await Task.sleep(for: policy.delay(beforeAttempt: attempt))
+            }
+            guard !stopping else { break }
+            do {
+                try await connectAndRegister()
+                return
+            } catch {
+                lastError = error
+                logger.info("reconnect attempt \(attempt) failed: \(error)")
+                if case .unsuccessfulResponse = error { break }  // refused: retrying will not help
+            }
+        }
+        if lastError == nil { lastError = .connectionLost("the link dropped and reconnecting is off") }
+        transition(to: .stopped)
+    }
+
+    // MARK: - Incoming
+
+    private func handle(_ envelope: RPCEnvelope) async {
+        for observer in messageObservers.values { observer.yield(envelope) }
+        guard envelope.messageType == .notification else { return }
+        switch envelope.functionID {
+        case OnHMIStatus.functionID:
+            if let status = try? envelope.decoded(as: OnHMIStatus.self) { await updateHMI(HMIState(status)) }
+        case OnPermissionsChange.functionID:
+            if let change = try? envelope.decoded(as: OnPermissionsChange.self) { await permissionManager.update(change.permissionItem) }
+        case OnHashChange.functionID:
+            hashID = (try? envelope.decoded(as: OnHashChange.self))?.hashID
+        case OnLanguageChange.functionID:
+            if let change = try? envelope.decoded(as: OnLanguageChange.self) { pendingLanguage = (change.language, change.hmiDisplayLanguage) }
+        case OnAppInterfaceUnregistered.functionID:
+            if let notice = try? envelope.decoded(as: OnAppInterfaceUnregistered.self) { await unregistered(notice.reason) }
+        default:
+            break
+        }
+    }
+
+    /// The head unit unregistered the app. As sdl_ios: stop for reasons a retry cannot fix,
+    /// re-register for a language change, and reconnect for the rest (ignition cycles...).
+    private func unregistered(_ reason: AppInterfaceUnregisteredReason) async {
+        logger.notice("the head unit unregistered the app: \(reason)")
+        let fatal: Set<AppInterfaceUnregisteredReason> = [.appUnauthorized, .unsupportedHmiResource, .protocolViolation, .masterReset, .factoryDefaults]
+        registration = nil
+        if fatal.contains(reason) {
+            lastError = .sessionRejected(reason: "the head unit unregistered the app (\(reason))", rejectedParams: [])
+            stopping = true
+            let ending = connection
+            connection = nil
+            await ending?.stop()
+            await updateHMI(.initial)
+            transition(to: .stopped)
+            return
+        }
+        if reason == .languageChange {
+            let (language, hmiLanguage) = pendingLanguage ?? (configuration.language, configuration.hmiDisplayLanguage)
+            var next = configuration
+            next.language = language
+            next.hmiDisplayLanguage = hmiLanguage
+            if let handler = languageChangeHandler, let chosen = await handler(language, hmiLanguage, configuration) { next = chosen }
+            configuration = next
+            let ending = connection
+            connection = nil
+            await ending?.stop()
+            await updateHMI(.initial)
+            await reconnect(after: "language change")
+        }
+    }
+
+    // MARK: - State
+
+    private func transition(to new: LifecycleState) {
+        guard new != state else { return }
+        logger.debug("lifecycle: \(state) → \(new)")
+        state = new
+        for observer in stateObservers.values { observer.yield(new) }
+    }
+
+    private func updateHMI(_ new: HMIState) async {
+        guard new != hmiState else { return }
+        let change = HMIStateChange(old: hmiState, new: new)
+        hmiState = new
+        await permissionManager.update(hmiLevel: new.hmiLevel)
+        for observer in hmiObservers.values { observer.yield(change) }
+    }
+
+    private func observerID() -> Int {
+        defer { nextObserverID += 1 }
+        return nextObserverID
+    }
+
+    private func removeStateObserver(_ id: Int) { stateObservers[id] = nil }
+    private func removeHMIObserver(_ id: Int) { hmiObservers[id] = nil }
+    private func removeMessageObserver(_ id: Int) { messageObservers[id] = nil }
+}
