@@ -1,4 +1,5 @@
 public import Logging
+import Foundation
 
 /// The one entry point of an SDL app: connects over the transport plan, registers, keeps
 /// the HMI state and permissions current, and reconnects when the link drops.
@@ -24,6 +25,8 @@ public actor SDLManager: RPCChannel {
     public private(set) var lastError: SDLError?
     /// Which RPCs the head unit allows, kept current from OnPermissionsChange and OnHMIStatus.
     public nonisolated let permissionManager = PermissionManager()
+    /// Uploads and lists files; interrupted uploads resume after a reconnect.
+    public nonisolated let fileManager: SDLFileManager
 
     /// Decides the configuration to re-register with after the head unit's language changed
     /// (OnAppInterfaceUnregistered LANGUAGE_CHANGE); nil keeps the old one with the new languages.
@@ -44,6 +47,9 @@ public actor SDLManager: RPCChannel {
     public init(configuration: SDLConfiguration, logger: Logger = Logger(label: "SmartDeviceLink.lifecycle")) {
         self.configuration = configuration
         self.logger = logger
+        let relay = ChannelRelay()
+        self.fileManager = SDLFileManager(channel: relay)
+        relay.attach(self)
     }
 
     public func setLanguageChangeHandler(_ handler: LanguageChangeHandler?) {
@@ -186,6 +192,9 @@ public actor SDLManager: RPCChannel {
             registration = response
             transition(to: .registered)
             transition(to: .settingUpManagers)
+            if let session { await fileManager.fitChunks(to: session) }
+            // What the head unit had before a reconnect is read again, never assumed.
+            await fileManager.forgetRemoteFiles()
             transition(to: .ready)
             return
         }
@@ -307,3 +316,33 @@ public actor SDLManager: RPCChannel {
     private func removeHMIObserver(_ id: Int) { hmiObservers[id] = nil }
     private func removeMessageObserver(_ id: Int) { messageObservers[id] = nil }
 }
+
+/// Lets managers created in SDLManager's initializer send through it without a strong cycle.
+final class ChannelRelay: RPCChannel, @unchecked Sendable {
+    // `lock` guards `target`, set once right after SDLManager's initialiser.
+    private let lock = NSLock()
+    private weak var target: SDLManager?
+
+    func attach(_ manager: SDLManager) {
+        lock.lock()
+        target = manager
+        lock.unlock()
+    }
+
+    private var manager: SDLManager? {
+        lock.lock()
+        defer { lock.unlock() }
+        return target
+    }
+
+    func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
+        guard let manager else { throw SDLError.notConnected }
+        return try await manager.send(request, timeout: timeout)
+    }
+
+    func notifications<Notification: RPCNotification>(_ type: Notification.Type) async -> AsyncStream<Notification> {
+        guard let manager else { return AsyncStream { $0.finish() } }
+        return await manager.notifications(type)
+    }
+}
+

@@ -1,0 +1,199 @@
+import Foundation
+
+/// A file to put on the head unit.
+public struct SDLFile: Sendable, Hashable {
+    public enum Source: Sendable, Hashable {
+        case data([UInt8])
+        /// Read from disk chunk by chunk; never held in memory whole.
+        case path(String)
+    }
+
+    /// The name on the head unit (`syncFileName`).
+    public var name: String
+    public var source: Source
+    public var fileType: FileType
+    /// Persistent files survive the app's session on the head unit.
+    public var isPersistent: Bool
+    /// Upload even when the head unit already lists a file of this name.
+    public var overwrite: Bool
+
+    public init(name: String, source: Source, fileType: FileType, isPersistent: Bool = false, overwrite: Bool = false) {
+        self.name = name
+        self.source = source
+        self.fileType = fileType
+        self.isPersistent = isPersistent
+        self.overwrite = overwrite
+    }
+
+    /// An image named after a hash of its content, so the same bytes get the same name
+    /// (and are found on the head unit instead of uploaded again).
+    public static func artwork(_ bytes: [UInt8], fileType: FileType = .graphicPng, isPersistent: Bool = true) -> SDLFile {
+        let ext = fileType == .graphicJpeg ? "jpg" : fileType == .graphicBmp ? "bmp" : "png"
+        return SDLFile(name: "art-\(String(CRC32.checksum(bytes), radix: 16))-\(bytes.count).\(ext)",
+                       source: .data(bytes), fileType: fileType, isPersistent: isPersistent)
+    }
+
+    var size: Int? {
+        switch source {
+        case .data(let bytes): return bytes.count
+        case .path(let path): return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        }
+    }
+}
+
+/// Why a file could not be put on the head unit.
+public enum FileUploadError: Error, Sendable, CustomStringConvertible {
+    case unreadable(path: String)
+    /// The head unit answered a chunk with a failure (e.g. OUT_OF_MEMORY: its quota is used up).
+    case refused(file: String, resultCode: String, info: String?)
+    /// The link failed; `uploadedBytes` were acknowledged and a later `upload` resumes there.
+    case interrupted(file: String, uploadedBytes: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): return "cannot read \(path)"
+        case .refused(let file, let code, let info): return "the head unit refused \(file): \(code)" + (info.map { " (\($0))" } ?? "")
+        case .interrupted(let file, let bytes, let reason):
+            return "uploading \(file) stopped after \(bytes) acknowledged bytes (\(reason)); upload it again to resume from there"
+        }
+    }
+}
+
+/// Uploads, lists and deletes files on the head unit.
+///
+/// Files go up in chunks that fit the negotiated frame size, each with its offset, length
+/// and CRC-32. The acknowledged offset of every file is remembered: when the link drops
+/// mid-upload, uploading the same file again (after the manager reconnected) resumes from
+/// there, and the head unit ends with an identical file.
+public actor SDLFileManager {
+    private let channel: any RPCChannel
+    /// Bytes of file data per PutFile.
+    public private(set) var chunkSize: Int
+    /// File names the head unit has (from ListFiles and successful uploads).
+    public private(set) var remoteFiles: Set<String> = []
+    /// Free space the head unit reported last.
+    public private(set) var bytesAvailable: Int?
+    /// Acknowledged bytes of uploads that did not finish, by file name.
+    private var resumeOffsets: [String: Int] = [:]
+
+    /// - Parameter chunkSize: data bytes per PutFile; by default what fits one frame of
+    ///   the protocol's 131,072-byte payload after the RPC header and JSON.
+    public init(channel: any RPCChannel, chunkSize: Int = 128 * 1024) {
+        self.channel = channel
+        self.chunkSize = chunkSize
+    }
+
+    /// Sets the data bytes per PutFile (at least 1).
+    public func setChunkSize(_ size: Int) {
+        chunkSize = max(1, size)
+    }
+
+    /// Fits chunks to a session's frame size (its payload limit less the RPC header and JSON).
+    public func fitChunks(to session: SessionInfo) {
+        chunkSize = max(1024, session.maximumSendPayload - 12 - 512)
+    }
+
+    /// Whether the head unit has a file of this name.
+    public func hasUploaded(_ name: String) -> Bool { remoteFiles.contains(name) }
+
+    /// Refreshes ``remoteFiles`` and ``bytesAvailable`` from ListFiles. A head unit that does
+    /// not allow ListFiles yet (DISALLOWED in NONE on some) is not an error: nothing is known.
+    public func refresh() async throws(SDLError) {
+        let response = try await channel.send(ListFiles(), timeout: nil)
+        guard response.success else { return }
+        remoteFiles = Set(response.filenames ?? [])
+        if let space = response.spaceAvailable { bytesAvailable = space }
+    }
+
+    /// Puts a file on the head unit, reporting progress as a fraction 0…1. A file the head
+    /// unit already has counts as success unless `overwrite` is set.
+    public func upload(_ file: SDLFile, progress: (@Sendable (Double) -> Void)? = nil) async throws {
+        if !file.overwrite, remoteFiles.contains(file.name), resumeOffsets[file.name] == nil { return }
+        guard let total = file.size else {
+            if case .path(let path) = file.source { throw FileUploadError.unreadable(path: path) }
+            return
+        }
+        var reader = try ChunkReader(file.source)
+        var offset = resumeOffsets[file.name] ?? 0
+        try reader.seek(to: offset)
+        repeat {
+            let chunk = try reader.read(min(chunkSize, total - offset))
+            var request = PutFile(
+                syncFileName: file.name, fileType: file.fileType, persistentFile: file.isPersistent, systemFile: false,
+                offset: offset, length: offset == 0 ? total : chunk.count, crc: Int(CRC32.checksum(chunk)))
+            request.bulkData = chunk
+            let response: PutFileResponse
+            do {
+                response = try await channel.send(request, timeout: nil)
+            } catch {
+                resumeOffsets[file.name] = offset
+                throw FileUploadError.interrupted(file: file.name, uploadedBytes: offset, reason: error.description)
+            }
+            if let space = response.spaceAvailable { bytesAvailable = space }
+            guard response.success else {
+                resumeOffsets[file.name] = nil
+                throw FileUploadError.refused(file: file.name, resultCode: response.resultCode.rawValue, info: response.info)
+            }
+            offset += chunk.count
+            resumeOffsets[file.name] = offset
+            progress?(total == 0 ? 1 : Double(offset) / Double(total))
+        } while offset < total
+        resumeOffsets[file.name] = nil
+        remoteFiles.insert(file.name)
+    }
+
+    /// Uploads several files; returns each file's error, or nil for success.
+    public func upload(_ files: [SDLFile]) async -> [String: (any Error)?] {
+        var results: [String: (any Error)?] = [:]
+        for file in files {
+            do {
+                try await upload(file)
+                results[file.name] = .some(nil)
+            } catch {
+                results[file.name] = error
+            }
+        }
+        return results
+    }
+
+    /// Deletes a file; a file the head unit does not have is REJECTED by it and thrown.
+    public func delete(_ name: String) async throws {
+        let response = try await channel.send(DeleteFile(syncFileName: name), timeout: nil)
+        if let space = response.spaceAvailable { bytesAvailable = space }
+        guard response.success else { throw FileUploadError.refused(file: name, resultCode: response.resultCode.rawValue, info: response.info) }
+        remoteFiles.remove(name)
+    }
+
+    /// Forgets what the head unit had (after a reconnect the list is read again, and
+    /// artwork is uploaded again: sdl_ios's known bug is to assume it is still there).
+    public func forgetRemoteFiles() {
+        remoteFiles.removeAll()
+    }
+}
+
+/// Reads a file source in chunks: from memory, or from disk without loading it whole.
+private struct ChunkReader {
+    private var bytes: [UInt8]?
+    private var handle: FileHandle?
+    private var position = 0
+
+    init(_ source: SDLFile.Source) throws {
+        switch source {
+        case .data(let data): bytes = data
+        case .path(let path):
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw FileUploadError.unreadable(path: path) }
+            self.handle = handle
+        }
+    }
+
+    mutating func seek(to offset: Int) throws {
+        position = offset
+        try handle?.seek(toOffset: UInt64(offset))
+    }
+
+    mutating func read(_ count: Int) throws -> [UInt8] {
+        defer { position += count }
+        if let bytes { return Array(bytes[position..<min(position + count, bytes.count)]) }
+        return Array(try handle?.read(upToCount: count) ?? Data())
+    }
+}

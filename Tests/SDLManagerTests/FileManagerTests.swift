@@ -1,0 +1,129 @@
+import Foundation
+import SDLEmulator
+import SmartDeviceLink
+import Testing
+
+@Suite("SDLFileManager against the emulator", .serialized)
+struct FileManagerTests {
+    func storage() -> String {
+        NSTemporaryDirectory() + "sdl-files-\(UUID().uuidString)"
+    }
+
+    func emulator(storage: String, quota: Int = 100 << 20) -> HeadUnitEmulator {
+        var configuration = EmulatorConfiguration.standard
+        configuration.storageDirectory = storage
+        configuration.storageQuota = quota
+        return HeadUnitEmulator(configuration: configuration)
+    }
+
+    @Test("a file streamed from disk arrives identical, in chunks, with progress; then listed and deleted")
+    func uploadFromDisk() async throws {
+        let directory = storage()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let headUnit = emulator(storage: directory)
+        let manager = SDLManager(configuration: configuration(headUnit, appID: "files-1"))
+        try await manager.start()
+        let local = NSTemporaryDirectory() + "upload-\(UUID().uuidString).bin"
+        let content = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try Data(content).write(to: URL(fileURLWithPath: local))
+        defer { try? FileManager.default.removeItem(atPath: local) }
+        let files = manager.fileManager
+        await files.setChunkSize(64 * 1024)
+        let (progress, task) = Recorder<Double>.recording(AsyncStream { continuation in
+            Task {
+                try await files.upload(SDLFile(name: "big.bin", source: .path(local), fileType: .binary)) { continuation.yield($0) }
+                continuation.finish()
+            }
+        })
+        await progress.waitFor(5)
+        #expect(await progress.values.count == 5, "300,000 bytes in 64 KiB chunks is 5 PutFiles")
+        #expect(await progress.values.last == 1)
+        let stored = try Data(contentsOf: URL(fileURLWithPath: directory + "/files-1/big.bin"))
+        #expect(Array(stored) == content)
+        #expect(await files.hasUploaded("big.bin"))
+        #expect(await files.bytesAvailable.map { $0 < 100 << 20 } == true)
+        await files.forgetRemoteFiles()
+        try await files.refresh()
+        #expect(await files.hasUploaded("big.bin"), "ListFiles shows it")
+        try await files.delete("big.bin")
+        #expect(await !files.hasUploaded("big.bin"))
+        await #expect(throws: FileUploadError.self) { try await files.delete("big.bin") }  // core: REJECTED
+        await manager.stop()
+        task.cancel()
+    }
+
+    @Test("the quota is a typed error with the head unit's result (OUT_OF_MEMORY)")
+    func quota() async throws {
+        let directory = storage()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let headUnit = emulator(storage: directory, quota: 1000)
+        let manager = SDLManager(configuration: configuration(headUnit, appID: "files-2"))
+        try await manager.start()
+        await #expect {
+            try await manager.fileManager.upload(SDLFile(name: "x.bin", source: .data([UInt8](repeating: 1, count: 2000)), fileType: .binary))
+        } throws: { error in
+            "\(error)".hasPrefix("the head unit refused x.bin: OUT_OF_MEMORY")
+        }
+        await manager.stop()
+    }
+
+    @Test("a link that drops mid-upload resumes from the last acknowledged offset; the head unit's file is identical")
+    func resumesAfterReconnect() async throws {
+        let directory = storage()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let headUnit = emulator(storage: directory)
+        let manager = SDLManager(configuration: configuration(headUnit, appID: "files-3"))
+        try await manager.start()
+        let files = manager.fileManager
+        await files.setChunkSize(10_000)
+        let content = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        let file = SDLFile(name: "resume.bin", source: .data(content), fileType: .binary, isPersistent: true)
+        let (states, statesTask) = Recorder.recording(await manager.states())
+        var interruption: FileUploadError?
+        do {
+            try await files.upload(file) { fraction in
+                // After the third acknowledged chunk the car drops the link.
+                if fraction > 0.29 && fraction < 0.31 { Task { try? await headUnit.dropTransport(appID: "files-3") } }
+            }
+        } catch let error as FileUploadError {
+            interruption = error
+        }
+        guard case .interrupted(_, let acknowledged, _)? = interruption else {
+            Issue.record("the upload should have been interrupted, got \(String(describing: interruption))")
+            return
+        }
+        #expect(acknowledged >= 30_000 && acknowledged < 100_000)
+        // Wait for the manager to be back.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let seen = await states.values
+            if seen.contains(.reconnecting(attempt: 1)), await manager.state == .ready { break }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the manager did not come back: \(seen)")
+                return
+            }
+            await states.waitFor(seen.count + 1, timeout: .seconds(1))
+        }
+        try await files.upload(file)
+        let stored = try Data(contentsOf: URL(fileURLWithPath: directory + "/files-3/resume.bin"))
+        #expect(stored.count == content.count)
+        #expect(CRC32.checksum(Array(stored)) == CRC32.checksum(content))
+        await manager.stop()
+        statesTask.cancel()
+    }
+
+    @Test("artwork is named by its content; already on the head unit counts as uploaded")
+    func artwork() async throws {
+        let directory = storage()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let headUnit = emulator(storage: directory)
+        let manager = SDLManager(configuration: configuration(headUnit, appID: "files-4"))
+        try await manager.start()
+        let icon = SDLFile.artwork([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+        #expect(icon == SDLFile.artwork([0x89, 0x50, 0x4E, 0x47, 1, 2, 3]))
+        try await manager.fileManager.upload(icon)
+        try await manager.fileManager.upload(icon)  // no second PutFile needed
+        #expect(await manager.fileManager.hasUploaded(icon.name))
+        await manager.stop()
+    }
+}
