@@ -27,6 +27,8 @@ public actor SDLManager: RPCChannel {
     public nonisolated let permissionManager = PermissionManager()
     /// Uploads and lists files; interrupted uploads resume after a reconnect.
     public nonisolated let fileManager: SDLFileManager
+    /// What the head unit can do, from registration, layouts and GetSystemCapability.
+    public nonisolated let systemCapabilityManager: SystemCapabilityManager
 
     /// Decides the configuration to re-register with after the head unit's language changed
     /// (OnAppInterfaceUnregistered LANGUAGE_CHANGE); nil keeps the old one with the new languages.
@@ -49,6 +51,7 @@ public actor SDLManager: RPCChannel {
         self.logger = logger
         let relay = ChannelRelay()
         self.fileManager = SDLFileManager(channel: relay)
+        self.systemCapabilityManager = SystemCapabilityManager(channel: relay)
         relay.attach(self)
     }
 
@@ -132,7 +135,10 @@ public actor SDLManager: RPCChannel {
 
     public func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
         guard let connection, state == .ready || state == .settingUpManagers else { throw SDLError.notConnected }
-        return try await connection.send(request, timeout: timeout)
+        let response = try await connection.send(request, timeout: timeout)
+        // A new layout brings its own display, button and soft-button capabilities.
+        if let layout = response as? SetDisplayLayoutResponse { await systemCapabilityManager.update(layout: layout) }
+        return response
     }
 
     public func notifications<Notification: RPCNotification>(_ type: Notification.Type) -> AsyncStream<Notification> {
@@ -193,6 +199,7 @@ public actor SDLManager: RPCChannel {
             transition(to: .registered)
             transition(to: .settingUpManagers)
             if let session { await fileManager.fitChunks(to: session) }
+            await systemCapabilityManager.update(registration: response)
             // What the head unit had before a reconnect is read again, never assumed.
             await fileManager.forgetRemoteFiles()
             transition(to: .ready)
@@ -250,6 +257,10 @@ public actor SDLManager: RPCChannel {
             if let change = try? envelope.decoded(as: OnPermissionsChange.self) { await permissionManager.update(change.permissionItem) }
         case OnHashChange.functionID:
             hashID = (try? envelope.decoded(as: OnHashChange.self))?.hashID
+        case OnSystemCapabilityUpdated.functionID:
+            if let update = try? envelope.decoded(as: OnSystemCapabilityUpdated.self) {
+                await systemCapabilityManager.update(pushed: update.systemCapability)
+            }
         case OnLanguageChange.functionID:
             if let change = try? envelope.decoded(as: OnLanguageChange.self) { pendingLanguage = (change.language, change.hmiDisplayLanguage) }
         case OnAppInterfaceUnregistered.functionID:

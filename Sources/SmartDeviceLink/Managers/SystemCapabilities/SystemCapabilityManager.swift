@@ -1,0 +1,110 @@
+/// What the head unit can do: the capabilities of the RegisterAppInterface response, kept
+/// current from SetDisplayLayout responses, GetSystemCapability and OnSystemCapabilityUpdated.
+public actor SystemCapabilityManager {
+    private let channel: any RPCChannel
+
+    public private(set) var displayCapabilities: DisplayCapabilities?
+    public private(set) var buttonCapabilities: [ButtonCapabilities]?
+    public private(set) var softButtonCapabilities: [SoftButtonCapabilities]?
+    public private(set) var presetBankCapabilities: PresetBankCapabilities?
+    public private(set) var hmiZoneCapabilities: [HmiZoneCapabilities]?
+    public private(set) var speechCapabilities: [SpeechCapabilities]?
+    public private(set) var prerecordedSpeech: [PrerecordedSpeech]?
+    public private(set) var vrCapabilities: [VrCapabilities]?
+    public private(set) var audioPassThruCapabilities: [AudioPassThruCapabilities]?
+    public private(set) var pcmStreamCapabilities: AudioPassThruCapabilities?
+    public private(set) var hmiCapabilities: HMICapabilities?
+    public private(set) var vehicleType: VehicleType?
+    /// System capabilities by type, as last read or pushed (navigation, phone, displays...).
+    public private(set) var systemCapabilities: [SystemCapabilityType: SystemCapability] = [:]
+    /// OnSystemCapabilityUpdated exists from RPC 5.1; before that, reads are one-shot polls.
+    public private(set) var supportsSubscriptions = false
+
+    private var observers: [SystemCapabilityType: [Int: AsyncStream<SystemCapability>.Continuation]] = [:]
+    private var nextObserver = 0
+
+    public init(channel: any RPCChannel) {
+        self.channel = channel
+    }
+
+    /// Takes everything the registration response says.
+    public func update(registration response: RegisterAppInterfaceResponse) {
+        displayCapabilities = response.displayCapabilities
+        buttonCapabilities = response.buttonCapabilities
+        softButtonCapabilities = response.softButtonCapabilities
+        presetBankCapabilities = response.presetBankCapabilities
+        hmiZoneCapabilities = response.hmiZoneCapabilities
+        speechCapabilities = response.speechCapabilities
+        prerecordedSpeech = response.prerecordedSpeech
+        vrCapabilities = response.vrCapabilities
+        audioPassThruCapabilities = response.audioPassThruCapabilities
+        pcmStreamCapabilities = response.pcmStreamCapabilities
+        hmiCapabilities = response.hmiCapabilities
+        vehicleType = response.vehicleType
+        let version = response.syncMsgVersion
+        supportsSubscriptions = (version?.majorVersion ?? 0, version?.minorVersion ?? 0) >= (5, 1)
+        systemCapabilities.removeAll()
+    }
+
+    /// Takes the display, button and soft-button capabilities of the new layout.
+    public func update(layout response: SetDisplayLayoutResponse) {
+        guard response.success else { return }
+        if let display = response.displayCapabilities { displayCapabilities = display }
+        if let buttons = response.buttonCapabilities { buttonCapabilities = buttons }
+        if let softButtons = response.softButtonCapabilities { softButtonCapabilities = softButtons }
+        if let presets = response.presetBankCapabilities { presetBankCapabilities = presets }
+    }
+
+    /// Takes a capability the head unit pushed (OnSystemCapabilityUpdated) and tells observers.
+    public func update(pushed capability: SystemCapability) {
+        store(capability)
+    }
+
+    /// Whether the head unit says it has this capability (HMI capabilities of the
+    /// registration, or a capability already read).
+    public func isCapabilitySupported(_ type: SystemCapabilityType) -> Bool {
+        if systemCapabilities[type] != nil { return true }
+        guard let hmi = hmiCapabilities else { return false }
+        switch type {
+        case .navigation: return hmi.navigation ?? false
+        case .phoneCall: return hmi.phoneCall ?? false
+        case .videoStreaming: return hmi.videoStreaming ?? false
+        case .remoteControl: return hmi.remoteControl ?? false
+        case .appServices: return hmi.appServices ?? false
+        case .displays: return hmi.displays ?? (displayCapabilities != nil)
+        case .seatLocation: return hmi.seatLocation ?? false
+        case .driverDistraction: return hmi.driverDistraction ?? false
+        default: return false
+        }
+    }
+
+    /// A system capability: the cached one, or read with GetSystemCapability (always when
+    /// `refresh`). With `subscribe` on RPC ≥ 5.1 the head unit pushes later changes.
+    public func capability(_ type: SystemCapabilityType, refresh: Bool = false, subscribe: Bool = false) async throws(SDLError) -> SystemCapability? {
+        if !refresh, !subscribe, let cached = systemCapabilities[type] { return cached }
+        let request = GetSystemCapability(systemCapabilityType: type, subscribe: subscribe && supportsSubscriptions ? true : nil)
+        let response = try await channel.send(request, timeout: nil)
+        guard response.success, let capability = response.systemCapability else { return nil }
+        store(capability)
+        return capability
+    }
+
+    /// Every later value of a capability, pushed or read.
+    public func updates(of type: SystemCapabilityType) -> AsyncStream<SystemCapability> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SystemCapability.self)
+        let id = nextObserver
+        nextObserver += 1
+        observers[type, default: [:]][id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(type, id) } }
+        return stream
+    }
+
+    private func store(_ capability: SystemCapability) {
+        systemCapabilities[capability.systemCapabilityType] = capability
+        for observer in (observers[capability.systemCapabilityType] ?? [:]).values { observer.yield(capability) }
+    }
+
+    private func removeObserver(_ type: SystemCapabilityType, _ id: Int) {
+        observers[type]?[id] = nil
+    }
+}

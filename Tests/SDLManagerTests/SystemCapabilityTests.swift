@@ -1,0 +1,60 @@
+import SDLEmulator
+import SmartDeviceLink
+import Testing
+
+@Suite("SystemCapabilityManager")
+struct SystemCapabilityTests {
+    @Test("registration fills the capabilities; GetSystemCapability reads and caches the rest")
+    func fromRegistrationAndQueries() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "caps-1"))
+        try await manager.start()
+        let capabilities = manager.systemCapabilityManager
+        #expect(await capabilities.displayCapabilities?.textFields.isEmpty == false)
+        #expect(await capabilities.softButtonCapabilities?.isEmpty == false)
+        #expect(await capabilities.supportsSubscriptions, "the emulator speaks RPC 8.0")
+        let phone = try await capabilities.capability(.phoneCall)
+        #expect(phone?.phoneCapability?.dialNumberEnabled == true)
+        #expect(await capabilities.isCapabilitySupported(.phoneCall))
+        let displays = try await capabilities.capability(.displays, refresh: true)
+        #expect(displays?.displayCapabilities?.first?.windowCapabilities?.first?.windowID == 0)
+        #expect(try await capabilities.capability(.seatLocation) == nil, "DATA_NOT_AVAILABLE reads as no capability")
+        await manager.stop()
+    }
+
+    @Test("a new layout's capabilities replace the old ones; a failed layout changes nothing")
+    func layoutChange() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "caps-2"))
+        try await manager.start()
+        let capabilities = manager.systemCapabilityManager
+        let before = try #require(await capabilities.displayCapabilities)
+        var graphicOnly = before
+        graphicOnly.textFields = []
+        graphicOnly.displayName = "LARGE_GRAPHIC_ONLY"
+        await capabilities.update(layout: SetDisplayLayoutResponse(success: false, resultCode: .rejected, displayCapabilities: graphicOnly))
+        #expect(await capabilities.displayCapabilities == before)
+        await capabilities.update(layout: SetDisplayLayoutResponse(success: true, resultCode: .success, displayCapabilities: graphicOnly))
+        #expect(await capabilities.displayCapabilities?.textFields == [])
+        #expect(await capabilities.displayCapabilities?.displayName == "LARGE_GRAPHIC_ONLY")
+        await manager.stop()
+    }
+
+    @Test("a pushed OnSystemCapabilityUpdated reaches observers of that type only")
+    func pushedUpdates() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "caps-3"))
+        try await manager.start()
+        let capabilities = manager.systemCapabilityManager
+        let (phoneUpdates, task) = Recorder.recording(await capabilities.updates(of: .phoneCall))
+        await capabilities.update(pushed: SystemCapability(systemCapabilityType: .navigation,
+                                                           navigationCapability: NavigationCapability(sendLocationEnabled: true)))
+        await capabilities.update(pushed: SystemCapability(systemCapabilityType: .phoneCall,
+                                                           phoneCapability: PhoneCapability(dialNumberEnabled: false)))
+        await phoneUpdates.waitFor(1)
+        #expect(await phoneUpdates.values.map(\.systemCapabilityType) == [.phoneCall])
+        #expect(try await capabilities.capability(.phoneCall)?.phoneCapability?.dialNumberEnabled == false, "served from the pushed value")
+        await manager.stop()
+        task.cancel()
+    }
+}
