@@ -93,6 +93,21 @@ struct ExamplesTests {
             #expect(Int64(decoded.header.dataSize) == frame["dataSize"]?.intValue)
         }
     }
+
+    @Test("logging options: a module's level and format on the console, everything from debug in --log-file, typos exit 2")
+    func loggingOptions() async throws {
+        let file = temporaryFile("sdl.log")
+        let hello = Self.examples.appendingPathComponent("hello.json").path
+        let result = try await CommandRunner.sdlRun([hello, "--log-module", "protocol=info", "--log-format", "simple", "--log-file", file])
+        #expect(result.exitCode == 0)
+        #expect(result.stderr.contains("session 1 started, protocol 5.4.0"), "\(result.stderr)")
+        let log = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(log.contains(" info protocol: session 1 started"))
+        let typo = try await CommandRunner.sdlRun([hello, "--log-module", "protcol=debug"])
+        #expect(typo.exitCode == 2)
+        #expect(typo.stderr.contains("unknown module; did you mean \"protocol\"?"), "\(typo.stderr)")
+    }
+
 }
 
 extension String {

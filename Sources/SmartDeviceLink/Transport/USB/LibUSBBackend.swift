@@ -87,7 +87,7 @@ public final class LibUSBBackend: USBBackend {
 
 /// Owns a `libusb_context`, its event thread and its hotplug registrations.
 final class LibUSBContext: Sendable {
-    static let logger = Logger(label: "sdl.transport.usb")
+    static let logger = Logger(label: "SmartDeviceLink.transport.usb")
 
     let pointer: LibUSBPointer
     private let events: LibUSBEventThread

@@ -62,7 +62,7 @@ public final class USBTransport: SDLTransport {
     private let suppliedBackend: (any USBBackend)?
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
     private let state: Mutex<State>
-    private static let logger = Logger(label: "sdl.transport.usb")
+    private static let logger = Logger(label: "SmartDeviceLink.transport.usb")
 
     /// A transport for the device `selector` picks.
     /// - Parameter backend: the USB host to use; by default a new ``LibUSBBackend`` at ``open()``.
