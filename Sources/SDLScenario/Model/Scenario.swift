@@ -26,6 +26,15 @@ public struct AppDescription: Sendable {
     public var vrSynonyms: [String]?
     public var shortName: String?
 
+    /// The lifecycle configuration registering this app over `transports`.
+    public func configuration(transports: [TransportChoice]) -> SDLConfiguration {
+        SDLConfiguration(
+            appName: appName, appID: appID, shortName: shortName, appTypes: appTypes.map { AppHMIType(rawValue: $0) },
+            isMedia: isMedia, language: Language(rawValue: language), hmiDisplayLanguage: Language(rawValue: hmiLanguage),
+            ttsName: ttsName.map { [TTSChunk(text: $0, type: .text)] }, voiceRecognitionSynonyms: vrSynonyms,
+            transports: transports)
+    }
+
     /// The RegisterAppInterface parameters for this app.
     public var registrationParameters: JSONObject {
         var parameters: JSONObject = [

@@ -17,7 +17,11 @@ public enum EmbeddedEmulator {
         let emulator = HeadUnitEmulator(configuration: configuration)
         return ScenarioTarget(
             name: "embedded emulator",
-            makeTransport: { await emulator.connectInMemory() },
+            makeTransport: {
+                let (app, headUnit) = MemoryTransport.pair()
+                Task { await emulator.serve(headUnit) }
+                return app
+            },
             driver: ControlCommandDriver { command in await emulator.control(command) },
             finish: { await emulator.stop() })
     }

@@ -11,13 +11,13 @@ public protocol ScenarioDriver: Sendable {
 public struct ScenarioTarget: Sendable {
     /// For reports: "embedded emulator", "TCP 10.0.0.5:12345", "USB".
     public var name: String
-    /// Makes an unopened transport to the head unit.
-    public var makeTransport: @Sendable () async throws -> any SDLTransport
+    /// Makes an unopened transport to the head unit (again on every reconnect).
+    public var makeTransport: @Sendable () throws -> any SDLTransport
     public var driver: (any ScenarioDriver)?
     /// Called when the run ends (e.g. to stop an embedded emulator).
     public var finish: @Sendable () async -> Void
 
-    public init(name: String, makeTransport: @escaping @Sendable () async throws -> any SDLTransport,
+    public init(name: String, makeTransport: @escaping @Sendable () throws -> any SDLTransport,
                 driver: (any ScenarioDriver)? = nil, finish: @escaping @Sendable () async -> Void = {}) {
         self.name = name
         self.makeTransport = makeTransport
@@ -74,20 +74,21 @@ public struct ScenarioRunner: Sendable {
             return result
         }
 
-        let transport: any SDLTransport
+        // The lifecycle manager registers the app and reconnects when the link drops
+        // mid-scenario (a driver step may drop it on purpose); one transport choice: the target.
+        let makeTransport = target.makeTransport
         do {
-            transport = try await target.makeTransport()
+            _ = try makeTransport()  // a target that cannot even make its transport fails here, once
         } catch {
             return await finish(.connectionFailed, "\(error)", [], sent: [])
         }
-        let connection = SDLConnection(transport: transport)
-        if let frameObserver { await connection.observeFrames(frameObserver) }
-        do {
-            try await connection.start()
-        } catch {
-            return await finish(.connectionFailed, error.description, [], sent: [])
-        }
-        let messages = await connection.messages()
+        var configuration = scenario.app.configuration(transports: [TransportChoice(target.name) {
+            (try? makeTransport()) ?? UnavailableTransport()
+        }])
+        configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(200), maximumAttempts: 5)
+        let manager = SDLManager(configuration: configuration)
+        if let frameObserver { await manager.observeFrames(frameObserver) }
+        let messages = await manager.messages()
         let liveReporter = reporter
         let recorder = Task {
             for await envelope in messages {
@@ -95,34 +96,40 @@ public struct ScenarioRunner: Sendable {
                 if let last = await log.messages.last { liveReporter?.received(last) }
             }
         }
-        let context = RunContext(scenario: scenario, connection: connection, log: log, driver: target.driver,
+        let context = RunContext(scenario: scenario, connection: manager, log: log, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
+        await context.record("RegisterAppInterface", scenario.app.registrationParameters)
         do {
-            let response = try await context.request("RegisterAppInterface", scenario.app.registrationParameters)
-            guard response.success == true else {
-                let info = response.parameters["info"]?.stringValue.map { ": \($0)" } ?? ""
-                await connection.stop()
-                recorder.cancel()
-                return await finish(.connectionFailed, "the head unit refused the app with \(response.resultCode ?? "no resultCode")\(info)",
-                                    [], sent: await context.sent)
-            }
+            try await manager.start()
         } catch {
-            await connection.stop()
             recorder.cancel()
-            return await finish(.connectionFailed, "registration failed: \(error.message)", [], sent: await context.sent)
+            let message: String
+            if case .unsuccessfulResponse(_, let code, let info) = error {
+                message = "the head unit refused the app with \(code)" + (info.map { ": \($0)" } ?? "")
+            } else {
+                message = "registration failed: \(error.description)"
+            }
+            return await finish(.connectionFailed, message, [], sent: await context.sent)
         }
 
         var results: [StepResult] = []
         await context.run(scenario.steps, suffix: "", into: &results)
-        if await connection.state != .closed("") {
-            _ = try? await context.request("UnregisterAppInterface", [:])
-        }
-        await connection.stop()
-        // Let the recorder drain what was already delivered.
-        await recorder.value
+        await context.record("UnregisterAppInterface", [:])
+        await manager.stop()
+        // The recorder ends by itself when the manager goes away with this run.
         let failed = results.contains { $0.status == .failed }
         return await finish(failed ? .failed : .passed, nil, results, sent: await context.sent)
     }
+}
+
+/// Stands in for a transport the target could not make on a reconnect; opening it fails.
+final class UnavailableTransport: SDLTransport {
+    let description = "unavailable transport"
+    var kind: TransportKind { .memory }
+    let incoming = AsyncThrowingStream<[UInt8], any Error> { $0.finish() }
+    func open() async throws(TransportError) { throw TransportError.unsupported("the target cannot make its transport any more") }
+    func send(_ bytes: [UInt8]) async throws(TransportError) { throw TransportError.closed(description) }
+    func close() async {}
 }
 
 /// A step failure with the message a user reads.
@@ -134,7 +141,7 @@ struct StepFailure: Error {
 /// State of one run: variables, where expectations search, what was sent.
 actor RunContext {
     let scenario: Scenario
-    let connection: SDLConnection
+    let connection: SDLManager
     let log: MessageLog
     let driver: (any ScenarioDriver)?
     let reporter: (any ScenarioReporter)?
@@ -157,7 +164,7 @@ actor RunContext {
     var nextMenuID = 1000
     var failedAlready = false
 
-    init(scenario: Scenario, connection: SDLConnection, log: MessageLog, driver: (any ScenarioDriver)?,
+    init(scenario: Scenario, connection: SDLManager, log: MessageLog, driver: (any ScenarioDriver)?,
          reporter: (any ScenarioReporter)?, promptPolicy: PromptPolicy, start: ContinuousClock.Instant) {
         self.scenario = scenario
         self.connection = connection
@@ -275,6 +282,13 @@ actor RunContext {
             responseMark = index + 1
         }
         return response
+    }
+
+    /// Records and reports a message that something else (the lifecycle manager) sends.
+    func record(_ function: String, _ parameters: JSONObject) {
+        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        sent.append(message)
+        reporter?.sent(message)
     }
 
     /// The function id of a message about to be sent, which is recorded and reported as sent.

@@ -35,6 +35,7 @@ public actor SDLManager: RPCChannel {
     public typealias LanguageChangeHandler = @Sendable (_ language: Language, _ hmiDisplayLanguage: Language, _ current: SDLConfiguration) async -> SDLConfiguration?
 
     private var languageChangeHandler: LanguageChangeHandler?
+    private var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
     private var connection: SDLConnection?
     private var stopping = false
     private var reconnecting = false
@@ -145,6 +146,34 @@ public actor SDLManager: RPCChannel {
         messages().typed(Notification.self, logger: logger)
     }
 
+    // MARK: - Dynamic form (RPC consoles, the scenario runner)
+
+    /// Calls `observer` with every frame of every link this manager opens (for traces).
+    public func observeFrames(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void) {
+        frameObserver = observer
+    }
+
+    /// Sends a request by function id with JSON parameters and waits for its response.
+    public func request(functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [],
+                        timeout: Duration? = nil) async throws(SDLError) -> RPCEnvelope {
+        guard let connection, state == .ready else { throw SDLError.notConnected }
+        return try await connection.request(functionID: functionID, functionName: functionName, parameters: parameters,
+                                            bulkData: bulkData, timeout: timeout)
+    }
+
+    /// Sends a request without waiting; its response arrives through ``messages()``.
+    @discardableResult
+    public func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
+        guard let connection, state == .ready else { throw SDLError.notConnected }
+        return try await connection.post(functionID: functionID, parameters: parameters, bulkData: bulkData)
+    }
+
+    /// Sends a notification to the head unit.
+    public func notify(functionID: UInt32, parameters: JSONObject) async throws(SDLError) {
+        guard let connection, state == .ready else { throw SDLError.notConnected }
+        try await connection.notify(functionID: functionID, parameters: parameters)
+    }
+
     // MARK: - Connecting
 
     private func connectAndRegister() async throws(SDLError) {
@@ -157,6 +186,7 @@ public actor SDLManager: RPCChannel {
             let connection = SDLConnection(transport: choice.make(), configuration: SDLConnection.Configuration(
                 protocolConfiguration: protocolConfiguration, startTimeout: configuration.registrationTimeout,
                 requestTimeout: configuration.requestTimeout))
+            if let frameObserver { await connection.observeFrames(frameObserver) }
             do {
                 session = try await connection.start()
             } catch {
