@@ -127,3 +127,27 @@ struct FileManagerTests {
         await manager.stop()
     }
 }
+
+@Suite("SDLManager sets the app icon")
+struct AppIconTests {
+    @Test("the configured icon is uploaded and set once registered; several files deleted at once")
+    func iconAndBatchDelete() async throws {
+        let directory = NSTemporaryDirectory() + "sdl-icon-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var emulatorConfiguration = EmulatorConfiguration.standard
+        emulatorConfiguration.storageDirectory = directory
+        let headUnit = HeadUnitEmulator(configuration: emulatorConfiguration)
+        let icon = SDLFile.artwork([0x89, 0x50, 0x4E, 0x47, 9, 9, 9])
+        let manager = SDLManager(configuration: configuration(headUnit, appID: "icon-1") { $0.icon = icon })
+        try await manager.start()
+        #expect(await manager.fileManager.hasUploaded(icon.name))
+        #expect(FileManager.default.fileExists(atPath: directory + "/icon-1/" + icon.name))
+        let extra = SDLFile(name: "extra.bin", source: .data([1, 2, 3]), fileType: .binary)
+        let uploads = await manager.fileManager.upload([extra], attempts: 2)
+        #expect(uploads["extra.bin"].map { $0 == nil } == true)
+        let deletions = await manager.fileManager.delete(["extra.bin", "missing.bin"])
+        #expect(deletions["extra.bin"].map { $0 == nil } == true)
+        #expect(deletions["missing.bin"].map { $0 != nil } == true, "core answers REJECTED for an unknown file")
+        await manager.stop()
+    }
+}

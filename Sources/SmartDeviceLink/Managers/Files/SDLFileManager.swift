@@ -142,15 +142,35 @@ public actor SDLFileManager {
         remoteFiles.insert(file.name)
     }
 
-    /// Uploads several files; returns each file's error, or nil for success.
-    public func upload(_ files: [SDLFile]) async -> [String: (any Error)?] {
+    /// Uploads several files, each tried up to `attempts` times; returns each file's error,
+    /// or nil for success. A retry after an interruption resumes where the last one stopped.
+    public func upload(_ files: [SDLFile], attempts: Int = 1) async -> [String: (any Error)?] {
         var results: [String: (any Error)?] = [:]
         for file in files {
+            var lastError: (any Error)?
+            for _ in 0..<max(1, attempts) {
+                do {
+                    try await upload(file)
+                    lastError = nil
+                    break
+                } catch {
+                    lastError = error
+                }
+            }
+            results[file.name] = .some(lastError)
+        }
+        return results
+    }
+
+    /// Deletes several files; returns each file's error, or nil for success.
+    public func delete(_ names: [String]) async -> [String: (any Error)?] {
+        var results: [String: (any Error)?] = [:]
+        for name in names {
             do {
-                try await upload(file)
-                results[file.name] = .some(nil)
+                try await delete(name)
+                results[name] = .some(nil)
             } catch {
-                results[file.name] = error
+                results[name] = error
             }
         }
         return results

@@ -14,6 +14,9 @@ public struct SDLConfiguration: Sendable {
     public var voiceRecognitionSynonyms: [String]?
     public var dayColorScheme: TemplateColorScheme?
     public var nightColorScheme: TemplateColorScheme?
+    /// The app icon: uploaded (if the head unit does not have it) and set once registered,
+    /// and again after every reconnect.
+    public var icon: SDLFile?
     /// Refuse head units below this protocol version.
     public var minimumProtocolVersion: ProtocolVersion
     /// Refuse head units whose RPC spec version (`syncMsgVersion`) is below this.

@@ -232,10 +232,25 @@ public actor SDLManager: RPCChannel {
             await systemCapabilityManager.update(registration: response)
             // What the head unit had before a reconnect is read again, never assumed.
             await fileManager.forgetRemoteFiles()
+            if let icon = configuration.icon { await setIcon(icon, over: connection, resumed: response.iconResumed == true) }
             transition(to: .ready)
             return
         }
         throw failure
+    }
+
+    /// Uploads the icon unless the head unit resumed it, then SetAppIcon. A failure here is
+    /// logged, not fatal: the app works without its icon.
+    private func setIcon(_ icon: SDLFile, over connection: SDLConnection, resumed: Bool) async {
+        guard !resumed else { return }
+        do {
+            try await fileManager.refresh()
+            try await fileManager.upload(icon)
+            let response = try await connection.send(SetAppIcon(syncFileName: icon.name), timeout: nil)
+            if !response.success { logger.warning("SetAppIcon \(icon.name): \(response.resultCode)") }
+        } catch {
+            logger.warning("the app icon \(icon.name) was not set: \(error)")
+        }
     }
 
     private func linkEnded(_ ended: SDLConnection) async {
