@@ -21,9 +21,9 @@ extension HeadUnitEmulator {
             return
         }
         let maxDuration = Int(p["maxDuration"]!.intValue!)
-        let pcm: [UInt8]
+        let signal: Microphone.Signal
         do {
-            pcm = try Microphone.pcm(source: configuration.microphone, sampleRate: rate, bits: bits, milliseconds: maxDuration)
+            signal = try Microphone.Signal(source: configuration.microphone, sampleRate: rate, bits: bits)
         } catch {
             respond(request, "GENERIC_ERROR", info: "\(error)")
             return
@@ -31,7 +31,6 @@ extension HeadUnitEmulator {
         let token = newToken()
         apps[request.key]?.audioPassThru = PendingUI(kind: .audioPassThru, request: request, token: token)
         let chunkMs = configuration.audioPassThruChunkMs
-        let bytesPerMs = Double(rate * bits / 8) / 1000
         let delay = configuration.scaled(chunkMs)
         timers[token] = Task { [weak self] in
             var sentMs = 0
@@ -39,9 +38,8 @@ extension HeadUnitEmulator {
                 try? await Task.sleep(for: delay)
                 if Task.isCancelled { return }
                 let endMs = min(maxDuration, sentMs + chunkMs)
-                let start = min(pcm.count, Int(Double(sentMs) * bytesPerMs) & ~1)
-                let end = min(pcm.count, Int(Double(endMs) * bytesPerMs) & ~1)
-                guard let self, await self.audioChunk(request.key, token: token, Array(pcm[start..<end])) else { return }
+                let chunk = signal.pcm(samples: signal.sampleIndex(atMs: sentMs)..<signal.sampleIndex(atMs: endMs))
+                guard let self, await self.audioChunk(request.key, token: token, chunk) else { return }
                 sentMs = endMs
             }
             await self?.finishAudioPassThru(request.key, token: token, resultCode: "SUCCESS")
@@ -84,30 +82,64 @@ enum Microphone {
 
     /// `milliseconds` of mono PCM (unsigned 8-bit or signed 16-bit little-endian).
     static func pcm(source: MicrophoneSource, sampleRate: Int, bits: Int, milliseconds: Int) throws(Failure) -> [UInt8] {
-        let count = sampleRate * milliseconds / 1000
-        var samples: [Double] = []
-        switch source {
-        case .tone(let frequency):
-            samples = (0..<count).map { 0.5 * sin(2 * Double.pi * frequency * Double($0) / Double(sampleRate)) }
-        case .wavFile(let path):
-            let (wav, wavRate) = try readWAV(path)
-            guard !wav.isEmpty else { throw Failure(description: "\(path) has no samples") }
-            // Nearest-sample resampling, looping the file when it is shorter than asked.
-            samples = (0..<count).map { wav[(Int(Double($0) * Double(wavRate) / Double(sampleRate))) % wav.count] }
+        let signal = try Signal(source: source, sampleRate: sampleRate, bits: bits)
+        return signal.pcm(samples: 0..<signal.sampleIndex(atMs: milliseconds))
+    }
+
+    /// A microphone signal made on demand, chunk by chunk: a long pass-thru (maxDuration
+    /// up to 1,000,000 ms) must not compute all its samples up front on the actor.
+    struct Signal: Sendable {
+        private enum Kind: Sendable {
+            case tone(frequency: Double)
+            case wav(samples: [Double], rate: Int)
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(count * bits / 8)
-        for sample in samples {
-            let clamped = max(-1, min(1, sample))
-            if bits == 8 {
-                out.append(UInt8(clamping: Int((clamped * 127).rounded()) + 128))
-            } else {
-                let value = UInt16(bitPattern: Int16((clamped * 32767).rounded()))
-                out.append(UInt8(value & 0xFF))
-                out.append(UInt8(value >> 8))
+
+        private let kind: Kind
+        let sampleRate: Int
+        let bits: Int
+
+        init(source: MicrophoneSource, sampleRate: Int, bits: Int) throws(Failure) {
+            switch source {
+            case .tone(let frequency):
+                kind = .tone(frequency: frequency)
+            case .wavFile(let path):
+                let (wav, wavRate) = try readWAV(path)
+                guard !wav.isEmpty else { throw Failure(description: "\(path) has no samples") }
+                kind = .wav(samples: wav, rate: wavRate)
+            }
+            self.sampleRate = sampleRate
+            self.bits = bits
+        }
+
+        /// The index of the sample at `ms` milliseconds.
+        func sampleIndex(atMs ms: Int) -> Int { sampleRate * ms / 1000 }
+
+        private func sample(_ index: Int) -> Double {
+            switch kind {
+            case .tone(let frequency):
+                return 0.5 * sin(2 * Double.pi * frequency * Double(index) / Double(sampleRate))
+            case .wav(let wav, let wavRate):
+                // Nearest-sample resampling, looping the file when it is shorter than asked.
+                return wav[Int(Double(index) * Double(wavRate) / Double(sampleRate)) % wav.count]
             }
         }
-        return out
+
+        /// The PCM bytes of the samples in `range`.
+        func pcm(samples range: Range<Int>) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(range.count * bits / 8)
+            for index in range {
+                let clamped = max(-1, min(1, sample(index)))
+                if bits == 8 {
+                    out.append(UInt8(clamping: Int((clamped * 127).rounded()) + 128))
+                } else {
+                    let value = UInt16(bitPattern: Int16((clamped * 32767).rounded()))
+                    out.append(UInt8(value & 0xFF))
+                    out.append(UInt8(value >> 8))
+                }
+            }
+            return out
+        }
     }
 
     /// Samples (−1…1, first channel) and the rate of a PCM WAV file.
