@@ -415,6 +415,9 @@ public final class USBTransport: SDLTransport {
             let hotplug = s.hotplugTask
             s.hotplugTask = nil
             if !wasOpen { s.phase = .closed }
+            // Recorded with the phase change, so a concurrent close() always finds it and
+            // waits (it runs once this lock is released).
+            s.teardown = Task { await self.tearDown() }
             return (sends, transfers, hotplug)
         }
         guard let work else { return }
@@ -422,8 +425,6 @@ public final class USBTransport: SDLTransport {
         if let incomingError { continuation.finish(throwing: incomingError) } else { continuation.finish() }
         for transfer in work.transfers { transfer.cancel() }
         work.hotplug?.cancel()
-        let teardown = Task { await self.tearDown() }
-        state.withLock { $0.teardown = teardown }
     }
 
     /// Waits for cancelled transfers (up to `cancelGrace`), then releases and closes.
