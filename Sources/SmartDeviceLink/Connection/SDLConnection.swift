@@ -114,7 +114,8 @@ public actor SDLConnection {
     private var nextSubscriberID = 0
     private var startWaiter: CheckedContinuation<SessionInfo, any Error>?
     private var serviceWaiters: [ServiceType: CheckedContinuation<ControlPayload?, any Error>] = [:]
-    private var endWaiter: CheckedContinuation<Void, Never>?
+    /// Callers of stop() waiting for the EndServiceACK (stop may be called concurrently).
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var tasks: [Task<Void, Never>] = []
     private var traceObserver: (@Sendable (FrameTraceEvent) -> Void)?
     private var traceDecoders = (sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)), received: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)))
@@ -200,7 +201,7 @@ public actor SDLConnection {
         if case .started = state, let actions = try? machine.endService(.rpc, now: clock.now) {
             // Wait briefly for the EndServiceACK; a head unit that never answers must not hang us.
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                endWaiter = continuation
+                endWaiters.append(continuation)
                 Task {
                     await self.perform(actions)
                     try? await Task.sleep(for: .seconds(2))
@@ -412,8 +413,9 @@ public actor SDLConnection {
             case .sessionStartFailed(let reason, let rejected):
                 failStart(.sessionRejected(reason: reason, rejectedParams: rejected))
             case .sessionEnded:
-                resumeEndWaiter()
+                // Close the link first: a caller of stop() must find it closed when it returns.
                 await shutdown(reason: "the session ended")
+                resumeEndWaiter()
             case .serviceStarted(_, let service, let payload):
                 serviceWaiters.removeValue(forKey: service)?.resume(returning: payload)
             case .serviceStartFailed(_, let service, let reason, let rejected):
@@ -474,8 +476,9 @@ public actor SDLConnection {
     }
 
     private func resumeEndWaiter() {
-        endWaiter?.resume()
-        endWaiter = nil
+        let waiting = endWaiters
+        endWaiters.removeAll()
+        for waiter in waiting { waiter.resume() }
     }
 
     private func linkLost(_ reason: String) async {
