@@ -426,6 +426,7 @@ public actor HeadUnitEmulator {
         case "ListFiles": listFiles(request)
         case "SetAppIcon": setAppIcon(request)
         case "GetSystemCapability": getSystemCapability(request)
+        case "SetDisplayLayout": setDisplayLayout(request)
         default:
             respond(request, "UNSUPPORTED_REQUEST", info: "the emulator does not model \(request.name)")
         }
