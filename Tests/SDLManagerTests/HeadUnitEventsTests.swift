@@ -1,0 +1,65 @@
+import SDLEmulator
+import SmartDeviceLink
+import Testing
+
+@Suite("SDLManager follows what the head unit does", .serialized)
+struct HeadUnitEventsTests {
+    @Test("after SetDisplayLayout the new template's capabilities replace the old; DISPLAYS is pushed to observers")
+    func capabilitiesAfterLayoutChange() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "layout-1"))
+        try await manager.start()
+        try await emulator.activateApp("layout-1")
+        _ = await manager.firstNonNoneHMILevel()
+        let capabilities = manager.systemCapabilityManager
+        #expect(await capabilities.displayCapabilities?.textFields.contains { $0.name == .mainField1 } == true)
+        let (displays, task) = Recorder.recording(await capabilities.updates(of: .displays))
+        let response = try await manager.send(SetDisplayLayout(displayLayout: "LARGE_GRAPHIC_ONLY"), timeout: nil)
+        #expect(response.success)
+        #expect(await capabilities.displayCapabilities?.textFields.contains { $0.name == .mainField1 } == false,
+                "a graphic-only template has no main text fields (core)")
+        await displays.waitFor(1)
+        #expect(await displays.values.first?.displayCapabilities?.first?.windowCapabilities?.first?.textFields?
+            .contains { $0.name == .mainField1 } == false)
+        let refused = try await manager.send(SetDisplayLayout(displayLayout: "NO_SUCH_TEMPLATE"), timeout: nil)
+        #expect(refused.resultCode == .rejected)
+        #expect(await capabilities.displayCapabilities?.textFields.contains { $0.name == .mainField1 } == false, "unchanged")
+        await manager.stop()
+        task.cancel()
+    }
+
+    @Test("LANGUAGE_CHANGE: the handler picks the new configuration and the app registers again in the new language")
+    func languageChange() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "lang-1"))
+        await manager.setLanguageChangeHandler { language, _, current in
+            var next = current
+            next.appName = "Sprachen-App"
+            next.language = language
+            return next
+        }
+        try await manager.start()
+        let (states, task) = Recorder.recording(await manager.states())
+        try await emulator.unregisterApp("lang-1", reason: "LANGUAGE_CHANGE", language: ("DE-DE", "DE-DE"))
+        await states.waitFor(5)
+        #expect(await states.values.prefix(2) == [.ready, .reconnecting(attempt: 1)])
+        #expect(await manager.state == .ready)
+        #expect(await manager.configuration.language == .deDe)
+        #expect(await emulator.snapshot().apps.contains { $0.appName == "Sprachen-App" })
+        await manager.stop()
+        task.cancel()
+    }
+
+    @Test("APP_UNAUTHORIZED stops the manager for good, with the reason")
+    func unauthorized() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "unauth-1"))
+        try await manager.start()
+        let (states, task) = Recorder.recording(await manager.states())
+        try await emulator.unregisterApp("unauth-1", reason: "APP_UNAUTHORIZED")
+        await states.waitFor(2)
+        #expect(await states.values == [.ready, .stopped])
+        #expect("\(String(describing: await manager.lastError))".contains("APP_UNAUTHORIZED"))
+        task.cancel()
+    }
+}
