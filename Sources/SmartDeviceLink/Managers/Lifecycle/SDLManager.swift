@@ -135,7 +135,7 @@ public actor SDLManager: RPCChannel {
     // MARK: - RPCChannel
 
     public func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
-        guard let connection, state == .ready || state == .settingUpManagers else { throw SDLError.notConnected }
+        let connection = try registeredConnection()
         let response = try await connection.send(request, timeout: timeout)
         // A new layout brings its own display, button and soft-button capabilities.
         if let layout = response as? SetDisplayLayoutResponse { await systemCapabilityManager.update(layout: layout) }
@@ -156,7 +156,7 @@ public actor SDLManager: RPCChannel {
     /// Sends a request by function id with JSON parameters and waits for its response.
     public func request(functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [],
                         timeout: Duration? = nil) async throws(SDLError) -> RPCEnvelope {
-        guard let connection, state == .ready else { throw SDLError.notConnected }
+        let connection = try registeredConnection()
         return try await connection.request(functionID: functionID, functionName: functionName, parameters: parameters,
                                             bulkData: bulkData, timeout: timeout)
     }
@@ -164,14 +164,22 @@ public actor SDLManager: RPCChannel {
     /// Sends a request without waiting; its response arrives through ``messages()``.
     @discardableResult
     public func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
-        guard let connection, state == .ready else { throw SDLError.notConnected }
+        let connection = try registeredConnection()
         return try await connection.post(functionID: functionID, parameters: parameters, bulkData: bulkData)
     }
 
     /// Sends a notification to the head unit.
     public func notify(functionID: UInt32, parameters: JSONObject) async throws(SDLError) {
-        guard let connection, state == .ready else { throw SDLError.notConnected }
+        let connection = try registeredConnection()
         try await connection.notify(functionID: functionID, parameters: parameters)
+    }
+
+    /// The link of the current registration. Requests may go out as soon as the app is
+    /// registered: the head unit already sends notifications (OnHMIStatus FULL...) that the
+    /// app may answer while its managers are still being set up.
+    private func registeredConnection() throws(SDLError) -> SDLConnection {
+        guard let connection, registration != nil else { throw SDLError.notConnected }
+        return connection
     }
 
     // MARK: - Connecting
