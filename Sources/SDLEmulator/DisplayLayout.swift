@@ -24,17 +24,8 @@ extension HeadUnitEmulator {
         respond(request, "SUCCESS", extra)
         let major = app.syncMsgVersion["majorVersion"]?.intValue ?? 0, minor = app.syncMsgVersion["minorVersion"]?.intValue ?? 0
         guard major > 5 || (major == 5 && minor >= 1) else { return }
-        var window: JSONObject = ["windowID": 0, "imageTypeSupported": ["STATIC", "DYNAMIC"]]
-        window["textFields"] = display["textFields"]
-        window["imageFields"] = display["imageFields"]
-        window["templatesAvailable"] = display["templatesAvailable"]
-        window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
-        window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
         notify(request.key, "OnSystemCapabilityUpdated", ["systemCapability": [
-            "systemCapabilityType": "DISPLAYS",
-            "displayCapabilities": [["displayName": display["displayName"] ?? "GENERIC_DISPLAY",
-                                     "windowTypeSupported": [["type": "MAIN", "maximumNumberOfWindows": 1]],
-                                     "windowCapabilities": [.object(window)]]],
+            "systemCapabilityType": "DISPLAYS", "displayCapabilities": displaysCapability(of: display),
         ]])
     }
 

@@ -163,23 +163,29 @@ extension HeadUnitEmulator {
     }
 
     /// GetSystemCapability for the capabilities this head unit has.
+    /// The DISPLAYS form (one MAIN window) of a display's capabilities, as GetSystemCapability
+    /// answers it and OnSystemCapabilityUpdated pushes it.
+    func displaysCapability(of display: JSONObject) -> JSONValue {
+        var window: JSONObject = ["windowID": 0, "imageTypeSupported": ["STATIC", "DYNAMIC"]]
+        window["textFields"] = display["textFields"]
+        window["imageFields"] = display["imageFields"]
+        window["templatesAvailable"] = display["templatesAvailable"]
+        window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
+        window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
+        return [[
+            "displayName": display["displayName"] ?? "GENERIC_DISPLAY",
+            "windowTypeSupported": [["type": "MAIN", "maximumNumberOfWindows": 1]],
+            "windowCapabilities": [.object(window)],
+        ]]
+    }
+
     func getSystemCapability(_ request: IncomingRequest) {
         let type = request.parameters["systemCapabilityType"]?.stringValue ?? ""
         let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
         var capability: JSONObject = ["systemCapabilityType": .string(type)]
         switch type {
         case "DISPLAYS":
-            var window: JSONObject = ["windowID": 0, "imageTypeSupported": ["STATIC", "DYNAMIC"]]
-            window["textFields"] = display["textFields"]
-            window["imageFields"] = display["imageFields"]
-            window["templatesAvailable"] = display["templatesAvailable"]
-            window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
-            window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
-            capability["displayCapabilities"] = [[
-                "displayName": display["displayName"] ?? "GENERIC_DISPLAY",
-                "windowTypeSupported": [["type": "MAIN", "maximumNumberOfWindows": 1]],
-                "windowCapabilities": [.object(window)],
-            ]]
+            capability["displayCapabilities"] = displaysCapability(of: display)
         case "PHONE_CALL":
             capability["phoneCapability"] = ["dialNumberEnabled": true]
         case "NAVIGATION":
