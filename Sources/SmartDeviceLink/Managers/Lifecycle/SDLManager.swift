@@ -29,6 +29,10 @@ public actor SDLManager: RPCChannel {
     public nonisolated let fileManager: SDLFileManager
     /// What the head unit can do, from registration, layouts and GetSystemCapability.
     public nonisolated let systemCapabilityManager: SystemCapabilityManager
+    /// Text, graphics, soft buttons, menu, voice commands, choice sets, keyboard and alerts.
+    public nonisolated let screenManager: ScreenManager
+    /// Hardware button subscriptions and the media clock.
+    public nonisolated let buttonManager: ButtonManager
 
     /// Decides the configuration to re-register with after the head unit's language changed
     /// (OnAppInterfaceUnregistered LANGUAGE_CHANGE); nil keeps the old one with the new languages.
@@ -53,6 +57,8 @@ public actor SDLManager: RPCChannel {
         let relay = ChannelRelay()
         self.fileManager = SDLFileManager(channel: relay)
         self.systemCapabilityManager = SystemCapabilityManager(channel: relay)
+        self.screenManager = ScreenManager(channel: relay, fileManager: fileManager, systemCapabilityManager: systemCapabilityManager)
+        self.buttonManager = ButtonManager(channel: relay)
         relay.attach(self)
     }
 
@@ -70,6 +76,7 @@ public actor SDLManager: RPCChannel {
         guard state == .stopped else { return }
         stopping = false
         lastError = nil
+        await screenManager.startListening()
         do {
             try await connectAndRegister()
         } catch {
@@ -210,6 +217,7 @@ public actor SDLManager: RPCChannel {
                 await self?.linkEnded(connection)
             }
             let response: RegisterAppInterfaceResponse
+            let resuming = hashID != nil
             do {
                 response = try await connection.send(configuration.registration(resumingWith: hashID), timeout: configuration.registrationTimeout)
             } catch {
@@ -240,6 +248,12 @@ public actor SDLManager: RPCChannel {
             await systemCapabilityManager.update(registration: response)
             // What the head unit had before a reconnect is read again, never assumed.
             await fileManager.forgetRemoteFiles()
+            // A head unit that resumed the app (SUCCESS for its hash id) kept its menu,
+            // choices and subscriptions; any other starts empty.
+            if !(resuming && response.resultCode == .success) {
+                await screenManager.headUnitForgot()
+                await buttonManager.headUnitForgot()
+            }
             if let icon = configuration.icon { await setIcon(icon, over: connection, resumed: response.iconResumed == true) }
             transition(to: .ready)
             return

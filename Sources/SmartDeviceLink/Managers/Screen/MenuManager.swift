@@ -1,0 +1,184 @@
+/// Keeps the app's menu on the head unit equal to the cells the app sets, with the fewest
+/// AddCommand/AddSubMenu/DeleteCommand/DeleteSubMenu requests.
+///
+/// Cells that did not change stay; only deleted and new ones cause RPCs (see ``ListDiff``).
+/// While the user has the menu open (system context MENU) an update waits, since changing
+/// a menu under the user's finger is what makes head units answer IN_USE; when several
+/// updates wait, only the newest is sent.
+public actor MenuManager {
+    private struct SentCell: Sendable {
+        var appearance: MenuCell.Appearance
+        var id: Int
+        var children: [SentCell]
+    }
+
+    private let context: ScreenContext
+    private var shown: [SentCell] = []
+    private var handlers: [Int: MenuCell.Handler] = [:]
+    private var nextID = 1
+    private var systemContext: SystemContext = .main
+    private var menuClosedWaiters: [CheckedContinuation<Void, Never>] = []
+    private let updates = SerialQueue()
+    private var latestRequest = 0
+    private var listening = false
+
+    init(context: ScreenContext) {
+        self.context = context
+    }
+
+    /// Begins following OnCommand and the system context; called on first use.
+    func startListening() async {
+        guard !listening else { return }
+        listening = true
+        let commands = await context.channel.notifications(OnCommand.self)
+        let statuses = await context.channel.notifications(OnHMIStatus.self)
+        Task { [weak self] in for await command in commands { await self?.received(command) } }
+        Task { [weak self] in for await status in statuses { await self?.received(status) } }
+    }
+
+    /// Whether the user has the menu open now.
+    public var isMenuOpen: Bool { systemContext == .menu }
+
+    /// Replaces the menu. Returns when the head unit shows it, or when a newer call replaced
+    /// it while both waited for the user to close the menu.
+    ///
+    /// - Throws: ``ScreenManagerError/invalid(_:)`` when voice commands repeat (the head
+    ///   unit would refuse the second with DUPLICATE_NAME); nothing is sent then. Cells the
+    ///   head unit refuses are listed in the report; the rest of the menu is still sent.
+    @discardableResult
+    public func setMenu(_ cells: [MenuCell]) async throws(ScreenManagerError) -> MenuUpdateReport {
+        await startListening()
+        let repeated = MenuCell.repeatedVoiceCommands(in: cells)
+        guard repeated.isEmpty else {
+            throw .invalid("the voice commands \(repeated.map { "\"\($0)\"" }.joined(separator: ", ")) are used by more than one cell")
+        }
+        latestRequest += 1
+        let request = latestRequest
+        await updates.acquire()
+        while systemContext == .menu {
+            await withCheckedContinuation { menuClosedWaiters.append($0) }
+        }
+        guard request == latestRequest else {
+            await updates.release()
+            var report = MenuUpdateReport()
+            report.superseded = true
+            return report
+        }
+        let graphics = await context.graphicsSupported()
+        let available = graphics ? await context.upload(MenuCell.artwork(in: cells)) : []
+        var report = MenuUpdateReport()
+        shown = await update(shown, to: cells, parentID: 0, artwork: available, report: &report)
+        await updates.release()
+        return report
+    }
+
+    /// Opens the menu on the head unit (ShowAppMenu), or the submenu with this title path.
+    public func open(submenu path: [String] = []) async throws(ScreenManagerError) {
+        await startListening()
+        var level = shown
+        var menuID: Int?
+        for title in path {
+            guard let cell = level.first(where: { $0.appearance.title == title && $0.appearance.isSubmenu }) else {
+                throw .invalid("the menu has no submenu \"\(title)\"")
+            }
+            menuID = cell.id
+            level = cell.children
+        }
+        try await context.sendExpectingSuccess(ShowAppMenu(menuID: menuID))
+    }
+
+    // MARK: - Applying a change
+
+    private func update(_ old: [SentCell], to new: [MenuCell], parentID: Int, artwork: Set<String>,
+                        report: inout MenuUpdateReport) async -> [SentCell] {
+        let titles = MenuCell.uniqueTitles(new)
+        let appearances = zip(new, titles).map { $0.appearance(title: $1, artwork: artwork) }
+        let diff = ListDiff(from: old.map(\.appearance), to: appearances)
+        for index in diff.deleted { await delete(old[index], report: &report) }
+        var result = [SentCell?](repeating: nil, count: new.count)
+        for pair in diff.kept {
+            var cell = old[pair.old]
+            handlers[cell.id] = new[pair.new].handler
+            if let subCells = new[pair.new].subCells {
+                cell.children = await update(cell.children, to: subCells, parentID: cell.id, artwork: artwork, report: &report)
+            }
+            result[pair.new] = cell
+            report.kept += 1
+        }
+        for index in diff.added {
+            result[index] = await add(new[index], as: appearances[index], position: index, parentID: parentID,
+                                      artwork: artwork, report: &report)
+        }
+        return result.compactMap { $0 }
+    }
+
+    private func add(_ cell: MenuCell, as appearance: MenuCell.Appearance, position: Int, parentID: Int,
+                     artwork: Set<String>, report: inout MenuUpdateReport) async -> SentCell? {
+        let id = nextID
+        nextID += 1
+        let icon = ScreenContext.image(cell.icon, in: artwork)
+        let secondary = ScreenContext.image(cell.secondaryArtwork, in: artwork)
+        do throws(ScreenManagerError) {
+            if let subCells = cell.subCells {
+                try await context.sendExpectingSuccess(AddSubMenu(
+                    menuID: id, menuName: appearance.title, position: position, menuIcon: icon, menuLayout: cell.submenuLayout,
+                    parentID: parentID == 0 ? nil : parentID, secondaryText: cell.secondaryText, tertiaryText: cell.tertiaryText))
+                report.added += 1
+                let children = await update([], to: subCells, parentID: id, artwork: artwork, report: &report)
+                return SentCell(appearance: appearance, id: id, children: children)
+            }
+            try await context.sendExpectingSuccess(AddCommand(
+                cmdID: id,
+                menuParams: MenuParams(menuName: appearance.title, parentID: parentID == 0 ? nil : parentID, position: position,
+                                       secondaryText: cell.secondaryText, tertiaryText: cell.tertiaryText),
+                vrCommands: cell.voiceCommands?.isEmpty == false ? cell.voiceCommands : nil, cmdIcon: icon, secondaryImage: secondary))
+            handlers[id] = cell.handler
+            report.added += 1
+            return SentCell(appearance: appearance, id: id, children: [])
+        } catch {
+            report.failures[appearance.title] = error
+            return nil
+        }
+    }
+
+    private func delete(_ cell: SentCell, report: inout MenuUpdateReport) async {
+        do throws(ScreenManagerError) {
+            if cell.appearance.isSubmenu {
+                try await context.sendExpectingSuccess(DeleteSubMenu(menuID: cell.id))
+            } else {
+                try await context.sendExpectingSuccess(DeleteCommand(cmdID: cell.id))
+            }
+            report.deleted += 1
+        } catch {
+            report.failures[cell.appearance.title] = error
+        }
+        forgetHandlers(of: cell)
+    }
+
+    private func forgetHandlers(of cell: SentCell) {
+        handlers[cell.id] = nil
+        for child in cell.children { forgetHandlers(of: child) }
+    }
+
+    /// After a new registration the head unit has no menu (unless it resumed the app's
+    /// data); the next update sends everything again.
+    func headUnitForgot() {
+        shown = []
+        handlers = [:]
+    }
+
+    // MARK: - Head unit events
+
+    private func received(_ command: OnCommand) {
+        handlers[command.cmdID]?(command.triggerSource)
+    }
+
+    private func received(_ status: OnHMIStatus) {
+        guard status.windowID ?? 0 == 0 else { return }
+        systemContext = status.systemContext
+        guard systemContext != .menu else { return }
+        let waiters = menuClosedWaiters
+        menuClosedWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+}

@@ -1,0 +1,45 @@
+/// Everything the app shows and hears on the head unit's screen, as sdl_ios's screen
+/// manager: text and graphics, soft buttons, the menu, voice commands, choice sets and
+/// the keyboard, and alerts.
+///
+/// The pieces are separate actors so that a slow one (a choice set waiting for the user)
+/// never holds up another (a text update). They share the file manager for artwork, the
+/// capabilities for what the head unit can show, and one queue for modal views.
+public struct ScreenManager: Sendable {
+    public let textAndGraphics: TextAndGraphicManager
+    public let softButtons: SoftButtonManager
+    public let menu: MenuManager
+    public let voiceCommands: VoiceCommandManager
+    public let choiceSets: ChoiceSetManager
+    public let alerts: AlertManager
+
+    /// A screen manager over any channel (``SDLManager`` makes one of its own).
+    public init(channel: any RPCChannel, fileManager: SDLFileManager, systemCapabilityManager: SystemCapabilityManager) {
+        let context = ScreenContext(channel: channel, files: fileManager, capabilities: systemCapabilityManager)
+        textAndGraphics = TextAndGraphicManager(context: context)
+        softButtons = SoftButtonManager(context: context)
+        menu = MenuManager(context: context)
+        voiceCommands = VoiceCommandManager(context: context)
+        choiceSets = ChoiceSetManager(context: context)
+        alerts = AlertManager(context: context)
+    }
+
+    /// Starts following the head unit's notifications (commands, button presses, keyboard
+    /// input, the system context). Each piece also starts on first use.
+    public func startListening() async {
+        await menu.startListening()
+        await voiceCommands.startListening()
+        await softButtons.startListening()
+        await choiceSets.startListening()
+        await alerts.startListening()
+    }
+
+    /// The head unit starts without the app's menu, choices and screen (a new registration
+    /// that did not resume): forget what was sent, so the next update sends it all again.
+    func headUnitForgot() async {
+        await menu.headUnitForgot()
+        await voiceCommands.headUnitForgot()
+        await choiceSets.headUnitForgot()
+        await textAndGraphics.headUnitForgot()
+    }
+}

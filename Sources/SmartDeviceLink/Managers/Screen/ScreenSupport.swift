@@ -1,0 +1,126 @@
+/// Why a screen manager could not do what it was asked.
+public enum ScreenManagerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The head unit answered a request with a failure.
+    case refused(function: String, resultCode: ResultCode, info: String?)
+    /// The link failed or the app is not registered.
+    case link(String)
+    /// The request breaks a rule the head unit enforces; nothing was sent.
+    case invalid(String)
+    /// The head unit lacks what this needs (a capability it reports as absent).
+    case unsupported(String)
+
+    public var description: String {
+        switch self {
+        case .refused(let function, let code, let info):
+            return "\(function) failed with \(code)" + (info.map { ": \($0)" } ?? "")
+        case .link(let why): return why
+        case .invalid(let why): return "not sent: \(why)"
+        case .unsupported(let why): return "the head unit does not support this: \(why)"
+        }
+    }
+
+    init(_ error: SDLError) { self = .link(error.description) }
+}
+
+/// What an update sent, and what it left out because the head unit cannot show it.
+public struct ScreenUpdateResult: Sendable, Equatable {
+    /// The head unit's answer to the last request of the update (SUCCESS, WARNINGS...).
+    public var resultCode: ResultCode
+    public var info: String?
+    /// Parts not sent, each with the reason (fewer soft buttons, no graphics...).
+    public var skipped: [String]
+
+    public init(resultCode: ResultCode = .success, info: String? = nil, skipped: [String] = []) {
+        self.resultCode = resultCode
+        self.info = info
+        self.skipped = skipped
+    }
+}
+
+/// Runs one body at a time, first come first served. Across `await`s an actor lets other
+/// calls in; this keeps updates of the same thing (a menu, the modal UI) from interleaving.
+actor SerialQueue {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+    }
+
+    nonisolated func run<T: Sendable, Failure: Error>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
+        await acquire()
+        do {
+            let value = try await body()
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
+    }
+}
+
+/// What the screen managers share: one channel, the file and capability managers, and one
+/// queue for modal UI, so the app's own alerts, choice sets and keyboards never overlap
+/// (the head unit REJECTs a second modal request while one is shown).
+struct ScreenContext: Sendable {
+    let channel: any RPCChannel
+    let files: SDLFileManager
+    let capabilities: SystemCapabilityManager
+    let modals = SerialQueue()
+
+    /// Sends a request; a failed link becomes ``ScreenManagerError/link(_:)``.
+    func send<Request: RPCRequest>(_ request: Request) async throws(ScreenManagerError) -> Request.Response {
+        do {
+            return try await channel.send(request, timeout: nil)
+        } catch {
+            throw ScreenManagerError(error)
+        }
+    }
+
+    /// Sends a request and throws its failure.
+    @discardableResult
+    func sendExpectingSuccess<Request: RPCRequest>(_ request: Request) async throws(ScreenManagerError) -> Request.Response {
+        let response = try await send(request)
+        guard response.success else {
+            throw .refused(function: Request.functionName, resultCode: response.resultCode, info: response.info)
+        }
+        return response
+    }
+
+    /// Whether the main display shows images. Unknown counts as yes: the head unit says so
+    /// with UNSUPPORTED_RESOURCE if not.
+    func graphicsSupported() async -> Bool {
+        await capabilities.displayCapabilities?.graphicSupported ?? true
+    }
+
+    /// Uploads what is not on the head unit yet; returns the names it has afterwards. A
+    /// failed upload leaves its name out (the caller then shows text only).
+    func upload(_ files: [SDLFile]) async -> Set<String> {
+        var unique: [String: SDLFile] = [:]
+        for file in files { unique[file.name] = file }
+        let results = await self.files.upload(Array(unique.values))
+        return Set(results.compactMap { $0.value == nil ? $0.key : nil })
+    }
+
+    /// The RPC image of an uploaded file.
+    static func image(_ file: SDLFile?, in available: Set<String>) -> Image? {
+        guard let file, available.contains(file.name) else { return nil }
+        return Image(value: file.name, imageType: .dynamic)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, as RPC durations and timeouts are given.
+    var milliseconds: Int {
+        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
+    }
+}

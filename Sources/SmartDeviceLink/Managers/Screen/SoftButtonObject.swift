@@ -1,0 +1,113 @@
+/// One look of a soft button: its text, artwork and highlight.
+public struct SoftButtonState: Sendable, Hashable {
+    public var name: String
+    public var text: String?
+    /// Uploaded before it is shown; on head units without soft-button images the text shows alone.
+    public var artwork: SDLFile?
+    public var isHighlighted: Bool
+    public var systemAction: SystemAction?
+
+    public init(name: String, text: String? = nil, artwork: SDLFile? = nil, isHighlighted: Bool = false,
+                systemAction: SystemAction? = nil) {
+        self.name = name
+        self.text = text
+        self.artwork = artwork
+        self.isHighlighted = isHighlighted
+        self.systemAction = systemAction
+    }
+}
+
+/// A press of a soft button, as the handler receives it.
+public struct SoftButtonPress: Sendable, Hashable {
+    /// The ``SoftButtonObject/name`` of the button.
+    public var buttonName: String
+    /// The state the button was in when pressed.
+    public var stateName: String
+    /// SHORT or LONG.
+    public var mode: ButtonPressMode
+}
+
+/// A soft button with named states it can move between (play ↔ pause...), and a handler.
+public struct SoftButtonObject: Sendable {
+    public typealias Handler = @Sendable (SoftButtonPress) -> Void
+
+    /// Identifies the button for ``SoftButtonManager/transition(_:to:)``; unique per screen.
+    public var name: String
+    public var states: [SoftButtonState]
+    public var currentStateName: String
+    public var handler: Handler?
+
+    /// A button with several states, starting in `initialStateName` (the first state when nil).
+    public init(name: String, states: [SoftButtonState], initialStateName: String? = nil, handler: Handler? = nil) {
+        self.name = name
+        self.states = states
+        self.currentStateName = initialStateName ?? states.first?.name ?? ""
+        self.handler = handler
+    }
+
+    /// A button with one state.
+    public init(name: String, text: String? = nil, artwork: SDLFile? = nil, handler: Handler? = nil) {
+        self.init(name: name, states: [SoftButtonState(name: name, text: text, artwork: artwork)], handler: handler)
+    }
+
+    public var currentState: SoftButtonState? { states.first { $0.name == currentStateName } }
+
+    /// What is wrong with the object, if anything.
+    var problem: String? {
+        if states.isEmpty { return "the soft button \"\(name)\" has no states" }
+        if currentState == nil { return "the soft button \"\(name)\" has no state \"\(currentStateName)\"" }
+        if let empty = states.first(where: { $0.text == nil && $0.artwork == nil }) {
+            return "the state \"\(empty.name)\" of soft button \"\(name)\" has neither text nor artwork"
+        }
+        return nil
+    }
+
+    /// The RPC form for a head unit with these abilities; nil when nothing of it can show
+    /// (an image-only state where images are not supported).
+    func rpc(id: Int, imageSupported: Bool, textSupported: Bool, artwork available: Set<String>) -> SoftButton? {
+        guard let state = currentState else { return nil }
+        let image = imageSupported ? ScreenContext.image(state.artwork, in: available) : nil
+        let text = textSupported ? state.text : nil
+        let type: SoftButtonType
+        switch (text, image) {
+        case (.some, .some): type = .both
+        case (.some, nil): type = .text
+        case (nil, .some): type = .image
+        case (nil, nil): return nil
+        }
+        return SoftButton(type: type, softButtonID: id, text: text, image: image, isHighlighted: state.isHighlighted,
+                          systemAction: state.systemAction)
+    }
+}
+
+/// Turns soft button objects into RPC soft buttons for the head unit's capabilities and
+/// routes presses back to their handlers. Shared by the screen and by alerts.
+struct SoftButtonLayout: Sendable {
+    var buttons: [SoftButton] = []
+    var skipped: [String] = []
+    /// Handler and name of every button sent, by soft button id.
+    var routes: [Int: (name: String, handler: SoftButtonObject.Handler?)] = [:]
+
+    init(_ objects: [SoftButtonObject], firstID: Int, limit: Int?, capabilities: [SoftButtonCapabilities]?,
+         artwork available: Set<String>) {
+        let first = capabilities?.first
+        let maximum = min(limit ?? Int.max, capabilities?.count ?? Int.max)
+        for (index, object) in objects.enumerated() {
+            guard buttons.count < maximum else {
+                skipped.append("soft button \"\(object.name)\": the head unit shows at most \(maximum)")
+                continue
+            }
+            let id = firstID + index
+            guard let button = object.rpc(id: id, imageSupported: first?.imageSupported ?? true,
+                                          textSupported: first?.textSupported ?? true, artwork: available) else {
+                skipped.append("soft button \"\(object.name)\": its state \"\(object.currentStateName)\" has nothing this head unit can show")
+                continue
+            }
+            if object.currentState?.artwork != nil, button.image == nil {
+                skipped.append("soft button \"\(object.name)\": artwork not shown")
+            }
+            buttons.append(button)
+            routes[id] = (object.name, object.handler)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+/// A phrase (or several) the user can say at any time to trigger the app, without a menu entry.
+public struct VoiceCommand: Sendable {
+    public var phrases: [String]
+    public var handler: @Sendable () -> Void
+
+    public init(_ phrases: [String], handler: @escaping @Sendable () -> Void) {
+        self.phrases = phrases
+        self.handler = handler
+    }
+}
+
+/// Keeps the app's global voice commands (AddCommand with only `vrCommands`) equal to the
+/// list the app sets, sending only the difference.
+public actor VoiceCommandManager {
+    private struct Sent: Sendable {
+        var phrases: [String]
+        var id: Int
+    }
+
+    /// Command ids of voice commands start here, far from the menu's, so one OnCommand
+    /// stream serves both managers without collisions.
+    static let firstID = 1_000_000_000
+
+    private let context: ScreenContext
+    private var shown: [Sent] = []
+    private var handlers: [Int: @Sendable () -> Void] = [:]
+    private var nextID = VoiceCommandManager.firstID
+    private let updates = SerialQueue()
+    private var listening = false
+
+    init(context: ScreenContext) {
+        self.context = context
+    }
+
+    func startListening() async {
+        guard !listening else { return }
+        listening = true
+        let commands = await context.channel.notifications(OnCommand.self)
+        Task { [weak self] in for await command in commands { await self?.received(command) } }
+    }
+
+    /// Replaces the voice commands. Phrases that are empty or only spaces are dropped, and
+    /// a command left without phrases is not sent (the head unit rejects an empty
+    /// `vrCommands`).
+    ///
+    /// - Throws: ``ScreenManagerError/invalid(_:)`` when a phrase repeats (DUPLICATE_NAME
+    ///   on the head unit); nothing is sent then. A refused command is thrown after the
+    ///   others were sent.
+    public func setVoiceCommands(_ commands: [VoiceCommand]) async throws(ScreenManagerError) {
+        await startListening()
+        let cleaned = commands.compactMap { command -> VoiceCommand? in
+            var command = command
+            command.phrases = command.phrases.filter { !$0.allSatisfy(\.isWhitespace) }
+            return command.phrases.isEmpty ? nil : command
+        }
+        var seen: Set<String> = []
+        let repeated = cleaned.flatMap(\.phrases).filter { !seen.insert($0.lowercased()).inserted }
+        guard repeated.isEmpty else {
+            throw .invalid("the phrases \(repeated.map { "\"\($0)\"" }.joined(separator: ", ")) are used by more than one voice command")
+        }
+        await updates.acquire()
+        let failure = await apply(cleaned)
+        await updates.release()
+        if let failure { throw failure }
+    }
+
+    private func apply(_ commands: [VoiceCommand]) async -> ScreenManagerError? {
+        let diff = ListDiff(from: shown.map(\.phrases), to: commands.map(\.phrases))
+        var failure: ScreenManagerError?
+        // Commands the head unit would not delete are still there and still answer; the
+        // next update tries again.
+        var undeleted: [Sent] = []
+        for index in diff.deleted {
+            do throws(ScreenManagerError) {
+                try await context.sendExpectingSuccess(DeleteCommand(cmdID: shown[index].id))
+                handlers[shown[index].id] = nil
+            } catch {
+                failure = error
+                undeleted.append(shown[index])
+            }
+        }
+        var result = [Sent?](repeating: nil, count: commands.count)
+        for pair in diff.kept {
+            result[pair.new] = shown[pair.old]
+            handlers[shown[pair.old].id] = commands[pair.new].handler
+        }
+        for index in diff.added {
+            let id = nextID
+            nextID += 1
+            do throws(ScreenManagerError) {
+                try await context.sendExpectingSuccess(AddCommand(cmdID: id, vrCommands: commands[index].phrases))
+                handlers[id] = commands[index].handler
+                result[index] = Sent(phrases: commands[index].phrases, id: id)
+            } catch {
+                failure = error
+            }
+        }
+        shown = result.compactMap { $0 } + undeleted
+        return failure
+    }
+
+    func headUnitForgot() {
+        shown = []
+        handlers = [:]
+    }
+
+    private func received(_ command: OnCommand) {
+        handlers[command.cmdID]?()
+    }
+}
