@@ -25,6 +25,12 @@ public struct SoftButtonPress: Sendable, Hashable {
     public var stateName: String
     /// SHORT or LONG.
     public var mode: ButtonPressMode
+
+    public init(buttonName: String, stateName: String, mode: ButtonPressMode) {
+        self.buttonName = buttonName
+        self.stateName = stateName
+        self.mode = mode
+    }
 }
 
 /// A soft button with named states it can move between (play ↔ pause...), and a handler.
