@@ -81,7 +81,7 @@ extension HeadUnitEmulator {
         let unsupported = textKeys.filter { p[$0] != nil && !fields.contains($0) }
         apps[request.key]?.show.merge(p) { _, new in new }
         if (p["graphic"] != nil || p["secondaryGraphic"] != nil), display["graphicSupported"]?.boolValue == false {
-            respond(request, "UNSUPPORTED_RESOURCE", info: "the display shows no graphics")
+            respond(request, "UNSUPPORTED_RESOURCE", success: true, info: "the display shows no graphics")
         } else if !unsupported.isEmpty {
             respond(request, "WARNINGS", info: "the display has no field \(unsupported.joined(separator: ", "))")
         } else {

@@ -432,15 +432,18 @@ public actor HeadUnitEmulator {
         }
     }
 
-    /// Result codes for which sdl_core sets `success: true`.
+    /// Result codes for which sdl_core sets `success: true`. UNSUPPORTED_RESOURCE is not
+    /// among them: core reports it as a success only when the rest of the request was
+    /// done (a Show whose image cannot be shown), which the caller says with `success`.
     static let successfulCodes: Set<String> = [
-        "SUCCESS", "WARNINGS", "WRONG_LANGUAGE", "RESUME_FAILED", "RETRY", "SAVED", "TRUNCATED_DATA", "UNSUPPORTED_RESOURCE",
+        "SUCCESS", "WARNINGS", "WRONG_LANGUAGE", "RESUME_FAILED", "RETRY", "SAVED", "TRUNCATED_DATA",
     ]
 
-    /// Answers a request.
-    func respond(_ request: IncomingRequest, _ resultCode: String, info: String? = nil, _ extra: JSONObject = [:], bulkData: [UInt8] = []) {
+    /// Answers a request; `success` overrides what the result code implies.
+    func respond(_ request: IncomingRequest, _ resultCode: String, success: Bool? = nil, info: String? = nil, _ extra: JSONObject = [:],
+                 bulkData: [UInt8] = []) {
         var parameters = extra
-        parameters["success"] = .bool(Self.successfulCodes.contains(resultCode))
+        parameters["success"] = .bool(success ?? Self.successfulCodes.contains(resultCode))
         parameters["resultCode"] = .string(resultCode)
         if let info { parameters["info"] = .string(info) }
         let packet = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
