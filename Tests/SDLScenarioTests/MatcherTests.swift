@@ -51,3 +51,16 @@ struct MatcherTests {
                 == "OnVehicleData.gps.latitudeDegrees: 42 is above 10")
     }
 }
+
+@Suite("Scenario menu items")
+struct MenuItemParsingTests {
+    @Test("a menu item with an id is refused: the menu manager assigns ids, and the message says how to refer to cells")
+    func idRefused() {
+        let text = #"{"app": {"appName": "A", "appID": "a"}, "steps": [{"menu": [{"title": "Play", "id": 5}]}]}"#
+        #expect {
+            _ = try ScenarioParser.parse(Array(text.utf8), source: "inline")
+        } throws: { error in
+            "\(error)".contains("$.steps[0].menu[0].id") && "\(error)".contains("${menu.<title>}")
+        }
+    }
+}

@@ -173,8 +173,8 @@ public enum Action: Sendable {
 }
 
 public struct MenuItem: Sendable {
+    /// Ids are the menu manager's; the scenario refers to a cell as `${menu.<title>}`.
     public var title: String
-    public var id: Int?
     public var voiceCommands: [String]?
     /// Non-empty for a submenu.
     public var items: [MenuItem]?

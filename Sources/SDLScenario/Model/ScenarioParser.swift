@@ -486,6 +486,9 @@ private struct Reader {
 
     mutating func menuItem(_ value: JSONValue, _ path: String, depth: Int) -> MenuItem? {
         guard let object = objectValue(value, path) else { return nil }
+        if object["id"] != nil {
+            issue("\(path).id", "the menu manager assigns menu ids; remove \"id\" and refer to the cell as ${menu.<title>}")
+        }
         unknownKeys(object, allowed: ["title", "id", "voice", "items"], path)
         guard let title = string(object["title"], "\(path).title", required: true) else { return nil }
         var children: [MenuItem]?
@@ -497,7 +500,6 @@ private struct Reader {
             if depth >= 1 { issue("\(path).items", "submenus nest one level deep on most head units; flatten this one") }
             children = items.enumerated().compactMap { menuItem($0.element, "\(path).items[\($0.offset)]", depth: depth + 1) }
         }
-        return MenuItem(title: title, id: int(object["id"], "\(path).id", minimum: 1),
-                        voiceCommands: strings(object["voice"], "\(path).voice"), items: children)
+        return MenuItem(title: title, voiceCommands: strings(object["voice"], "\(path).voice"), items: children)
     }
 }

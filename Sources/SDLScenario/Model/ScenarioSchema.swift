@@ -157,7 +157,7 @@ public enum ScenarioSchema {
     "menuItem": {
       "type": "object", "required": ["title"], "additionalProperties": false,
       "properties": {
-        "title": {"type": "string"}, "id": {"type": "integer", "minimum": 1},
+        "title": {"type": "string"},
         "voice": {"type": "array", "items": {"type": "string"}},
         "items": {"type": "array", "items": {"$ref": "#/$defs/menuItem"}}
       }

@@ -6,7 +6,7 @@ extension RunContext {
     func perform(_ action: Action) async throws(StepFailure) -> RPCEnvelope {
         switch action {
         case .menu(let items):
-            return try await addMenu(items, parentID: nil)
+            return try await setMenu(items)
         case .audioPassThru(let action):
             return try await audioPassThru(action)
         case .putFile(let action):
@@ -17,33 +17,25 @@ extension RunContext {
         }
     }
 
-    /// AddSubMenu/AddCommand for each item. Ids are assigned unless given; each title's id
-    /// is stored as variable `menu.<title>` for later driver steps.
-    private func addMenu(_ items: [MenuItem], parentID: Int?) async throws(StepFailure) -> RPCEnvelope {
-        var last: RPCEnvelope?
-        for (position, item) in items.enumerated() {
-            if let children = item.items {
-                let menuID = item.id ?? nextMenuID
-                nextMenuID = max(nextMenuID, menuID) + 1
-                let response = try await request("AddSubMenu", ["menuID": .int(Int64(menuID)), "menuName": .string(item.title), "position": .int(Int64(position))])
-                try check(response, against: .succeeds, function: "AddSubMenu \(item.title)")
-                variables["menu.\(item.title)"] = .int(Int64(menuID))
-                last = try await addMenu(children, parentID: menuID)
-            } else {
-                let commandID = item.id ?? nextCommandID
-                nextCommandID = max(nextCommandID, commandID) + 1
-                var menuParams: JSONObject = ["menuName": .string(item.title), "position": .int(Int64(position))]
-                if let parentID { menuParams["parentID"] = .int(Int64(parentID)) }
-                var parameters: JSONObject = ["cmdID": .int(Int64(commandID)), "menuParams": .object(menuParams)]
-                if let voice = item.voiceCommands, !voice.isEmpty { parameters["vrCommands"] = .array(voice.map(JSONValue.string)) }
-                let response = try await request("AddCommand", parameters)
-                try check(response, against: .succeeds, function: "AddCommand \(item.title)")
-                variables["menu.\(item.title)"] = .int(Int64(commandID))
-                last = response
+    /// The menu through the library's MenuManager: a later menu step replaces the menu
+    /// with the fewest RPCs. Each title's id is stored as variable `menu.<title>` for later
+    /// driver steps.
+    private func setMenu(_ items: [MenuItem]) async throws(StepFailure) -> RPCEnvelope {
+        func cells(_ items: [MenuItem]) -> [MenuCell] {
+            items.map { item in
+                if let children = item.items { return MenuCell(title: item.title, subCells: cells(children)) }
+                return MenuCell(title: item.title, voiceCommands: item.voiceCommands)
             }
         }
-        guard let last else { throw StepFailure(message: "the menu has no items") }
-        return last
+        let mark = managerResponses.count
+        let menu = managers.screen.menu
+        do {
+            try await menu.setMenu(cells(items))
+        } catch {
+            throw StepFailure(message: error.description)
+        }
+        for (path, id) in await menu.cellIDs { variables["menu.\(path.last!)"] = .int(Int64(id)) }
+        return try decidingResponse(since: mark, what: "the menu")
     }
 
     /// PerformAudioPassThru; the PCM of every OnAudioPassThru is written as a WAV file.
@@ -70,32 +62,29 @@ extension RunContext {
         return response
     }
 
-    /// PutFile in chunks with offset, length and CRC32, reading the file from disk chunk by chunk.
+    /// PutFile through the library's file manager: chunks with offset, length and CRC32,
+    /// read from disk chunk by chunk.
     private func putFile(_ action: PutFileAction) async throws(StepFailure) -> RPCEnvelope {
-        guard let handle = FileHandle(forReadingAtPath: action.path) else {
-            throw StepFailure(message: "cannot open \(action.path)")
-        }
-        defer { try? handle.close() }
+        let files = managers.files
+        if let chunkSize = action.chunkSize { await files.setChunkSize(chunkSize) }
+        let file = SDLFile(name: action.name, source: .path(action.path), fileType: FileType(rawValue: action.fileType),
+                           isPersistent: action.persistent, overwrite: true)
+        let mark = managerResponses.count
         let total = (try? FileManager.default.attributesOfItem(atPath: action.path)[.size] as? Int) ?? 0
-        let chunkSize = action.chunkSize ?? 64 * 1024
-        var offset = 0
-        var last: RPCEnvelope?
-        repeat {
-            let chunk = Array((try? handle.read(upToCount: chunkSize)) ?? Data())
-            var parameters: JSONObject = [
-                "syncFileName": .string(action.name), "fileType": .string(action.fileType),
-                "persistentFile": .bool(action.persistent), "systemFile": false,
-                "offset": .int(Int64(offset)), "length": .int(Int64(offset == 0 ? total : chunk.count)),
-                "crc": .int(Int64(CRC32.checksum(chunk))),
-            ]
-            if total <= chunkSize { parameters["length"] = .int(Int64(total)) }
-            let response = try await request("PutFile", parameters, bulk: chunk)
-            guard response.success == true else { return response }
-            offset += chunk.count
-            last = response
-            if total > chunkSize { reporter?.progress("put \(action.name): \(offset * 100 / max(total, 1))% (\(offset)/\(total) bytes)") }
-        } while offset < total
-        return last!
+        let chunked = total > (await files.chunkSize)
+        let reporter = self.reporter
+        do {
+            try await files.upload(file) { fraction in
+                if chunked {
+                    reporter?.progress("put \(action.name): \(Int(fraction * 100))% (\(Int(fraction * Double(total)))/\(total) bytes)")
+                }
+            }
+        } catch FileUploadError.refused {
+            // The head unit's answer decides the step (an expected OUT_OF_MEMORY passes).
+        } catch {
+            throw StepFailure(message: "\(error)")
+        }
+        return try decidingResponse(since: mark, what: "put file \(action.name)")
     }
 }
 

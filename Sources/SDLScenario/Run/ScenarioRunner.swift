@@ -160,8 +160,16 @@ actor RunContext {
     /// here: a notification already on the wire when the request went out (say the OnHashChange
     /// of the step before) comes before the response and belongs to the earlier step.
     var responseMark = 0
-    var nextCommandID = 1
-    var nextMenuID = 1000
+    /// Responses to requests the library's managers sent for high-level actions.
+    var managerResponses: [RPCEnvelope] = []
+    private var madeManagers: ScenarioManagers?
+    /// The library's managers, acting through this run (see ``ScenarioChannel``).
+    var managers: ScenarioManagers {
+        if let madeManagers { return madeManagers }
+        let managers = ScenarioManagers(context: self)
+        madeManagers = managers
+        return managers
+    }
     var failedAlready = false
 
     init(scenario: Scenario, connection: SDLManager, log: MessageLog, driver: (any ScenarioDriver)?,

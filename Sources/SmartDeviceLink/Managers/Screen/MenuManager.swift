@@ -87,6 +87,20 @@ public actor MenuManager {
         try await context.sendExpectingSuccess(ShowAppMenu(menuID: menuID))
     }
 
+    /// The id of every cell on the head unit by its title path (titles as sent, made
+    /// unique), for test rigs and logs that name cells by id (OnCommand, a driver).
+    public var cellIDs: [[String]: Int] {
+        var ids: [[String]: Int] = [:]
+        func visit(_ cells: [SentCell], _ path: [String]) {
+            for cell in cells {
+                ids[path + [cell.appearance.title]] = cell.id
+                visit(cell.children, path + [cell.appearance.title])
+            }
+        }
+        visit(shown, [])
+        return ids
+    }
+
     // MARK: - Applying a change
 
     private func update(_ old: [SentCell], to new: [MenuCell], parentID: Int, artwork: Set<String>,
