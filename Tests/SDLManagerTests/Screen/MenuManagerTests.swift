@@ -99,4 +99,19 @@ struct MenuManagerTests {
         #expect(await rig.app().commands.isEmpty)
         await rig.stop()
     }
+
+    @Test("in HMI level NONE, where head units refuse menu RPCs, the menu waits until the app is shown")
+    func waitsForHMILevel() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "menu-none"))
+        try await manager.start()
+        let update = Task { try await manager.screenManager.menu.setMenu([MenuCell(title: "Later")]) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(await emulator.snapshot().apps.first?.commands.isEmpty == true, "nothing sent in NONE")
+        try await emulator.activateApp("menu-none")
+        let report = try await update.value
+        #expect(report.added == 1 && report.failures.isEmpty, "no DISALLOWED")
+        #expect(await emulator.snapshot().apps.first?.commands.count == 1)
+        await manager.stop()
+    }
 }

@@ -124,6 +124,7 @@ public actor ChoiceSetManager {
     func startListening() async {
         guard !listening else { return }
         listening = true
+        await context.hmi.startListening(context.channel)
         let input = await context.channel.notifications(OnKeyboardInput.self)
         Task { [weak self] in for await event in input { await self?.received(event) } }
     }
@@ -138,6 +139,7 @@ public actor ChoiceSetManager {
         await startListening()
         let missing = Array(Set(cells).filter { loaded[$0] == nil })
         guard !missing.isEmpty else { return [:] }
+        await context.hmi.waitUntilNotNone()
         let graphics = await context.graphicsSupported()
         let available = graphics ? await context.upload(missing.flatMap { [$0.artwork, $0.secondaryArtwork].compactMap { $0 } }) : []
         var failures: [ChoiceCell: ScreenManagerError] = [:]

@@ -16,10 +16,10 @@ public actor MenuManager {
     private var shown: [SentCell] = []
     private var handlers: [Int: MenuCell.Handler] = [:]
     private var nextID = 1
-    private var systemContext: SystemContext = .main
-    private var menuClosedWaiters: [CheckedContinuation<Void, Never>] = []
     private let updates = SerialQueue()
     private var latestRequest = 0
+    /// The menu the app set last, sent again to a head unit that starts empty.
+    private var desired: [MenuCell]?
     private var listening = false
 
     init(context: ScreenContext) {
@@ -30,17 +30,19 @@ public actor MenuManager {
     func startListening() async {
         guard !listening else { return }
         listening = true
+        await context.hmi.startListening(context.channel)
         let commands = await context.channel.notifications(OnCommand.self)
-        let statuses = await context.channel.notifications(OnHMIStatus.self)
         Task { [weak self] in for await command in commands { await self?.received(command) } }
-        Task { [weak self] in for await status in statuses { await self?.received(status) } }
     }
 
     /// Whether the user has the menu open now.
-    public var isMenuOpen: Bool { systemContext == .menu }
+    public var isMenuOpen: Bool {
+        get async { await context.hmi.systemContext == .menu }
+    }
 
     /// Replaces the menu. Returns when the head unit shows it, or when a newer call replaced
-    /// it while both waited for the user to close the menu.
+    /// it while both waited: for the user to close the menu, or (HMI level NONE, where head
+    /// units refuse menu RPCs) for the app to be shown.
     ///
     /// - Throws: ``ScreenManagerError/invalid(_:)`` when voice commands repeat (the head
     ///   unit would refuse the second with DUPLICATE_NAME); nothing is sent then. Cells the
@@ -52,12 +54,11 @@ public actor MenuManager {
         guard repeated.isEmpty else {
             throw .invalid("the voice commands \(repeated.map { "\"\($0)\"" }.joined(separator: ", ")) are used by more than one cell")
         }
+        desired = cells
         latestRequest += 1
         let request = latestRequest
         await updates.acquire()
-        while systemContext == .menu {
-            await withCheckedContinuation { menuClosedWaiters.append($0) }
-        }
+        await context.hmi.waitUntilScreenUsable()
         guard request == latestRequest else {
             await updates.release()
             var report = MenuUpdateReport()
@@ -175,24 +176,17 @@ public actor MenuManager {
     }
 
     /// After a new registration the head unit has no menu (unless it resumed the app's
-    /// data); the next update sends everything again.
+    /// data): the menu the app set is sent again, whole.
     func headUnitForgot() {
         shown = []
         handlers = [:]
+        guard let desired else { return }
+        Task { try? await self.setMenu(desired) }
     }
 
     // MARK: - Head unit events
 
     private func received(_ command: OnCommand) {
         handlers[command.cmdID]?(command.triggerSource)
-    }
-
-    private func received(_ status: OnHMIStatus) {
-        guard status.windowID ?? 0 == 0 else { return }
-        systemContext = status.systemContext
-        guard systemContext != .menu else { return }
-        let waiters = menuClosedWaiters
-        menuClosedWaiters = []
-        for waiter in waiters { waiter.resume() }
     }
 }

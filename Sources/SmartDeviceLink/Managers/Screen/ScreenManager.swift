@@ -12,10 +12,12 @@ public struct ScreenManager: Sendable {
     public let voiceCommands: VoiceCommandManager
     public let choiceSets: ChoiceSetManager
     public let alerts: AlertManager
+    private let context: ScreenContext
 
     /// A screen manager over any channel (``SDLManager`` makes one of its own).
     public init(channel: any RPCChannel, fileManager: SDLFileManager, systemCapabilityManager: SystemCapabilityManager) {
         let context = ScreenContext(channel: channel, files: fileManager, capabilities: systemCapabilityManager)
+        self.context = context
         textAndGraphics = TextAndGraphicManager(context: context)
         softButtons = SoftButtonManager(context: context)
         menu = MenuManager(context: context)
@@ -27,6 +29,7 @@ public struct ScreenManager: Sendable {
     /// Starts following the head unit's notifications (commands, button presses, keyboard
     /// input, the system context). Each piece also starts on first use.
     public func startListening() async {
+        await context.hmi.startListening(context.channel)
         await menu.startListening()
         await voiceCommands.startListening()
         await softButtons.startListening()
@@ -35,11 +38,14 @@ public struct ScreenManager: Sendable {
     }
 
     /// The head unit starts without the app's menu, choices and screen (a new registration
-    /// that did not resume): forget what was sent, so the next update sends it all again.
+    /// that did not resume): the screen, menu and voice commands are sent again; choice
+    /// sets are loaded again when next presented.
     func headUnitForgot() async {
+        await context.hmi.reset()
         await menu.headUnitForgot()
         await voiceCommands.headUnitForgot()
         await choiceSets.headUnitForgot()
         await textAndGraphics.headUnitForgot()
+        await softButtons.headUnitForgot()
     }
 }

@@ -76,6 +76,7 @@ struct ScreenContext: Sendable {
     let files: SDLFileManager
     let capabilities: SystemCapabilityManager
     let modals = SerialQueue()
+    let hmi = HMIWatch()
 
     /// Sends a request; a failed link becomes ``ScreenManagerError/link(_:)``.
     func send<Request: RPCRequest>(_ request: Request) async throws(ScreenManagerError) -> Request.Response {
@@ -122,5 +123,55 @@ extension Duration {
     /// Whole milliseconds, as RPC durations and timeouts are given.
     var milliseconds: Int {
         Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// The main window's HMI level and system context, as the screen managers need them:
+/// head units refuse screen RPCs in HMI level NONE (DISALLOWED), and changing the menu
+/// while the user is in it (system context MENU) gives IN_USE.
+actor HMIWatch {
+    /// nil until the first OnHMIStatus: a manager made after the app was shown does not
+    /// know, and does not wait.
+    private(set) var level: HMILevel?
+    private(set) var systemContext: SystemContext = .main
+    private var waiters: [(ready: @Sendable (HMILevel?, SystemContext) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var listening = false
+
+    func startListening(_ channel: any RPCChannel) async {
+        guard !listening else { return }
+        listening = true
+        let statuses = await channel.notifications(OnHMIStatus.self)
+        Task { [weak self] in for await status in statuses { await self?.update(status) } }
+    }
+
+    /// Returns once `ready` holds for the level and context.
+    func wait(until ready: @escaping @Sendable (HMILevel?, SystemContext) -> Bool) async {
+        guard !ready(level, systemContext) else { return }
+        await withCheckedContinuation { waiters.append((ready, $0)) }
+    }
+
+    /// Until the app is shown again and the user is out of the menu.
+    func waitUntilScreenUsable() async {
+        await wait { level, context in level != HMILevel.none && context != .menu }
+    }
+
+    /// Until the app is out of HMI level NONE.
+    func waitUntilNotNone() async {
+        await wait { level, _ in level != HMILevel.none }
+    }
+
+    /// A new registration starts in NONE.
+    func reset() {
+        level = HMILevel.none
+        systemContext = .main
+    }
+
+    private func update(_ status: OnHMIStatus) {
+        guard status.windowID ?? 0 == 0 else { return }
+        level = status.hmiLevel
+        systemContext = status.systemContext
+        let ready = waiters.filter { $0.ready(level, systemContext) }
+        waiters.removeAll { $0.ready(level, systemContext) }
+        for waiter in ready { waiter.continuation.resume() }
     }
 }

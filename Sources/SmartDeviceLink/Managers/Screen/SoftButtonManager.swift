@@ -19,6 +19,7 @@ public actor SoftButtonManager {
     func startListening() async {
         guard !listening else { return }
         listening = true
+        await context.hmi.startListening(context.channel)
         let presses = await context.channel.notifications(OnButtonPress.self)
         Task { [weak self] in for await press in presses { await self?.received(press) } }
     }
@@ -54,6 +55,7 @@ public actor SoftButtonManager {
     private func send() async throws(ScreenManagerError) -> ScreenUpdateResult {
         await updates.acquire()
         defer { Task { await updates.release() } }
+        await context.hmi.waitUntilNotNone()
         let capabilities = await context.capabilities.softButtonCapabilities
         let imagesWanted = capabilities?.first?.imageSupported ?? true
         let artwork = objects.compactMap { $0.currentState?.artwork }
@@ -62,6 +64,12 @@ public actor SoftButtonManager {
         let response = try await context.sendExpectingSuccess(Show(softButtons: layout.buttons))
         routes = layout.routes
         return ScreenUpdateResult(resultCode: response.resultCode, info: response.info, skipped: layout.skipped)
+    }
+
+    /// A head unit that starts empty shows the soft buttons again.
+    func headUnitForgot() {
+        guard !objects.isEmpty else { return }
+        Task { _ = try? await self.send() }
     }
 
     private func received(_ press: OnButtonPress) {

@@ -24,7 +24,8 @@ public struct TextAndGraphicState: Sendable, Equatable {
 /// back to nil is cleared with an empty string). Texts beyond the lines the template has
 /// are joined into its last line with " - ", as sdl_ios does. A graphic not yet on the
 /// head unit is uploaded first while the text goes out without it, then a second Show adds
-/// it; on displays without graphics it is left out and named in the result.
+/// it; on displays without graphics it is left out and named in the result. In HMI level
+/// NONE, where head units refuse Show, updates wait until the app is shown.
 public actor TextAndGraphicManager {
     /// The Show fields as the head unit has them.
     struct Fields: Equatable, Sendable {
@@ -82,14 +83,19 @@ public actor TextAndGraphicManager {
         return try await send()
     }
 
+    /// A head unit that starts empty shows the app's text and graphics again.
     func headUnitForgot() {
         shown = Fields()
+        guard state != TextAndGraphicState() else { return }
+        Task { _ = try? await self.send() }
     }
 
     // MARK: - Sending
 
     private func send() async throws(ScreenManagerError) -> ScreenUpdateResult {
+        await context.hmi.startListening(context.channel)
         await updates.acquire()
+        await context.hmi.waitUntilNotNone()
         do {
             let result = try await sendLocked()
             await updates.release()

@@ -27,6 +27,8 @@ public actor VoiceCommandManager {
     private var nextID = VoiceCommandManager.firstID
     private let updates = SerialQueue()
     private var listening = false
+    /// The commands the app set last, sent again to a head unit that starts empty.
+    private var desired: [VoiceCommand]?
 
     init(context: ScreenContext) {
         self.context = context
@@ -35,6 +37,7 @@ public actor VoiceCommandManager {
     func startListening() async {
         guard !listening else { return }
         listening = true
+        await context.hmi.startListening(context.channel)
         let commands = await context.channel.notifications(OnCommand.self)
         Task { [weak self] in for await command in commands { await self?.received(command) } }
     }
@@ -58,7 +61,9 @@ public actor VoiceCommandManager {
         guard repeated.isEmpty else {
             throw .invalid("the phrases \(repeated.map { "\"\($0)\"" }.joined(separator: ", ")) are used by more than one voice command")
         }
+        desired = cleaned
         await updates.acquire()
+        await context.hmi.waitUntilNotNone()
         let failure = await apply(cleaned)
         await updates.release()
         if let failure { throw failure }
@@ -102,6 +107,8 @@ public actor VoiceCommandManager {
     func headUnitForgot() {
         shown = []
         handlers = [:]
+        guard let desired, !desired.isEmpty else { return }
+        Task { try? await self.setVoiceCommands(desired) }
     }
 
     private func received(_ command: OnCommand) {
