@@ -56,6 +56,11 @@ extension HeadUnitEmulator {
             return
         }
         let mode = p["interactionMode"]!.stringValue!
+        let layout = p["interactionLayout"]?.stringValue
+        guard !setIDs.isEmpty || layout == "KEYBOARD" else {
+            respond(request, "INVALID_DATA", info: "interactionChoiceSetIDList may be empty only for the KEYBOARD layout")
+            return
+        }
         let choices = setIDs.flatMap { app.choiceSets[$0]?["choiceSet"]?.arrayValue ?? [] }
         if mode != "MANUAL_ONLY", choices.contains(where: { $0["vrCommands"] == nil }) {
             respond(request, "INVALID_DATA", info: "\(mode) needs vrCommands in every choice")
@@ -66,7 +71,8 @@ extension HeadUnitEmulator {
         apps[request.key]?.modal = PendingUI(
             kind: .interaction, request: request, token: token,
             choiceIDs: choices.compactMap { $0["choiceID"]?.intValue.map(Int.init) },
-            triggerSource: mode == "VR_ONLY" ? "VR" : "MENU")
+            triggerSource: mode == "VR_ONLY" ? "VR" : "MENU",
+            keyboardText: Self.showsKeyboard(layout: layout, mode: mode) ? "" : nil)
         apps[request.key]?.systemContext = mode == "MANUAL_ONLY" ? "HMI_OBSCURED" : "VRSESSION"
         refreshStatus(request.key)
     }

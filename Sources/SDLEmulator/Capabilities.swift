@@ -58,10 +58,11 @@ enum Capabilities {
                 "numCustomPresetsAvailable": 10,
             ],
             "buttonCapabilities": .array(buttons),
-            "softButtonCapabilities": [[
+            // One entry per soft button the screen shows (spec); eight, as Show allows.
+            "softButtonCapabilities": .array(Array(repeating: [
                 "shortPressAvailable": true, "longPressAvailable": true, "upDownAvailable": true,
                 "imageSupported": true, "textSupported": true,
-            ]],
+            ], count: 8)),
             "presetBankCapabilities": ["onScreenPresetsAvailable": true],
             "hmiZoneCapabilities": ["FRONT", "BACK"],
             "speechCapabilities": ["TEXT", "PRE_RECORDED", "SILENCE", "FILE"],

@@ -72,11 +72,11 @@ public struct PolicyTable: Sendable, Hashable {
         for rpc in ["AddCommand", "DeleteCommand", "AddSubMenu", "DeleteSubMenu", "CreateInteractionChoiceSet",
                     "DeleteInteractionChoiceSet", "Show", "SetMediaClockTimer", "SubscribeButton", "UnsubscribeButton",
                     "GetVehicleData", "SubscribeVehicleData", "UnsubscribeVehicleData", "OnVehicleData",
-                    "OnButtonEvent", "OnButtonPress", "OnCommand"] {
+                    "OnButtonEvent", "OnButtonPress", "OnCommand", "ShowAppMenu", "SendLocation", "OnKeyboardInput"] {
             table[rpc] = visible
         }
         for rpc in ["Alert", "PerformInteraction", "Speak", "PerformAudioPassThru", "EndAudioPassThru",
-                    "OnAudioPassThru", "CancelInteraction"] {
+                    "OnAudioPassThru", "CancelInteraction", "DialNumber"] {
             table[rpc] = foreground
         }
         for rpc in ["ScrollableMessage", "Slider"] { table[rpc] = full }

@@ -16,7 +16,7 @@ extension HeadUnitEmulator {
     public static let controlActions = [
         "activateApp", "exitApp", "selectCommand", "pressSoftButton", "pressButton", "selectChoice",
         "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport",
-        "snapshot",
+        "typeOnKeyboard", "submitKeyboard", "abortKeyboard", "openMenu", "closeMenu", "snapshot",
     ]
 
     /// Runs one control command and returns its answer.
@@ -67,6 +67,11 @@ extension HeadUnitEmulator {
             }
         case "setVehicleDataUnavailable": try await setVehicleDataUnavailable(try string("name"))
         case "dropTransport": try await dropTransport(appID: appID)
+        case "typeOnKeyboard": try await typeOnKeyboard(try string("text"), appID: appID)
+        case "submitKeyboard": try await submitKeyboard(c["text"]?.stringValue, appID: appID)
+        case "abortKeyboard": try await abortKeyboard(appID: appID)
+        case "openMenu": try await openMenu(appID: appID)
+        case "closeMenu": try await closeMenu(appID: appID)
         case "snapshot": return ["ok": true, "snapshot": snapshot().json]
         default:
             let hint = closest(to: action, in: Self.controlActions).map { "; did you mean \"\($0)\"?" } ?? ""

@@ -27,6 +27,8 @@ extension HeadUnitEmulator {
             throw .invalidAction("the app is in HMI level \(apps[key]!.hmiLevel), where the policy does not allow OnCommand; activate it first")
         }
         notify(key, "OnCommand", ["cmdID": .int(Int64(cmdID)), "triggerSource": .string(triggerSource)])
+        // Picking a command closes the menu.
+        if triggerSource == "MENU" { hideMenu(key) }
     }
 
     /// The user presses a soft button of the shown Alert, ScrollableMessage or Show:

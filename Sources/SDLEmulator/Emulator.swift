@@ -196,7 +196,8 @@ public actor HeadUnitEmulator {
                 videoStreamingState: app.videoStreamingState, commands: app.commands, submenus: app.submenus,
                 choiceSets: app.choiceSets, files: Array((files[app.appID] ?? [:]).keys),
                 vehicleSubscriptions: app.vehicleSubscriptions, buttonSubscriptions: app.buttonSubscriptions,
-                show: app.show, globalProperties: app.globalProperties, hashID: app.hashID)
+                show: app.show, globalProperties: app.globalProperties, hashID: app.hashID, openMenuID: app.openMenuID,
+                dialedNumbers: app.dialedNumbers, sentLocations: app.sentLocations)
         }
         return EmulatorSnapshot(apps: list, vehicleData: vehicleData, connections: connections.count)
     }
@@ -427,6 +428,10 @@ public actor HeadUnitEmulator {
         case "SetAppIcon": setAppIcon(request)
         case "GetSystemCapability": getSystemCapability(request)
         case "SetDisplayLayout": setDisplayLayout(request)
+        case "ShowAppMenu": showAppMenu(request)
+        case "CancelInteraction": cancelInteraction(request)
+        case "DialNumber": dialNumber(request)
+        case "SendLocation": sendLocation(request)
         default:
             respond(request, "UNSUPPORTED_REQUEST", info: "the emulator does not model \(request.name)")
         }

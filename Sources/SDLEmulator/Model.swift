@@ -13,6 +13,7 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownVehicleData(String)
     case listenFailed(String)
     case invalidAction(String)
+    case noKeyboard
 
     public var description: String {
         switch self {
@@ -29,6 +30,7 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
             return "unknown vehicle data item \"\(name)\"\(hint)"
         case .listenFailed(let why): return "cannot listen: \(why)"
         case .invalidAction(let why): return why
+        case .noKeyboard: return "no keyboard is shown (a PerformInteraction with a KEYBOARD or search layout)"
         }
     }
 }
@@ -112,6 +114,12 @@ public struct AppSnapshot: Sendable, Hashable {
     public var show: JSONObject
     public var globalProperties: JSONObject
     public var hashID: String?
+    /// The open menu: nil when closed, 0 for the top level, else the submenu's menuID.
+    public var openMenuID: Int?
+    /// Numbers DialNumber dialed, as the head unit kept them.
+    public var dialedNumbers: [String]
+    /// SendLocation parameters, in order.
+    public var sentLocations: [JSONObject]
 
     public var json: JSONValue {
         func byID(_ map: [Int: JSONObject]) -> JSONValue {
@@ -127,6 +135,8 @@ public struct AppSnapshot: Sendable, Hashable {
             "buttonSubscriptions": .array(buttonSubscriptions.sorted().map(JSONValue.string)),
             "show": .object(show), "globalProperties": .object(globalProperties),
             "hashID": hashID.map(JSONValue.string) ?? .null,
+            "openMenuID": openMenuID.map { .int(Int64($0)) } ?? .null,
+            "dialedNumbers": .array(dialedNumbers.map(JSONValue.string)), "sentLocations": .array(sentLocations.map(JSONValue.object)),
         ]
     }
 }
@@ -171,6 +181,8 @@ struct PendingUI: Sendable {
     var softButtonIDs: [Int] = []
     var choiceIDs: [Int] = []
     var triggerSource = "MENU"
+    /// What was typed so far, when the view shows a keyboard.
+    var keyboardText: String?
 }
 
 /// A file an app stored.
@@ -208,6 +220,9 @@ struct AppState: Sendable {
     var speak: PendingUI?
     var audioPassThru: PendingUI?
     var appIcon: String?
+    var openMenuID: Int?
+    var dialedNumbers: [String] = []
+    var sentLocations: [JSONObject] = []
 
     var isAudible: Bool {
         isMedia || appHMITypes.contains { ["MEDIA", "NAVIGATION", "COMMUNICATION"].contains($0) }

@@ -186,10 +186,18 @@ extension HeadUnitEmulator {
         switch type {
         case "DISPLAYS":
             capability["displayCapabilities"] = displaysCapability(of: display)
-        case "PHONE_CALL":
-            capability["phoneCapability"] = ["dialNumberEnabled": true]
-        case "NAVIGATION":
-            capability["navigationCapability"] = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
+        case "PHONE_CALL", "NAVIGATION":
+            // A head unit without a phone or navigation has no such capability (core: DATA_NOT_AVAILABLE).
+            let hmiKey = type == "PHONE_CALL" ? "phoneCall" : "navigation"
+            guard configuration.capabilities["hmiCapabilities"]?[hmiKey]?.boolValue != false else {
+                respond(request, "DATA_NOT_AVAILABLE", info: "the head unit has no \(type) capability")
+                return
+            }
+            if type == "PHONE_CALL" {
+                capability["phoneCapability"] = ["dialNumberEnabled": true]
+            } else {
+                capability["navigationCapability"] = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
+            }
         case "VIDEO_STREAMING":
             capability["videoStreamingCapability"] = [
                 "preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 480], "maxBitrate": 10000,

@@ -204,5 +204,6 @@ public struct DriverAction: Sendable {
     public static let names = [
         "activateApp", "exitApp", "selectCommand", "pressSoftButton", "pressButton", "selectChoice",
         "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport",
+        "typeOnKeyboard", "submitKeyboard", "abortKeyboard", "openMenu", "closeMenu",
     ]
 }

@@ -106,10 +106,12 @@ public enum ScenarioSchema {
         "prompt": {"type": "string", "description": "Ask the operator to act on a real head unit."},
         "driver": {
           "oneOf": [
-            {"enum": ["activateApp", "exitApp", "finishAudioPassThru", "cancelAudioPassThru", "dropTransport"]},
+            {"enum": ["activateApp", "exitApp", "finishAudioPassThru", "cancelAudioPassThru", "dropTransport",
+                      "submitKeyboard", "abortKeyboard", "openMenu", "closeMenu"]},
             {"type": "object", "minProperties": 1, "maxProperties": 1,
              "propertyNames": {"enum": ["activateApp", "exitApp", "selectCommand", "pressSoftButton", "pressButton", "selectChoice",
-                                        "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport"]}}
+                                        "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport",
+                                        "typeOnKeyboard", "submitKeyboard", "abortKeyboard", "openMenu", "closeMenu"]}}
           ]
         }
       },

@@ -53,6 +53,8 @@ public struct ControlCommandDriver: ScenarioDriver {
             if let id = command.removeValue(forKey: "value") { command["cmdID"] = id }
         case "selectChoice":
             if let id = command.removeValue(forKey: "value") { command["choiceID"] = id }
+        case "typeOnKeyboard", "submitKeyboard":
+            if let text = command.removeValue(forKey: "value") { command["text"] = text }
         default:
             break
         }

@@ -1,0 +1,165 @@
+import SmartDeviceLink
+
+/// The keyboard, the app menu, cancelling modal views, phone and navigation.
+extension HeadUnitEmulator {
+    /// Layouts of PerformInteraction that show a keyboard (a search field for the two
+    /// list layouts), when the mode lets the user type.
+    static func showsKeyboard(layout: String?, mode: String) -> Bool {
+        guard mode != "VR_ONLY" else { return false }
+        return ["KEYBOARD", "LIST_WITH_SEARCH", "ICON_WITH_SEARCH"].contains(layout ?? "")
+    }
+
+    // MARK: - Keyboard (the driver types)
+
+    /// The user types `text` on the shown keyboard: one OnKeyboardInput KEYPRESS per
+    /// character with what the app's keypressMode asks for (the whole entry for
+    /// RESEND_CURRENT_ENTRY, the default; the single key for SINGLE_KEYPRESS; the keys
+    /// queued so far, once, for QUEUE_KEYPRESSES).
+    public func typeOnKeyboard(_ text: String, appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard let typed = apps[key]?.modal?.keyboardText else { throw .noKeyboard }
+        let mode = apps[key]?.globalProperties["keyboardProperties"]?["keypressMode"]?.stringValue ?? "RESEND_CURRENT_ENTRY"
+        var entry = typed
+        for character in text {
+            entry.append(character)
+            switch mode {
+            case "SINGLE_KEYPRESS": notify(key, "OnKeyboardInput", ["event": "KEYPRESS", "data": .string(String(character))])
+            case "QUEUE_KEYPRESSES": break
+            default: notify(key, "OnKeyboardInput", ["event": "KEYPRESS", "data": .string(entry)])
+            }
+        }
+        if mode == "QUEUE_KEYPRESSES" { notify(key, "OnKeyboardInput", ["event": "KEYPRESS", "data": .string(String(entry.dropFirst(typed.count)))]) }
+        apps[key]?.modal?.keyboardText = entry
+    }
+
+    /// The user submits the keyboard: OnKeyboardInput ENTRY_SUBMITTED, then the
+    /// PerformInteraction answers SUCCESS with `manualTextEntry` (what was typed, unless
+    /// `text` replaces it).
+    public func submitKeyboard(_ text: String? = nil, appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard let typed = apps[key]?.modal?.keyboardText else { throw .noKeyboard }
+        let entry = text ?? typed
+        notify(key, "OnKeyboardInput", ["event": "ENTRY_SUBMITTED", "data": .string(entry)])
+        finishModal(key, token: nil, resultCode: "SUCCESS", ["manualTextEntry": .string(entry)])
+    }
+
+    /// The user closes the keyboard without input: ENTRY_ABORTED, PerformInteraction ABORTED.
+    public func abortKeyboard(appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard apps[key]?.modal?.keyboardText != nil else { throw .noKeyboard }
+        notify(key, "OnKeyboardInput", ["event": "ENTRY_ABORTED"])
+        finishModal(key, token: nil, resultCode: "ABORTED")
+    }
+
+    // MARK: - The app menu
+
+    /// The user opens the app's menu: system context MENU.
+    public func openMenu(appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard apps[key]?.hmiLevel == "FULL" else { throw .invalidAction("the menu of an app opens only in HMI level FULL; activate it first") }
+        showMenu(key, menuID: 0)
+    }
+
+    /// The user leaves the menu: system context MAIN.
+    public func closeMenu(appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard apps[key]?.openMenuID != nil else { throw .invalidAction("the app's menu is not open") }
+        hideMenu(key)
+    }
+
+    func showMenu(_ key: SessionKey, menuID: Int) {
+        apps[key]?.openMenuID = menuID
+        apps[key]?.systemContext = "MENU"
+        refreshStatus(key)
+    }
+
+    func hideMenu(_ key: SessionKey) {
+        guard apps[key]?.openMenuID != nil else { return }
+        apps[key]?.openMenuID = nil
+        apps[key]?.systemContext = "MAIN"
+        refreshStatus(key)
+    }
+
+    /// ShowAppMenu: REJECTED unless the app is in FULL (core), INVALID_ID for an unknown
+    /// submenu; else the menu (or submenu) opens.
+    func showAppMenu(_ request: IncomingRequest) {
+        guard let app = apps[request.key] else { return }
+        guard app.hmiLevel == "FULL" else {
+            respond(request, "REJECTED", info: "ShowAppMenu needs HMI level FULL, the app is in \(app.hmiLevel)")
+            return
+        }
+        let menuID = request.parameters["menuID"]?.intValue.map(Int.init)
+        if let menuID, app.submenus[menuID] == nil {
+            respond(request, "INVALID_ID", info: "no submenu with menuID \(menuID)")
+            return
+        }
+        guard app.modal == nil else {
+            respond(request, "REJECTED", info: "a \(app.modal!.request.name) is shown")
+            return
+        }
+        respond(request, "SUCCESS")
+        showMenu(request.key, menuID: menuID ?? 0)
+    }
+
+    // MARK: - Cancelling
+
+    /// CancelInteraction: the shown Alert, PerformInteraction, ScrollableMessage or
+    /// Slider of that function (and cancelID, when given) ends with ABORTED and this
+    /// answers SUCCESS; with nothing such shown, IGNORED (core).
+    func cancelInteraction(_ request: IncomingRequest) {
+        let kinds: [Int64: PendingUI.Kind] = [
+            Int64(Alert.functionID): .alert, Int64(PerformInteraction.functionID): .interaction,
+            Int64(ScrollableMessage.functionID): .scrollable, Int64(Slider.functionID): .slider,
+        ]
+        let functionID = request.parameters["functionID"]!.intValue!
+        guard let kind = kinds[functionID] else {
+            respond(request, "INVALID_ID", info: "function \(functionID) cannot be cancelled")
+            return
+        }
+        let cancelID = request.parameters["cancelID"]
+        guard let modal = apps[request.key]?.modal, modal.kind == kind,
+              cancelID == nil || modal.request.parameters["cancelID"] == cancelID else {
+            respond(request, "IGNORED", info: "no such interaction is shown")
+            return
+        }
+        if modal.keyboardText != nil { notify(request.key, "OnKeyboardInput", ["event": "ENTRY_ABORTED"]) }
+        finishModal(request.key, token: nil, resultCode: "ABORTED")
+        respond(request, "SUCCESS")
+    }
+
+    // MARK: - Phone and navigation
+
+    /// DialNumber: core keeps only digits, `*`, `#`, `,`, `;` and `+`; nothing left is
+    /// INVALID_DATA; without a phone UNSUPPORTED_RESOURCE.
+    func dialNumber(_ request: IncomingRequest) {
+        let allowed = Set("0123456789*#,;+")
+        let number = String(request.parameters["number"]!.stringValue!.filter(allowed.contains))
+        guard number.contains(where: \.isNumber) else {
+            respond(request, "INVALID_DATA", info: "the number has no digits")
+            return
+        }
+        guard configuration.capabilities["hmiCapabilities"]?["phoneCall"]?.boolValue != false else {
+            respond(request, "UNSUPPORTED_RESOURCE", info: "the head unit has no phone")
+            return
+        }
+        apps[request.key]?.dialedNumbers.append(number)
+        respond(request, "SUCCESS")
+    }
+
+    /// SendLocation: needs coordinates or an address; without navigation UNSUPPORTED_RESOURCE.
+    func sendLocation(_ request: IncomingRequest) {
+        let p = request.parameters
+        let hasCoordinates = p["latitudeDegrees"] != nil && p["longitudeDegrees"] != nil
+        let hasAddress = p["address"] != nil || !(p["addressLines"]?.arrayValue?.isEmpty ?? true)
+        guard hasCoordinates || hasAddress else {
+            respond(request, "INVALID_DATA", info: "a location needs latitudeDegrees and longitudeDegrees, or an address")
+            return
+        }
+        guard configuration.capabilities["hmiCapabilities"]?["navigation"]?.boolValue != false else {
+            respond(request, "UNSUPPORTED_RESOURCE", info: "the head unit has no navigation")
+            return
+        }
+        apps[request.key]?.sentLocations.append(p)
+        respond(request, "SUCCESS")
+    }
+}
