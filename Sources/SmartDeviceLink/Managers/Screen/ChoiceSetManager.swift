@@ -286,7 +286,7 @@ public actor ChoiceSetManager {
 
     /// RESEND_CURRENT_ENTRY: every key press brings the whole text, so the delegate never
     /// has to rebuild it from single keys.
-    static let defaultKeyboardProperties = KeyboardProperties(language: .enUs, keyboardLayout: .qwerty, keypressMode: .resendCurrentEntry)
+    public static let defaultKeyboardProperties = KeyboardProperties(language: .enUs, keyboardLayout: .qwerty, keypressMode: .resendCurrentEntry)
 
     private func received(_ input: OnKeyboardInput) async {
         guard let delegate = keyboardDelegate else { return }

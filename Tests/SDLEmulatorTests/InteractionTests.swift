@@ -1,0 +1,96 @@
+@testable import SDLEmulator
+import SmartDeviceLink
+import Testing
+
+@Suite("Keyboard, app menu, CancelInteraction, DialNumber, SendLocation", .serialized)
+struct EmulatorInteractionTests {
+    /// Shows a keyboard and returns once the head unit has it.
+    func keyboard(_ app: TestApp, layout: String = "KEYBOARD") async throws {
+        _ = try await app.connection.post(functionID: PerformInteraction.functionID, parameters: [
+            "initialText": "Type", "interactionMode": "MANUAL_ONLY", "interactionChoiceSetIDList": [],
+            "interactionLayout": .string(layout), "cancelID": 5, "timeout": 100_000,
+        ])
+        try await app.sync()
+    }
+
+    @Test("key presses follow the app's keypress mode; submit answers with manualTextEntry")
+    func keypressModes() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        try await keyboard(app)
+        try await headUnit.typeOnKeyboard("ab")
+        #expect(try await app.next("OnKeyboardInput")["data"] == "a")
+        #expect(try await app.next("OnKeyboardInput")["data"] == "ab", "RESEND_CURRENT_ENTRY by default: the whole entry")
+        try await headUnit.submitKeyboard()
+        #expect(try await app.next("OnKeyboardInput")["event"] == "ENTRY_SUBMITTED")
+        let answer = try await app.next("PerformInteractionResponse")
+        #expect(answer.resultCode == "SUCCESS" && answer.parameters["manualTextEntry"] == "ab")
+
+        _ = try await app.request("SetGlobalProperties", ["keyboardProperties": ["keypressMode": "SINGLE_KEYPRESS"]])
+        try await keyboard(app)
+        try await headUnit.typeOnKeyboard("xy")
+        #expect(try await app.next("OnKeyboardInput")["data"] == "x")
+        #expect(try await app.next("OnKeyboardInput")["data"] == "y")
+        try await headUnit.abortKeyboard()
+        #expect(try await app.next("OnKeyboardInput")["event"] == "ENTRY_ABORTED")
+        #expect(try await app.next("PerformInteractionResponse").resultCode == "ABORTED")
+        await #expect(throws: EmulatorError.noKeyboard) { try await headUnit.typeOnKeyboard("z") }
+        await headUnit.stop()
+    }
+
+    @Test("an empty choice set list is for the keyboard only")
+    func emptyListNeedsKeyboard() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        let answer = try await app.request("PerformInteraction", [
+            "initialText": "Pick", "interactionMode": "MANUAL_ONLY", "interactionChoiceSetIDList": [], "interactionLayout": "LIST_ONLY",
+        ])
+        #expect(answer.resultCode == "INVALID_DATA")
+        await headUnit.stop()
+    }
+
+    @Test("CancelInteraction aborts the matching view; another function or cancel id is IGNORED")
+    func cancel() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        try await keyboard(app)
+        #expect(try await app.request("CancelInteraction", ["functionID": .int(Int64(Alert.functionID))]).resultCode == "IGNORED")
+        #expect(try await app.request("CancelInteraction", ["functionID": .int(Int64(PerformInteraction.functionID)), "cancelID": 6]).resultCode == "IGNORED")
+        #expect(try await app.request("CancelInteraction", ["functionID": .int(Int64(PerformInteraction.functionID)), "cancelID": 5]).resultCode == "SUCCESS")
+        #expect(try await app.next("PerformInteractionResponse").resultCode == "ABORTED")
+        #expect(try await app.request("CancelInteraction", ["functionID": .int(Int64(Show.functionID))]).resultCode == "INVALID_ID")
+        await headUnit.stop()
+    }
+
+    @Test("ShowAppMenu: FULL only, known submenus only; picking a command closes the menu")
+    func showAppMenu() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await TestApp.connect(headUnit)
+        _ = try await app.register()
+        #expect(try await app.request("ShowAppMenu").resultCode == "DISALLOWED", "not in NONE by policy")
+        try await headUnit.activateApp()
+        _ = try await app.request("AddCommand", ["cmdID": 1, "menuParams": ["menuName": "One"]])
+        #expect(try await app.request("ShowAppMenu", ["menuID": 9]).resultCode == "INVALID_ID")
+        #expect(try await app.request("ShowAppMenu").resultCode == "SUCCESS")
+        #expect(await headUnit.snapshot().apps[0].openMenuID == 0)
+        #expect(await headUnit.snapshot().apps[0].systemContext == "MENU")
+        try await headUnit.selectCommand(1)
+        #expect(await headUnit.snapshot().apps[0].openMenuID == nil)
+        #expect(await headUnit.snapshot().apps[0].systemContext == "MAIN")
+        try await headUnit.exitApp()
+        await #expect(throws: EmulatorError.self) { try await headUnit.openMenu() }
+        await headUnit.stop()
+    }
+
+    @Test("DialNumber keeps what core keeps; no digits is INVALID_DATA; SendLocation needs a place")
+    func phoneAndNavigation() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        #expect(try await app.request("DialNumber", ["number": "tel: +1 (555) 010-99#"]).resultCode == "SUCCESS")
+        #expect(try await app.request("DialNumber", ["number": "abc"]).resultCode == "INVALID_DATA")
+        #expect(await headUnit.snapshot().apps[0].dialedNumbers == ["+155501099#"])
+        #expect(try await app.request("SendLocation", ["locationName": "x"]).resultCode == "INVALID_DATA")
+        #expect(try await app.request("SendLocation", ["addressLines": ["Main St 1"]]).resultCode == "SUCCESS")
+        await headUnit.stop()
+    }
+}
