@@ -62,7 +62,7 @@ struct InteractionTests {
         await #expect {
             try await rig.screen.choiceSets.dismiss(cancelID: 77)
         } throws: { error in
-            guard case ScreenManagerError.refused("CancelInteraction", .ignored, _) = error else { return false }
+            guard case ManagerError.refused("CancelInteraction", .ignored, _) = error else { return false }
             return true
         }
         await rig.stop()
@@ -101,7 +101,7 @@ struct InteractionTests {
         try await menu.open(submenu: ["Tools"])
         let toolsID = try #require(await menu.cellIDs[["Tools"]])
         #expect(await rig.app().openMenuID == toolsID)
-        await #expect(throws: ScreenManagerError.invalid("the menu has no submenu \"Nowhere\"")) {
+        await #expect(throws: ManagerError.invalid("the menu has no submenu \"Nowhere\"")) {
             try await menu.open(submenu: ["Nowhere"])
         }
 
@@ -126,12 +126,12 @@ struct InteractionTests {
         let rig = try await ScreenRig.start("phone-1")
         try await rig.manager.dialNumber("+49 (30) 1234-567")
         #expect(await rig.app().dialedNumbers == ["+49301234567"])
-        await #expect(throws: ScreenManagerError.invalid("\"call me\" has no digits to dial")) {
+        await #expect(throws: ManagerError.invalid("\"call me\" has no digits to dial")) {
             try await rig.manager.dialNumber("call me")
         }
         try await rig.manager.sendLocation(SendLocation(longitudeDegrees: 13.4, latitudeDegrees: 52.5, locationName: "Berlin"))
         #expect(await rig.app().sentLocations.first?["locationName"] == "Berlin")
-        await #expect(throws: ScreenManagerError.invalid("a location needs latitude and longitude, or an address")) {
+        await #expect(throws: ManagerError.invalid("a location needs latitude and longitude, or an address")) {
             try await rig.manager.sendLocation(SendLocation(locationName: "Nowhere"))
         }
         await rig.stop()
@@ -145,13 +145,13 @@ struct InteractionTests {
         await #expect {
             try await carWithoutPhone.manager.dialNumber("123")
         } throws: { error in
-            guard case ScreenManagerError.unsupported = error else { return false }
+            guard case ManagerError.unsupported = error else { return false }
             return true
         }
         await #expect {
             try await carWithoutPhone.manager.sendLocation(SendLocation(longitudeDegrees: 1, latitudeDegrees: 2))
         } throws: { error in
-            guard case ScreenManagerError.unsupported = error else { return false }
+            guard case ManagerError.unsupported = error else { return false }
             return true
         }
         #expect(await carWithoutPhone.app().dialedNumbers.isEmpty)

@@ -51,7 +51,7 @@ struct MenuManagerTests {
         #expect(await rig.app().commands.values.contains { $0["menuParams"]?["menuName"]?.stringValue == "Song (2)" })
 
         let mark = await rig.channel.sent.count
-        await #expect(throws: ScreenManagerError.self) {
+        await #expect(throws: ManagerError.self) {
             try await rig.screen.menu.setMenu([MenuCell(title: "One", voiceCommands: ["go"]), MenuCell(title: "Two", voiceCommands: ["Go"])])
         }
         #expect(await rig.channel.names(since: mark).isEmpty)

@@ -41,7 +41,7 @@ struct ModalTests {
     @Test("an alert without text or speech is refused before sending; a refusal by the head unit is thrown")
     func alertErrors() async throws {
         let rig = try await ScreenRig.start("alerts-errors")
-        await #expect(throws: ScreenManagerError.invalid("an alert needs text or speech")) {
+        await #expect(throws: ManagerError.invalid("an alert needs text or speech")) {
             try await rig.screen.alerts.present(AlertView(playTone: true))
         }
         #expect(await rig.channel.requests("Alert").isEmpty)
@@ -49,7 +49,7 @@ struct ModalTests {
         await #expect {
             try await rig.screen.alerts.present(AlertView(text: "in NONE"))
         } throws: { error in
-            guard case ScreenManagerError.refused(function: "Alert", resultCode: .disallowed, _) = error else { return false }
+            guard case ManagerError.refused(function: "Alert", resultCode: .disallowed, _) = error else { return false }
             return true
         }
         await rig.stop()
@@ -76,7 +76,7 @@ struct ModalTests {
 
         #expect(try await rig.screen.choiceSets.present(ChoiceSet(title: "Again?", cells: [red], timeout: .seconds(5))) == .timedOut)
 
-        await #expect(throws: ScreenManagerError.invalid("\"Blue\" has no voice commands, which presenting by voice needs")) {
+        await #expect(throws: ManagerError.invalid("\"Blue\" has no voice commands, which presenting by voice needs")) {
             try await rig.screen.choiceSets.present(set, style: .both)
         }
         try await rig.screen.choiceSets.delete([red, blue])
@@ -122,7 +122,7 @@ struct ModalTests {
         await #expect {
             _ = try await buttons.subscribe(.navCenterLocation) { _ in }
         } throws: { error in
-            guard case ScreenManagerError.refused(_, .unsupportedResource, _) = error else { return false }
+            guard case ManagerError.refused(_, .unsupportedResource, _) = error else { return false }
             return true
         }
         try await buttons.setMediaClock(.countUp(from: .seconds(90)), audioIndicator: .pause)
@@ -138,7 +138,7 @@ struct ModalTests {
         await #expect {
             _ = try await ButtonManager(channel: rig.channel).subscribe(.seekleft) { _ in }
         } throws: { error in
-            guard case ScreenManagerError.refused("SubscribeButton", .rejected, _) = error else { return false }
+            guard case ManagerError.refused("SubscribeButton", .rejected, _) = error else { return false }
             return true
         }
         await rig.stop()

@@ -103,7 +103,7 @@ struct TextAndSoftButtonTests {
 
         try await rig.screen.softButtons.transition("playPause", to: "pause")
         #expect(await rig.app().show["softButtons"]?.arrayValue?.first?["text"] == "Pause")
-        await #expect(throws: ScreenManagerError.invalid("the soft button \"playPause\" has no state \"stop\"")) {
+        await #expect(throws: ManagerError.invalid("the soft button \"playPause\" has no state \"stop\"")) {
             try await rig.screen.softButtons.transition("playPause", to: "stop")
         }
         await rig.stop()

@@ -50,17 +50,17 @@ public actor ButtonManager {
 
     /// Calls `handler` for presses and up/down events of `button`.
     ///
-    /// - Throws: ``ScreenManagerError/refused(function:resultCode:info:)`` when the head unit
+    /// - Throws: ``ManagerError/refused(function:resultCode:info:)`` when the head unit
     ///   refuses the subscription: UNSUPPORTED_RESOURCE for a button it lacks, REJECTED for
     ///   media buttons of an app that is not a media app.
-    public func subscribe(_ button: ButtonName, handler: @escaping @Sendable (ButtonAction) -> Void) async throws(ScreenManagerError) -> ButtonSubscription {
+    public func subscribe(_ button: ButtonName, handler: @escaping @Sendable (ButtonAction) -> Void) async throws(ManagerError) -> ButtonSubscription {
         await startListening()
         if handlers[button]?.isEmpty ?? true {
             let response: SubscribeButtonResponse
             do {
                 response = try await channel.send(SubscribeButton(buttonName: button), timeout: nil)
             } catch {
-                throw ScreenManagerError(error)
+                throw ManagerError(error)
             }
             // IGNORED: already subscribed (after a resumption), which is what we want.
             guard response.success || response.resultCode == .ignored else {
@@ -73,7 +73,7 @@ public actor ButtonManager {
     }
 
     /// Removes one handler; the last handler of a button unsubscribes it.
-    public func unsubscribe(_ subscription: ButtonSubscription) async throws(ScreenManagerError) {
+    public func unsubscribe(_ subscription: ButtonSubscription) async throws(ManagerError) {
         guard handlers[subscription.button]?.removeValue(forKey: subscription.id) != nil else { return }
         guard handlers[subscription.button]?.isEmpty ?? true else { return }
         handlers[subscription.button] = nil
@@ -81,7 +81,7 @@ public actor ButtonManager {
         do {
             response = try await channel.send(UnsubscribeButton(buttonName: subscription.button), timeout: nil)
         } catch {
-            throw ScreenManagerError(error)
+            throw ManagerError(error)
         }
         guard response.success || response.resultCode == .ignored else {
             throw .refused(function: "UnsubscribeButton", resultCode: response.resultCode, info: response.info)
@@ -89,7 +89,7 @@ public actor ButtonManager {
     }
 
     /// Sets the media clock (media and navigation apps).
-    public func setMediaClock(_ clock: MediaClock, audioIndicator: AudioStreamingIndicator? = nil) async throws(ScreenManagerError) {
+    public func setMediaClock(_ clock: MediaClock, audioIndicator: AudioStreamingIndicator? = nil) async throws(ManagerError) {
         var request: SetMediaClockTimer
         switch clock {
         case .countUp(let from, let to):
@@ -105,7 +105,7 @@ public actor ButtonManager {
         do {
             response = try await channel.send(request, timeout: nil)
         } catch {
-            throw ScreenManagerError(error)
+            throw ManagerError(error)
         }
         guard response.success else {
             throw .refused(function: "SetMediaClockTimer", resultCode: response.resultCode, info: response.info)
@@ -113,10 +113,17 @@ public actor ButtonManager {
     }
 
     /// A head unit that did not resume the app lost its button subscriptions: subscribe
-    /// again to every button that still has handlers, so they keep working.
+    /// again to every button that still has handlers, once the app leaves HMI level NONE
+    /// (where the head unit refuses SubscribeButton), so the handlers keep working.
     func headUnitForgot() async {
-        for button in handlers.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            _ = try? await channel.send(SubscribeButton(buttonName: button), timeout: nil)
+        let buttons = handlers.keys.sorted { $0.rawValue < $1.rawValue }
+        guard !buttons.isEmpty else { return }
+        let statuses = await channel.notifications(OnHMIStatus.self)
+        Task {
+            for await status in statuses where status.hmiLevel != HMILevel.none {
+                for button in buttons { _ = try? await self.channel.send(SubscribeButton(buttonName: button), timeout: nil) }
+                break
+            }
         }
     }
 

@@ -33,6 +33,10 @@ public actor SDLManager: RPCChannel {
     public nonisolated let screenManager: ScreenManager
     /// Hardware button subscriptions and the media clock.
     public nonisolated let buttonManager: ButtonManager
+    /// Vehicle data reads, subscriptions and updates.
+    public nonisolated let vehicleDataManager: VehicleDataManager
+    /// Recording from the car's microphone.
+    public nonisolated let audioPassThruManager: AudioPassThruManager
 
     /// Decides the configuration to re-register with after the head unit's language changed
     /// (OnAppInterfaceUnregistered LANGUAGE_CHANGE); nil keeps the old one with the new languages.
@@ -59,6 +63,8 @@ public actor SDLManager: RPCChannel {
         self.systemCapabilityManager = SystemCapabilityManager(channel: relay)
         self.screenManager = ScreenManager(channel: relay, fileManager: fileManager, systemCapabilityManager: systemCapabilityManager)
         self.buttonManager = ButtonManager(channel: relay)
+        self.vehicleDataManager = VehicleDataManager(channel: relay)
+        self.audioPassThruManager = AudioPassThruManager(channel: relay)
         relay.attach(self)
     }
 
@@ -253,6 +259,7 @@ public actor SDLManager: RPCChannel {
             if !(resuming && response.resultCode == .success) {
                 await screenManager.headUnitForgot()
                 await buttonManager.headUnitForgot()
+                await vehicleDataManager.headUnitForgot()
             }
             if let icon = configuration.icon { await setIcon(icon, over: connection, resumed: response.iconResumed == true) }
             transition(to: .ready)

@@ -3,10 +3,10 @@ extension SDLManager {
     /// is checked first, so a head unit without a phone gives a clear error instead of a
     /// refused request.
     ///
-    /// - Throws: ``ScreenManagerError/unsupported(_:)`` when the head unit cannot dial,
-    ///   ``ScreenManagerError/invalid(_:)`` for a number without digits,
-    ///   ``ScreenManagerError/refused(function:resultCode:info:)`` when it refuses.
-    public func dialNumber(_ number: String) async throws(ScreenManagerError) {
+    /// - Throws: ``ManagerError/unsupported(_:)`` when the head unit cannot dial,
+    ///   ``ManagerError/invalid(_:)`` for a number without digits,
+    ///   ``ManagerError/refused(function:resultCode:info:)`` when it refuses.
+    public func dialNumber(_ number: String) async throws(ManagerError) {
         guard number.contains(where: \.isNumber) else { throw .invalid("\"\(number)\" has no digits to dial") }
         let capability = try await capability(.phoneCall)
         let listed = await systemCapabilityManager.isCapabilitySupported(.phoneCall)
@@ -18,7 +18,7 @@ extension SDLManager {
 
     /// Sends a destination to the head unit's navigation, after checking the NAVIGATION
     /// capability says it takes one.
-    public func sendLocation(_ location: SendLocation) async throws(ScreenManagerError) {
+    public func sendLocation(_ location: SendLocation) async throws(ManagerError) {
         guard (location.latitudeDegrees != nil && location.longitudeDegrees != nil) || location.address != nil
             || !(location.addressLines?.isEmpty ?? true) else {
             throw .invalid("a location needs latitude and longitude, or an address")
@@ -31,20 +31,20 @@ extension SDLManager {
         try await expectSuccess(location)
     }
 
-    private func capability(_ type: SystemCapabilityType) async throws(ScreenManagerError) -> SystemCapability? {
+    private func capability(_ type: SystemCapabilityType) async throws(ManagerError) -> SystemCapability? {
         do {
             return try await systemCapabilityManager.capability(type)
         } catch {
-            throw ScreenManagerError(error)
+            throw ManagerError(error)
         }
     }
 
-    private func expectSuccess<Request: RPCRequest>(_ request: Request) async throws(ScreenManagerError) {
+    private func expectSuccess<Request: RPCRequest>(_ request: Request) async throws(ManagerError) {
         let response: Request.Response
         do {
             response = try await send(request, timeout: nil)
         } catch {
-            throw ScreenManagerError(error)
+            throw ManagerError(error)
         }
         guard response.success else {
             throw .refused(function: Request.functionName, resultCode: response.resultCode, info: response.info)

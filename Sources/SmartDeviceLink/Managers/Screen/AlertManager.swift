@@ -68,11 +68,11 @@ public actor AlertManager {
 
     /// Shows the alert once the app's earlier modal views are gone, and returns how it ended.
     ///
-    /// - Throws: ``ScreenManagerError/invalid(_:)`` for an alert with neither text nor
-    ///   speech (nothing is sent), ``ScreenManagerError/refused(function:resultCode:info:)``
+    /// - Throws: ``ManagerError/invalid(_:)`` for an alert with neither text nor
+    ///   speech (nothing is sent), ``ManagerError/refused(function:resultCode:info:)``
     ///   when the head unit refuses it (another app's alert, DISALLOWED in this HMI level).
     @discardableResult
-    public func present(_ alert: AlertView) async throws(ScreenManagerError) -> AlertResult {
+    public func present(_ alert: AlertView) async throws(ManagerError) -> AlertResult {
         await startListening()
         guard alert.text != nil || alert.secondaryText != nil || !alert.speech.isEmpty else {
             throw .invalid("an alert needs text or speech")
@@ -91,12 +91,12 @@ public actor AlertManager {
 
     /// Closes the alert that is showing now (CancelInteraction); the alert's ``present(_:)``
     /// returns ABORTED.
-    public func dismissCurrent() async throws(ScreenManagerError) {
+    public func dismissCurrent() async throws(ManagerError) {
         guard let cancelID = shownCancelID else { throw .invalid("no alert of this manager is showing") }
         try await context.sendExpectingSuccess(CancelInteraction(functionID: Int(Alert.functionID), cancelID: cancelID))
     }
 
-    private func show(_ alert: AlertView) async throws(ScreenManagerError) -> AlertResult {
+    private func show(_ alert: AlertView) async throws(ManagerError) -> AlertResult {
         var skipped: [String] = []
         let graphics = await context.graphicsSupported()
         let capabilities = await context.capabilities.softButtonCapabilities

@@ -135,21 +135,21 @@ public actor ChoiceSetManager {
     /// Puts cells on the head unit ahead of time, with their artwork, so presenting them
     /// later is quick. Returns the cells the head unit refused, with why.
     @discardableResult
-    public func preload(_ cells: [ChoiceCell]) async -> [ChoiceCell: ScreenManagerError] {
+    public func preload(_ cells: [ChoiceCell]) async -> [ChoiceCell: ManagerError] {
         await startListening()
         let missing = Array(Set(cells).filter { loaded[$0] == nil })
         guard !missing.isEmpty else { return [:] }
         await context.hmi.waitUntilNotNone()
         let graphics = await context.graphicsSupported()
         let available = graphics ? await context.upload(missing.flatMap { [$0.artwork, $0.secondaryArtwork].compactMap { $0 } }) : []
-        var failures: [ChoiceCell: ScreenManagerError] = [:]
+        var failures: [ChoiceCell: ManagerError] = [:]
         for cell in missing.sorted(by: { cells.firstIndex(of: $0)! < cells.firstIndex(of: $1)! }) {
             let id = nextID
             nextID += 1
             let choice = Choice(choiceID: id, menuName: cell.text, vrCommands: cell.voiceCommands,
                                 image: ScreenContext.image(cell.artwork, in: available), secondaryText: cell.secondaryText,
                                 tertiaryText: cell.tertiaryText, secondaryImage: ScreenContext.image(cell.secondaryArtwork, in: available))
-            do throws(ScreenManagerError) {
+            do throws(ManagerError) {
                 try await context.sendExpectingSuccess(CreateInteractionChoiceSet(interactionChoiceSetID: id, choiceSet: [choice]))
                 loaded[cell] = Loaded(id: id, cell: cell)
             } catch {
@@ -160,11 +160,11 @@ public actor ChoiceSetManager {
     }
 
     /// Deletes preloaded cells from the head unit.
-    public func delete(_ cells: [ChoiceCell]) async throws(ScreenManagerError) {
-        var failure: ScreenManagerError?
+    public func delete(_ cells: [ChoiceCell]) async throws(ManagerError) {
+        var failure: ManagerError?
         for cell in cells {
             guard let entry = loaded[cell] else { continue }
-            do throws(ScreenManagerError) {
+            do throws(ManagerError) {
                 try await context.sendExpectingSuccess(DeleteInteractionChoiceSet(interactionChoiceSetID: entry.id))
                 loaded[cell] = nil
             } catch {
@@ -179,11 +179,11 @@ public actor ChoiceSetManager {
     /// search field, and typed text arrives at the delegate and may come back as
     /// ``InteractionOutcome/entered(_:)``.
     ///
-    /// - Throws: ``ScreenManagerError/invalid(_:)`` for an empty set or, in a voice style,
-    ///   cells without voice commands; ``ScreenManagerError/refused(function:resultCode:info:)``
+    /// - Throws: ``ManagerError/invalid(_:)`` for an empty set or, in a voice style,
+    ///   cells without voice commands; ``ManagerError/refused(function:resultCode:info:)``
     ///   when the head unit refuses a cell or the interaction.
     public func present(_ set: ChoiceSet, style: InteractionStyle = .manual,
-                        keyboard: (any KeyboardDelegate)? = nil) async throws(ScreenManagerError) -> InteractionOutcome {
+                        keyboard: (any KeyboardDelegate)? = nil) async throws(ManagerError) -> InteractionOutcome {
         guard !set.cells.isEmpty else { throw .invalid("the choice set \"\(set.title)\" has no cells") }
         if style != .manual, let silent = set.cells.first(where: { $0.voiceCommands?.isEmpty ?? true }) {
             throw .invalid("\"\(silent.text)\" has no voice commands, which presenting by voice needs")
@@ -213,7 +213,7 @@ public actor ChoiceSetManager {
     ///     SetGlobalProperties only when they differ from what the head unit has.
     ///   - cancelID: lets ``dismiss(cancelID:)`` close this keyboard; one is made up when nil.
     public func presentKeyboard(initialText: String, properties: KeyboardProperties? = nil, timeout: Duration? = nil,
-                                cancelID: Int? = nil, delegate: (any KeyboardDelegate)? = nil) async throws(ScreenManagerError) -> InteractionOutcome {
+                                cancelID: Int? = nil, delegate: (any KeyboardDelegate)? = nil) async throws(ManagerError) -> InteractionOutcome {
         if let properties { keyboardProperties = properties }
         let request = PerformInteraction(initialText: initialText, interactionMode: .manualOnly, interactionChoiceSetIDList: [],
                                          timeout: timeout?.milliseconds, interactionLayout: .keyboard, cancelID: cancelID)
@@ -222,12 +222,12 @@ public actor ChoiceSetManager {
 
     /// Closes a choice set or keyboard shown with this cancel id (ABORTED for it); a view
     /// that is not showing anymore is IGNORED by the head unit, which this throws.
-    public func dismiss(cancelID: Int) async throws(ScreenManagerError) {
+    public func dismiss(cancelID: Int) async throws(ManagerError) {
         try await context.sendExpectingSuccess(CancelInteraction(functionID: Int(PerformInteraction.functionID), cancelID: cancelID))
     }
 
     /// Closes whatever choice set or keyboard of this manager is showing.
-    public func dismissCurrent() async throws(ScreenManagerError) {
+    public func dismissCurrent() async throws(ManagerError) {
         guard let cancelID = shownCancelID else { throw .invalid("no choice set or keyboard of this manager is showing") }
         try await dismiss(cancelID: cancelID)
     }
@@ -240,7 +240,7 @@ public actor ChoiceSetManager {
     // MARK: - Presenting
 
     private func interact(_ request: PerformInteraction, keyboard: (any KeyboardDelegate)?,
-                          cell: @Sendable (Int) -> ChoiceCell?) async throws(ScreenManagerError) -> InteractionOutcome {
+                          cell: @Sendable (Int) -> ChoiceCell?) async throws(ManagerError) -> InteractionOutcome {
         await startListening()
         var request = request
         if request.cancelID == nil {
@@ -249,7 +249,7 @@ public actor ChoiceSetManager {
         }
         await context.modals.acquire()
         let response: PerformInteractionResponse
-        do throws(ScreenManagerError) {
+        do throws(ManagerError) {
             if keyboard != nil { try await sendKeyboardProperties() }
             keyboardDelegate = keyboard
             shownCancelID = request.cancelID
@@ -277,7 +277,7 @@ public actor ChoiceSetManager {
                        info: "the answer names neither a known choice nor text")
     }
 
-    private func sendKeyboardProperties() async throws(ScreenManagerError) {
+    private func sendKeyboardProperties() async throws(ManagerError) {
         let properties = keyboardProperties ?? Self.defaultKeyboardProperties
         guard properties != sentKeyboardProperties else { return }
         try await context.sendExpectingSuccess(SetGlobalProperties(keyboardProperties: properties))
@@ -312,7 +312,7 @@ public actor ChoiceSetManager {
         texts.isEmpty ? nil : texts.map { TTSChunk(text: $0, type: .text) }
     }
 
-    private func refusedCell(_ cell: ChoiceCell, _ error: ScreenManagerError) -> ScreenManagerError {
+    private func refusedCell(_ cell: ChoiceCell, _ error: ManagerError) -> ManagerError {
         if case .refused(let function, let code, let info) = error {
             return .refused(function: function, resultCode: code, info: "choice \"\(cell.text)\"" + (info.map { ": \($0)" } ?? ""))
         }

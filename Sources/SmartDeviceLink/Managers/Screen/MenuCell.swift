@@ -104,7 +104,7 @@ public struct MenuUpdateReport: Sendable, Equatable {
     /// A newer menu replaced this one before it was sent (it waited for the open menu to close).
     public var superseded = false
     /// Cells the head unit refused, by title, with its answer.
-    public var failures: [String: ScreenManagerError] = [:]
+    public var failures: [String: ManagerError] = [:]
 
     public init() {}
 }

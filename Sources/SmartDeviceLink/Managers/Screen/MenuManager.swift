@@ -44,11 +44,11 @@ public actor MenuManager {
     /// it while both waited: for the user to close the menu, or (HMI level NONE, where head
     /// units refuse menu RPCs) for the app to be shown.
     ///
-    /// - Throws: ``ScreenManagerError/invalid(_:)`` when voice commands repeat (the head
+    /// - Throws: ``ManagerError/invalid(_:)`` when voice commands repeat (the head
     ///   unit would refuse the second with DUPLICATE_NAME); nothing is sent then. Cells the
     ///   head unit refuses are listed in the report; the rest of the menu is still sent.
     @discardableResult
-    public func setMenu(_ cells: [MenuCell]) async throws(ScreenManagerError) -> MenuUpdateReport {
+    public func setMenu(_ cells: [MenuCell]) async throws(ManagerError) -> MenuUpdateReport {
         await startListening()
         let repeated = MenuCell.repeatedVoiceCommands(in: cells)
         guard repeated.isEmpty else {
@@ -74,7 +74,7 @@ public actor MenuManager {
     }
 
     /// Opens the menu on the head unit (ShowAppMenu), or the submenu with this title path.
-    public func open(submenu path: [String] = []) async throws(ScreenManagerError) {
+    public func open(submenu path: [String] = []) async throws(ManagerError) {
         await startListening()
         var level = shown
         var menuID: Int?
@@ -133,7 +133,7 @@ public actor MenuManager {
         nextID += 1
         let icon = ScreenContext.image(cell.icon, in: artwork)
         let secondary = ScreenContext.image(cell.secondaryArtwork, in: artwork)
-        do throws(ScreenManagerError) {
+        do throws(ManagerError) {
             if let subCells = cell.subCells {
                 try await context.sendExpectingSuccess(AddSubMenu(
                     menuID: id, menuName: appearance.title, position: position, menuIcon: icon, menuLayout: cell.submenuLayout,
@@ -157,7 +157,7 @@ public actor MenuManager {
     }
 
     private func delete(_ cell: SentCell, report: inout MenuUpdateReport) async {
-        do throws(ScreenManagerError) {
+        do throws(ManagerError) {
             if cell.appearance.isSubmenu {
                 try await context.sendExpectingSuccess(DeleteSubMenu(menuID: cell.id))
             } else {

@@ -1,27 +1,3 @@
-/// Why a screen manager could not do what it was asked.
-public enum ScreenManagerError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The head unit answered a request with a failure.
-    case refused(function: String, resultCode: ResultCode, info: String?)
-    /// The link failed or the app is not registered.
-    case link(String)
-    /// The request breaks a rule the head unit enforces; nothing was sent.
-    case invalid(String)
-    /// The head unit lacks what this needs (a capability it reports as absent).
-    case unsupported(String)
-
-    public var description: String {
-        switch self {
-        case .refused(let function, let code, let info):
-            return "\(function) failed with \(code)" + (info.map { ": \($0)" } ?? "")
-        case .link(let why): return why
-        case .invalid(let why): return "not sent: \(why)"
-        case .unsupported(let why): return "the head unit does not support this: \(why)"
-        }
-    }
-
-    init(_ error: SDLError) { self = .link(error.description) }
-}
-
 /// What an update sent, and what it left out because the head unit cannot show it.
 public struct ScreenUpdateResult: Sendable, Equatable {
     /// The head unit's answer to the last request of the update (SUCCESS, WARNINGS...).
@@ -78,18 +54,18 @@ struct ScreenContext: Sendable {
     let modals = SerialQueue()
     let hmi = HMIWatch()
 
-    /// Sends a request; a failed link becomes ``ScreenManagerError/link(_:)``.
-    func send<Request: RPCRequest>(_ request: Request) async throws(ScreenManagerError) -> Request.Response {
+    /// Sends a request; a failed link becomes ``ManagerError/link(_:)``.
+    func send<Request: RPCRequest>(_ request: Request) async throws(ManagerError) -> Request.Response {
         do {
             return try await channel.send(request, timeout: nil)
         } catch {
-            throw ScreenManagerError(error)
+            throw ManagerError(error)
         }
     }
 
     /// Sends a request and throws its failure.
     @discardableResult
-    func sendExpectingSuccess<Request: RPCRequest>(_ request: Request) async throws(ScreenManagerError) -> Request.Response {
+    func sendExpectingSuccess<Request: RPCRequest>(_ request: Request) async throws(ManagerError) -> Request.Response {
         let response = try await send(request)
         guard response.success else {
             throw .refused(function: Request.functionName, resultCode: response.resultCode, info: response.info)

@@ -26,11 +26,11 @@ public actor SoftButtonManager {
 
     /// Replaces the soft buttons.
     ///
-    /// - Throws: ``ScreenManagerError/invalid(_:)`` for two buttons of the same name or a
-    ///   state that does not exist; ``ScreenManagerError/refused(function:resultCode:info:)``
+    /// - Throws: ``ManagerError/invalid(_:)`` for two buttons of the same name or a
+    ///   state that does not exist; ``ManagerError/refused(function:resultCode:info:)``
     ///   when the head unit refuses the Show.
     @discardableResult
-    public func setSoftButtons(_ objects: [SoftButtonObject]) async throws(ScreenManagerError) -> ScreenUpdateResult {
+    public func setSoftButtons(_ objects: [SoftButtonObject]) async throws(ManagerError) -> ScreenUpdateResult {
         await startListening()
         if let problem = objects.lazy.compactMap(\.problem).first { throw .invalid(problem) }
         let names = objects.map(\.name)
@@ -41,7 +41,7 @@ public actor SoftButtonManager {
 
     /// Moves a button to another of its states and shows it.
     @discardableResult
-    public func transition(_ buttonName: String, to stateName: String) async throws(ScreenManagerError) -> ScreenUpdateResult {
+    public func transition(_ buttonName: String, to stateName: String) async throws(ManagerError) -> ScreenUpdateResult {
         guard let index = objects.firstIndex(where: { $0.name == buttonName }) else {
             throw .invalid("there is no soft button \"\(buttonName)\"")
         }
@@ -52,7 +52,7 @@ public actor SoftButtonManager {
         return try await send()
     }
 
-    private func send() async throws(ScreenManagerError) -> ScreenUpdateResult {
+    private func send() async throws(ManagerError) -> ScreenUpdateResult {
         await updates.acquire()
         defer { Task { await updates.release() } }
         await context.hmi.waitUntilNotNone()

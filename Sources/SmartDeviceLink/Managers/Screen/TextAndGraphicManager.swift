@@ -53,7 +53,7 @@ public actor TextAndGraphicManager {
     /// be uploaded first). Inside ``beginUpdates()``/``endUpdates()`` nothing is sent until
     /// the end; the result then says so.
     @discardableResult
-    public func update(_ change: (inout TextAndGraphicState) -> Void) async throws(ScreenManagerError) -> ScreenUpdateResult {
+    public func update(_ change: (inout TextAndGraphicState) -> Void) async throws(ManagerError) -> ScreenUpdateResult {
         change(&state)
         guard batching == 0 else { return ScreenUpdateResult(info: "batched: sent by endUpdates()") }
         return try await send()
@@ -66,7 +66,7 @@ public actor TextAndGraphicManager {
 
     /// Sends everything changed since ``beginUpdates()``.
     @discardableResult
-    public func endUpdates() async throws(ScreenManagerError) -> ScreenUpdateResult {
+    public func endUpdates() async throws(ManagerError) -> ScreenUpdateResult {
         batching = max(0, batching - 1)
         guard batching == 0 else { return ScreenUpdateResult(info: "batched: an outer beginUpdates() is still open") }
         return try await send()
@@ -76,7 +76,7 @@ public actor TextAndGraphicManager {
     /// a new template starts empty.
     @discardableResult
     public func changeTemplate(_ template: String, dayColorScheme: TemplateColorScheme? = nil,
-                               nightColorScheme: TemplateColorScheme? = nil) async throws(ScreenManagerError) -> ScreenUpdateResult {
+                               nightColorScheme: TemplateColorScheme? = nil) async throws(ManagerError) -> ScreenUpdateResult {
         try await context.sendExpectingSuccess(SetDisplayLayout(displayLayout: template, dayColorScheme: dayColorScheme,
                                                                 nightColorScheme: nightColorScheme))
         shown = Fields()
@@ -92,7 +92,7 @@ public actor TextAndGraphicManager {
 
     // MARK: - Sending
 
-    private func send() async throws(ScreenManagerError) -> ScreenUpdateResult {
+    private func send() async throws(ManagerError) -> ScreenUpdateResult {
         await context.hmi.startListening(context.channel)
         await updates.acquire()
         await context.hmi.waitUntilNotNone()
@@ -106,7 +106,7 @@ public actor TextAndGraphicManager {
         }
     }
 
-    private func sendLocked() async throws(ScreenManagerError) -> ScreenUpdateResult {
+    private func sendLocked() async throws(ManagerError) -> ScreenUpdateResult {
         let display = await context.capabilities.displayCapabilities
         var skipped: [String] = []
         var wanted = Self.fields(for: state, display: display, skipped: &skipped)
@@ -140,7 +140,7 @@ public actor TextAndGraphicManager {
         return final
     }
 
-    private func show(_ wanted: Fields, skipped: [String]) async throws(ScreenManagerError) -> ScreenUpdateResult {
+    private func show(_ wanted: Fields, skipped: [String]) async throws(ManagerError) -> ScreenUpdateResult {
         var request = Show()
         func changed<Value: Equatable>(_ new: Value?, _ old: Value?) -> Bool { new != old }
         let clear = ""

@@ -46,10 +46,10 @@ public actor VoiceCommandManager {
     /// a command left without phrases is not sent (the head unit rejects an empty
     /// `vrCommands`).
     ///
-    /// - Throws: ``ScreenManagerError/invalid(_:)`` when a phrase repeats (DUPLICATE_NAME
+    /// - Throws: ``ManagerError/invalid(_:)`` when a phrase repeats (DUPLICATE_NAME
     ///   on the head unit); nothing is sent then. A refused command is thrown after the
     ///   others were sent.
-    public func setVoiceCommands(_ commands: [VoiceCommand]) async throws(ScreenManagerError) {
+    public func setVoiceCommands(_ commands: [VoiceCommand]) async throws(ManagerError) {
         await startListening()
         let cleaned = commands.compactMap { command -> VoiceCommand? in
             var command = command
@@ -69,14 +69,14 @@ public actor VoiceCommandManager {
         if let failure { throw failure }
     }
 
-    private func apply(_ commands: [VoiceCommand]) async -> ScreenManagerError? {
+    private func apply(_ commands: [VoiceCommand]) async -> ManagerError? {
         let diff = ListDiff(from: shown.map(\.phrases), to: commands.map(\.phrases))
-        var failure: ScreenManagerError?
+        var failure: ManagerError?
         // Commands the head unit would not delete are still there and still answer; the
         // next update tries again.
         var undeleted: [Sent] = []
         for index in diff.deleted {
-            do throws(ScreenManagerError) {
+            do throws(ManagerError) {
                 try await context.sendExpectingSuccess(DeleteCommand(cmdID: shown[index].id))
                 handlers[shown[index].id] = nil
             } catch {
@@ -92,7 +92,7 @@ public actor VoiceCommandManager {
         for index in diff.added {
             let id = nextID
             nextID += 1
-            do throws(ScreenManagerError) {
+            do throws(ManagerError) {
                 try await context.sendExpectingSuccess(AddCommand(cmdID: id, vrCommands: commands[index].phrases))
                 handlers[id] = commands[index].handler
                 result[index] = Sent(phrases: commands[index].phrases, id: id)
