@@ -38,28 +38,41 @@ extension RunContext {
         return try decidingResponse(since: mark, what: "the menu")
     }
 
-    /// PerformAudioPassThru; the PCM of every OnAudioPassThru is written as a WAV file.
+    /// A recording through the library's AudioPassThruManager, written chunk by chunk to
+    /// a WAV file by WAVWriter.
     private func audioPassThru(_ action: AudioPassThruAction) async throws(StepFailure) -> RPCEnvelope {
-        var parameters: JSONObject = [
-            "samplingRate": .string(action.samplingRate), "bitsPerSample": .string(action.bitsPerSample),
-            "audioType": "PCM", "maxDuration": .int(Int64(action.maxDurationMS)),
-            "audioPassThruDisplayText1": .string(action.text.first ?? "Recording"),
-        ]
-        if action.text.count > 1 { parameters["audioPassThruDisplayText2"] = .string(action.text[1]) }
-        if let prompt = action.prompt { parameters["initialPrompt"] = [["text": .string(prompt), "type": "TEXT"]] }
-        let mark = await log.count
-        let response = try await request("PerformAudioPassThru", parameters)
-        let audio = await log.messages(from: mark)
-            .filter { $0.envelope.functionName == "OnAudioPassThru" }
-            .flatMap(\.envelope.bulkData)
-        let format = WAVFormat(samplingRate: action.samplingRate, bitsPerSample: action.bitsPerSample)
+        let rate = SamplingRate(rawValue: action.samplingRate)
+        let bits = BitsPerSample(rawValue: action.bitsPerSample)
+        let writer: WAVWriter
         do {
-            try Data(format.file(pcm: audio)).write(to: URL(fileURLWithPath: action.file))
+            writer = try WAVWriter(path: action.file, samplingRate: rate, bitsPerSample: bits)
         } catch {
-            throw StepFailure(message: "cannot write \(action.file): \(error.localizedDescription)")
+            throw StepFailure(message: "\(error)")
         }
-        reporter?.progress("wrote \(audio.count) bytes of PCM to \(action.file)")
-        return response
+        let options = AudioPassThruOptions(prompt: action.prompt, text1: action.text.first ?? "Recording",
+                                           text2: action.text.count > 1 ? action.text[1] : nil, samplingRate: rate,
+                                           bitsPerSample: bits, maxDuration: .milliseconds(action.maxDurationMS))
+        let mark = managerResponses.count
+        let recording = await managers.audio.start(options)
+        var writeError: (any Error)?
+        for await pcm in recording.chunks where writeError == nil {
+            do { try writer.write(pcm) } catch { writeError = error }
+        }
+        do {
+            try writer.finish()
+        } catch {
+            writeError = writeError ?? error
+        }
+        if let writeError { throw StepFailure(message: "cannot write \(action.file): \(writeError)") }
+        do {
+            _ = try await recording.result
+        } catch .refused {
+            // The head unit's answer decides the step (an expected REJECTED passes).
+        } catch {
+            throw StepFailure(message: error.description)
+        }
+        reporter?.progress("wrote \(writer.dataBytes) bytes of PCM to \(action.file)")
+        return try decidingResponse(since: mark, what: "the audio pass-thru")
     }
 
     /// PutFile through the library's file manager: chunks with offset, length and CRC32,
@@ -85,36 +98,5 @@ extension RunContext {
             throw StepFailure(message: "\(error)")
         }
         return try decidingResponse(since: mark, what: "put file \(action.name)")
-    }
-}
-
-/// The header of a PCM WAV file for an audio pass-thru format.
-struct WAVFormat {
-    var sampleRate: UInt32
-    var bitsPerSample: UInt16
-
-    init(samplingRate: String, bitsPerSample: String) {
-        switch samplingRate {
-        case "8KHZ": sampleRate = 8000
-        case "22KHZ": sampleRate = 22050
-        case "44KHZ": sampleRate = 44100
-        default: sampleRate = 16000
-        }
-        self.bitsPerSample = bitsPerSample == "8_BIT" ? 8 : 16
-    }
-
-    /// A complete mono WAV file around `pcm`.
-    func file(pcm: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        func put32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        func put16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        let blockAlign = bitsPerSample / 8
-        out.append(contentsOf: Array("RIFF".utf8)); put32(UInt32(36 + pcm.count))
-        out.append(contentsOf: Array("WAVE".utf8))
-        out.append(contentsOf: Array("fmt ".utf8)); put32(16); put16(1); put16(1)
-        put32(sampleRate); put32(sampleRate * UInt32(blockAlign)); put16(blockAlign); put16(bitsPerSample)
-        out.append(contentsOf: Array("data".utf8)); put32(UInt32(pcm.count))
-        out.append(contentsOf: pcm)
-        return out
     }
 }

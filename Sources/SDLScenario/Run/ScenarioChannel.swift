@@ -26,11 +26,13 @@ struct ScenarioManagers {
     let channel: ScenarioChannel
     let files: SDLFileManager
     let screen: ScreenManager
+    let audio: AudioPassThruManager
 
     init(context: RunContext) {
         channel = ScenarioChannel(context: context)
         files = SDLFileManager(channel: channel)
         screen = ScreenManager(channel: channel, fileManager: files, systemCapabilityManager: context.connection.systemCapabilityManager)
+        audio = AudioPassThruManager(channel: channel)
     }
 }
 
