@@ -129,6 +129,14 @@ struct ModalTests {
         let timer = await rig.app().show["mediaClockTimer"]
         #expect(timer?["startTime"]?["minutes"] == 1 && timer?["startTime"]?["seconds"] == 30)
         #expect(timer?["updateMode"] == "COUNTUP" && timer?["audioStreamingIndicator"] == "PAUSE")
+        try await buttons.setMediaClock(.countDown(from: .seconds(3723)))
+        let down = await rig.app().show["mediaClockTimer"]
+        #expect(down?["updateMode"] == "COUNTDOWN" && down?["startTime"] == ["hours": 1, "minutes": 2, "seconds": 3])
+        #expect(down?["endTime"] == ["hours": 0, "minutes": 0, "seconds": 0])
+        for (clock, mode) in [(MediaClock.pause, "PAUSE"), (.resume, "RESUME"), (.clear, "CLEAR")] {
+            try await buttons.setMediaClock(clock)
+            #expect(await rig.app().show["mediaClockTimer"]?["updateMode"] == .string(mode))
+        }
         await rig.stop()
     }
 

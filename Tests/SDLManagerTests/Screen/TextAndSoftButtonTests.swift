@@ -108,4 +108,21 @@ struct TextAndSoftButtonTests {
         }
         await rig.stop()
     }
+
+    @Test("a template change sends SetDisplayLayout, then the current text again: a new template starts empty")
+    func templateChange() async throws {
+        let rig = try await ScreenRig.start("text-template")
+        try await rig.screen.textAndGraphics.update { $0.textField1 = "Kept" }
+        let mark = await rig.channel.sent.count
+        try await rig.screen.textAndGraphics.changeTemplate("GRAPHIC_WITH_TEXT")
+        #expect(await rig.channel.names(since: mark) == ["SetDisplayLayout", "Show"])
+        #expect(await rig.channel.requests("Show").last?["mainField1"] == "Kept")
+        await #expect {
+            try await rig.screen.textAndGraphics.changeTemplate("NO_SUCH_TEMPLATE")
+        } throws: { error in
+            guard case ManagerError.refused("SetDisplayLayout", .rejected, _) = error else { return false }
+            return true
+        }
+        await rig.stop()
+    }
 }
