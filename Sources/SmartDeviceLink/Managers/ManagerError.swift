@@ -22,3 +22,38 @@ public enum ManagerError: Error, Sendable, Equatable, CustomStringConvertible {
 
     init(_ error: SDLError) { self = .link(error.description) }
 }
+
+extension RPCChannel {
+    /// Sends a request for a manager: a failed link becomes ``ManagerError/link(_:)``.
+    func managedSend<Request: RPCRequest>(_ request: Request) async throws(ManagerError) -> Request.Response {
+        do {
+            return try await send(request, timeout: nil)
+        } catch {
+            throw ManagerError(error)
+        }
+    }
+
+    /// Sends a request and throws the head unit's refusal; `accepted` result codes count
+    /// as success too (IGNORED for a subscription that already exists, say).
+    @discardableResult
+    func expectSuccess<Request: RPCRequest>(_ request: Request, accepting accepted: Set<ResultCode> = []) async throws(ManagerError) -> Request.Response {
+        let response = try await managedSend(request)
+        guard response.success || accepted.contains(response.resultCode) else {
+            throw .refused(function: Request.functionName, resultCode: response.resultCode, info: response.info)
+        }
+        return response
+    }
+
+    /// Calls `handle` with every notification of one kind for as long as `owner` lives.
+    func forEach<Notification: RPCNotification, Owner: AnyObject & Sendable>(
+        _ type: Notification.Type, on owner: Owner, _ handle: @escaping @Sendable (Owner, Notification) async -> Void
+    ) async {
+        let stream = await notifications(type)
+        Task { [weak owner] in
+            for await notification in stream {
+                guard let owner else { return }
+                await handle(owner, notification)
+            }
+        }
+    }
+}

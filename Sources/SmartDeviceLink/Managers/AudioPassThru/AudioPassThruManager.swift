@@ -99,8 +99,7 @@ public actor AudioPassThruManager {
     private func startListening() async {
         guard !listening else { return }
         listening = true
-        let audio = await channel.notifications(OnAudioPassThru.self)
-        Task { [weak self] in for await chunk in audio { await self?.deliver(chunk.bulkData ?? []) } }
+        await channel.forEach(OnAudioPassThru.self, on: self) { await $0.deliver($1.bulkData ?? []) }
     }
 
     /// Starts recording. The PCM arrives on ``AudioPassThruRecording/chunks``; ``finish()``
@@ -136,13 +135,7 @@ public actor AudioPassThruManager {
 
     /// Ends the running recording early (EndAudioPassThru); it then ends with SUCCESS.
     public func finish() async throws(ManagerError) {
-        let response: EndAudioPassThruResponse
-        do {
-            response = try await channel.send(EndAudioPassThru(), timeout: nil)
-        } catch {
-            throw ManagerError(error)
-        }
-        guard response.success else { throw .refused(function: "EndAudioPassThru", resultCode: response.resultCode, info: response.info) }
+        try await channel.expectSuccess(EndAudioPassThru())
     }
 
     private func deliver(_ pcm: [UInt8]) {

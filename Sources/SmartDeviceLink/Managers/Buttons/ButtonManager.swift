@@ -42,10 +42,8 @@ public actor ButtonManager {
     private func startListening() async {
         guard !listening else { return }
         listening = true
-        let presses = await channel.notifications(OnButtonPress.self)
-        let events = await channel.notifications(OnButtonEvent.self)
-        Task { [weak self] in for await press in presses { await self?.dispatch(press.buttonName, .press(press.buttonPressMode)) } }
-        Task { [weak self] in for await event in events { await self?.dispatch(event.buttonName, .event(event.buttonEventMode)) } }
+        await channel.forEach(OnButtonPress.self, on: self) { await $0.dispatch($1.buttonName, .press($1.buttonPressMode)) }
+        await channel.forEach(OnButtonEvent.self, on: self) { await $0.dispatch($1.buttonName, .event($1.buttonEventMode)) }
     }
 
     /// Calls `handler` for presses and up/down events of `button`.
@@ -56,16 +54,8 @@ public actor ButtonManager {
     public func subscribe(_ button: ButtonName, handler: @escaping @Sendable (ButtonAction) -> Void) async throws(ManagerError) -> ButtonSubscription {
         await startListening()
         if handlers[button]?.isEmpty ?? true {
-            let response: SubscribeButtonResponse
-            do {
-                response = try await channel.send(SubscribeButton(buttonName: button), timeout: nil)
-            } catch {
-                throw ManagerError(error)
-            }
             // IGNORED: already subscribed (after a resumption), which is what we want.
-            guard response.success || response.resultCode == .ignored else {
-                throw .refused(function: "SubscribeButton", resultCode: response.resultCode, info: response.info)
-            }
+            try await channel.expectSuccess(SubscribeButton(buttonName: button), accepting: [.ignored])
         }
         nextID += 1
         handlers[button, default: [:]][nextID] = handler
@@ -77,15 +67,7 @@ public actor ButtonManager {
         guard handlers[subscription.button]?.removeValue(forKey: subscription.id) != nil else { return }
         guard handlers[subscription.button]?.isEmpty ?? true else { return }
         handlers[subscription.button] = nil
-        let response: UnsubscribeButtonResponse
-        do {
-            response = try await channel.send(UnsubscribeButton(buttonName: subscription.button), timeout: nil)
-        } catch {
-            throw ManagerError(error)
-        }
-        guard response.success || response.resultCode == .ignored else {
-            throw .refused(function: "UnsubscribeButton", resultCode: response.resultCode, info: response.info)
-        }
+        try await channel.expectSuccess(UnsubscribeButton(buttonName: subscription.button), accepting: [.ignored])
     }
 
     /// Sets the media clock (media and navigation apps).
@@ -101,15 +83,7 @@ public actor ButtonManager {
         case .clear: request = SetMediaClockTimer(updateMode: .clear)
         }
         request.audioStreamingIndicator = audioIndicator
-        let response: SetMediaClockTimerResponse
-        do {
-            response = try await channel.send(request, timeout: nil)
-        } catch {
-            throw ManagerError(error)
-        }
-        guard response.success else {
-            throw .refused(function: "SetMediaClockTimer", resultCode: response.resultCode, info: response.info)
-        }
+        try await channel.expectSuccess(request)
     }
 
     /// A head unit that did not resume the app lost its button subscriptions: subscribe

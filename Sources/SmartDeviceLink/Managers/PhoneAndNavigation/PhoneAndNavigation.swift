@@ -40,14 +40,6 @@ extension SDLManager {
     }
 
     private func expectSuccess<Request: RPCRequest>(_ request: Request) async throws(ManagerError) {
-        let response: Request.Response
-        do {
-            response = try await send(request, timeout: nil)
-        } catch {
-            throw ManagerError(error)
-        }
-        guard response.success else {
-            throw .refused(function: Request.functionName, resultCode: response.resultCode, info: response.info)
-        }
+        try await (self as any RPCChannel).expectSuccess(request)
     }
 }

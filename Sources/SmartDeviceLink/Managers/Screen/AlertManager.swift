@@ -62,8 +62,7 @@ public actor AlertManager {
     func startListening() async {
         guard !listening else { return }
         listening = true
-        let presses = await context.channel.notifications(OnButtonPress.self)
-        Task { [weak self] in for await press in presses { await self?.received(press) } }
+        await context.channel.forEach(OnButtonPress.self, on: self) { await $0.received($1) }
     }
 
     /// Shows the alert once the app's earlier modal views are gone, and returns how it ended.

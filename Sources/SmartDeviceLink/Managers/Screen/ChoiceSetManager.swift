@@ -125,8 +125,7 @@ public actor ChoiceSetManager {
         guard !listening else { return }
         listening = true
         await context.hmi.startListening(context.channel)
-        let input = await context.channel.notifications(OnKeyboardInput.self)
-        Task { [weak self] in for await event in input { await self?.received(event) } }
+        await context.channel.forEach(OnKeyboardInput.self, on: self) { await $0.received($1) }
     }
 
     /// Cells already on the head unit.

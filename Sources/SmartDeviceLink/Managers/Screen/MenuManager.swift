@@ -31,8 +31,7 @@ public actor MenuManager {
         guard !listening else { return }
         listening = true
         await context.hmi.startListening(context.channel)
-        let commands = await context.channel.notifications(OnCommand.self)
-        Task { [weak self] in for await command in commands { await self?.received(command) } }
+        await context.channel.forEach(OnCommand.self, on: self) { await $0.received($1) }
     }
 
     /// Whether the user has the menu open now.

@@ -56,21 +56,13 @@ struct ScreenContext: Sendable {
 
     /// Sends a request; a failed link becomes ``ManagerError/link(_:)``.
     func send<Request: RPCRequest>(_ request: Request) async throws(ManagerError) -> Request.Response {
-        do {
-            return try await channel.send(request, timeout: nil)
-        } catch {
-            throw ManagerError(error)
-        }
+        try await channel.managedSend(request)
     }
 
     /// Sends a request and throws its failure.
     @discardableResult
     func sendExpectingSuccess<Request: RPCRequest>(_ request: Request) async throws(ManagerError) -> Request.Response {
-        let response = try await send(request)
-        guard response.success else {
-            throw .refused(function: Request.functionName, resultCode: response.resultCode, info: response.info)
-        }
-        return response
+        try await channel.expectSuccess(request)
     }
 
     /// Whether the main display shows images. Unknown counts as yes: the head unit says so
@@ -116,8 +108,7 @@ actor HMIWatch {
     func startListening(_ channel: any RPCChannel) async {
         guard !listening else { return }
         listening = true
-        let statuses = await channel.notifications(OnHMIStatus.self)
-        Task { [weak self] in for await status in statuses { await self?.update(status) } }
+        await channel.forEach(OnHMIStatus.self, on: self) { await $0.update($1) }
     }
 
     /// Returns once `ready` holds for the level and context.

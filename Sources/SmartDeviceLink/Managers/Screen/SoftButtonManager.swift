@@ -20,8 +20,7 @@ public actor SoftButtonManager {
         guard !listening else { return }
         listening = true
         await context.hmi.startListening(context.channel)
-        let presses = await context.channel.notifications(OnButtonPress.self)
-        Task { [weak self] in for await press in presses { await self?.received(press) } }
+        await context.channel.forEach(OnButtonPress.self, on: self) { await $0.received($1) }
     }
 
     /// Replaces the soft buttons.

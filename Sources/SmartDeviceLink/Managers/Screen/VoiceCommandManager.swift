@@ -38,8 +38,7 @@ public actor VoiceCommandManager {
         guard !listening else { return }
         listening = true
         await context.hmi.startListening(context.channel)
-        let commands = await context.channel.notifications(OnCommand.self)
-        Task { [weak self] in for await command in commands { await self?.received(command) } }
+        await context.channel.forEach(OnCommand.self, on: self) { await $0.received($1) }
     }
 
     /// Replaces the voice commands. Phrases that are empty or only spaces are dropped, and

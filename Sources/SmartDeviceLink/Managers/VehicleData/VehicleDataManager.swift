@@ -58,8 +58,7 @@ public actor VehicleDataManager {
     private func startListening() async {
         guard !listening else { return }
         listening = true
-        let stream = await channel.notifications(OnVehicleData.self)
-        Task { [weak self] in for await data in stream { await self?.deliver(data) } }
+        await channel.forEach(OnVehicleData.self, on: self) { await $0.deliver($1) }
     }
 
     /// Reads items once.
@@ -181,11 +180,7 @@ public actor VehicleDataManager {
     // MARK: - Helpers
 
     private func send<Request: RPCRequest>(_ request: Request) async throws(ManagerError) -> Request.Response {
-        do {
-            return try await channel.send(request, timeout: nil)
-        } catch {
-            throw ManagerError(error)
-        }
+        try await channel.managedSend(request)
     }
 
     private func deliver(_ data: OnVehicleData) {
