@@ -2,16 +2,22 @@
 public struct AudioPassThruOptions: Sendable {
     /// Spoken before recording starts.
     public var prompt: String?
+    /// Shown on the first line of the recording dialog.
     public var text1: String?
+    /// Shown on the second line of the recording dialog.
     public var text2: String?
+    /// One the head unit lists in its audio pass-thru capabilities.
     public var samplingRate: SamplingRate
+    /// Sample size of the PCM.
     public var bitsPerSample: BitsPerSample
+    /// PCM, the only type of the spec.
     public var audioType: AudioType
     /// The longest recording; the head unit ends it then with SUCCESS.
     public var maxDuration: Duration
     /// Whether the head unit mutes its audio source while recording.
     public var muteAudio: Bool
 
+    /// Options with the common format, 16 kHz 16-bit PCM, and at most 10 s.
     public init(prompt: String? = nil, text1: String? = nil, text2: String? = nil, samplingRate: SamplingRate = ._16khz,
                 bitsPerSample: BitsPerSample = ._16Bit, audioType: AudioType = .pcm, maxDuration: Duration = .seconds(10),
                 muteAudio: Bool = true) {
@@ -28,6 +34,7 @@ public struct AudioPassThruOptions: Sendable {
 
 /// How a recording ended.
 public struct AudioPassThruResult: Sendable, Equatable {
+    /// What the result code means for the app.
     public enum Outcome: Sendable, Equatable {
         /// The maximum duration passed, the user pressed Done, or the app ended it (SUCCESS).
         case completed
@@ -37,8 +44,11 @@ public struct AudioPassThruResult: Sendable, Equatable {
         case retry
     }
 
+    /// How the recording ended.
     public var outcome: Outcome
+    /// The PerformAudioPassThru result code.
     public var resultCode: ResultCode
+    /// The head unit's explanation, if any.
     public var info: String?
     /// PCM bytes received.
     public var bytes: Int
@@ -92,6 +102,7 @@ public actor AudioPassThruManager {
     private var lastChunk = ContinuousClock.now
     private var listening = false
 
+    /// A manager over any channel (``SDLManager`` has one of its own).
     public init(channel: any RPCChannel) {
         self.channel = channel
     }

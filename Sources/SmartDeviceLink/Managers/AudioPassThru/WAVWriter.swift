@@ -3,8 +3,11 @@ import Foundation
 /// Writes mono PCM to a WAV file as it arrives, chunk by chunk, so a long recording is
 /// never held in memory. The RIFF and data sizes are patched in by ``finish()``.
 public final class WAVWriter {
+    /// The file being written.
     public let path: String
+    /// Samples per second.
     public let sampleRate: Int
+    /// 8 or 16.
     public let bitsPerSample: Int
     /// PCM bytes written so far.
     public private(set) var dataBytes = 0

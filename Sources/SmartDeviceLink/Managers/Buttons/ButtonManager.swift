@@ -8,6 +8,7 @@ public enum ButtonAction: Sendable, Hashable {
 
 /// A handle to remove one button handler with ``ButtonManager/unsubscribe(_:)``.
 public struct ButtonSubscription: Sendable, Hashable {
+    /// The button the handler belongs to.
     public let button: ButtonName
     let id: Int
 }
@@ -35,6 +36,7 @@ public actor ButtonManager {
     private var nextID = 0
     private var listening = false
 
+    /// A manager over any channel (``SDLManager`` has one of its own).
     public init(channel: any RPCChannel) {
         self.channel = channel
     }

@@ -1,18 +1,25 @@
 /// An alert the app wants to show: text, speech or a tone, soft buttons, an icon.
 public struct AlertView: Sendable {
+    /// The first line (alertText1).
     public var text: String?
+    /// The second line (alertText2).
     public var secondaryText: String?
+    /// The third line (alertText3).
     public var tertiaryText: String?
     /// Spoken when the alert shows.
     public var speech: [String]
+    /// Plays the head unit's alert tone.
     public var playTone: Bool
     /// At most four are shown (the spec's limit, lower if the head unit has fewer).
     public var softButtons: [SoftButtonObject]
+    /// Uploaded first; left out on displays without graphics.
     public var icon: SDLFile?
     /// How long it shows without soft buttons: 3…10 s (the head unit's default is 5 s).
     public var duration: Duration?
+    /// Shows a progress indicator (progressIndicator).
     public var showWaitIndicator: Bool
 
+    /// An alert; it needs text or speech.
     public init(text: String? = nil, secondaryText: String? = nil, tertiaryText: String? = nil, speech: [String] = [],
                 playTone: Bool = false, softButtons: [SoftButtonObject] = [], icon: SDLFile? = nil, duration: Duration? = nil,
                 showWaitIndicator: Bool = false) {
@@ -32,6 +39,7 @@ public struct AlertView: Sendable {
 public struct AlertResult: Sendable, Equatable {
     /// SUCCESS when it timed out or a soft button closed it, ABORTED when cancelled.
     public var resultCode: ResultCode
+    /// The head unit's explanation, if any.
     public var info: String?
     /// Seconds the head unit asks to wait before another alert (when it refused this one).
     public var tryAgainTime: Int?

@@ -1,13 +1,19 @@
 /// One choice the user can pick in a choice set.
 public struct ChoiceCell: Sendable, Hashable {
+    /// The choice as shown (menuName); identifies the cell with the other fields.
     public var text: String
+    /// A second line, on templates that show one.
     public var secondaryText: String?
+    /// A third line, on templates that show one.
     public var tertiaryText: String?
     /// Needed to present the cell by voice.
     public var voiceCommands: [String]?
+    /// Uploaded with the preload; left out without graphics.
     public var artwork: SDLFile?
+    /// A second image, on templates that show one.
     public var secondaryArtwork: SDLFile?
 
+    /// A cell; equal cells are one cell on the head unit.
     public init(text: String, secondaryText: String? = nil, tertiaryText: String? = nil, voiceCommands: [String]? = nil,
                 artwork: SDLFile? = nil, secondaryArtwork: SDLFile? = nil) {
         self.text = text
@@ -21,17 +27,25 @@ public struct ChoiceCell: Sendable, Hashable {
 
 /// A question with choices, presented as a list or as tiles.
 public struct ChoiceSet: Sendable {
+    /// How the choices are laid out.
     public enum Layout: Sendable { case list, tiles }
 
+    /// The question (initialText).
     public var title: String
+    /// The choices, in order.
     public var cells: [ChoiceCell]
+    /// List or tiles.
     public var layout: Layout
     /// How long the head unit waits for an answer (its default is 10 s).
     public var timeout: Duration?
+    /// Spoken when the set appears.
     public var initialPrompt: [String]
+    /// Spoken when the user asks for help.
     public var helpPrompt: [String]
+    /// Spoken when nobody answered in time.
     public var timeoutPrompt: [String]
 
+    /// A choice set.
     public init(title: String, cells: [ChoiceCell], layout: Layout = .list, timeout: Duration? = nil,
                 initialPrompt: [String] = [], helpPrompt: [String] = [], timeoutPrompt: [String] = []) {
         self.title = title

@@ -4,11 +4,15 @@ public struct MenuCell: Sendable {
     /// Called when the user picks the cell, with how (menu or voice).
     public typealias Handler = @Sendable (TriggerSource) -> Void
 
+    /// The name shown (made unique within its level when sent).
     public var title: String
+    /// A second line, on head units with RPC 7.1 or later.
     public var secondaryText: String?
+    /// A third line, on head units with RPC 7.1 or later.
     public var tertiaryText: String?
     /// Uploaded before the cell is sent; left out on head units without graphics.
     public var icon: SDLFile?
+    /// A second image, on head units with RPC 7.1 or later.
     public var secondaryArtwork: SDLFile?
     /// Phrases that pick the cell by voice; unique across the whole menu.
     public var voiceCommands: [String]?
@@ -16,6 +20,7 @@ public struct MenuCell: Sendable {
     public var subCells: [MenuCell]?
     /// How the head unit lays out this submenu (list or tiles).
     public var submenuLayout: MenuLayout?
+    /// Called when the user picks the command; unused for submenus.
     public var handler: Handler?
 
     /// A command.
@@ -41,6 +46,7 @@ public struct MenuCell: Sendable {
         self.subCells = subCells
     }
 
+    /// Whether the cell holds cells.
     public var isSubmenu: Bool { subCells != nil }
 
     /// What the head unit shows of the cell itself (not of its subcells): two cells with
@@ -99,12 +105,15 @@ public struct MenuCell: Sendable {
 public struct MenuUpdateReport: Sendable, Equatable {
     /// Cells that stayed on the head unit untouched.
     public var kept = 0
+    /// Cells added (AddCommand, AddSubMenu).
     public var added = 0
+    /// Cells deleted (DeleteCommand, DeleteSubMenu).
     public var deleted = 0
     /// A newer menu replaced this one before it was sent (it waited for the open menu to close).
     public var superseded = false
     /// Cells the head unit refused, by title, with its answer.
     public var failures: [String: ManagerError] = [:]
 
+    /// An empty report.
     public init() {}
 }

@@ -6,11 +6,17 @@
 /// never holds up another (a text update). They share the file manager for artwork, the
 /// capabilities for what the head unit can show, and one queue for modal views.
 public struct ScreenManager: Sendable {
+    /// Text fields, titles and graphics of the main screen.
     public let textAndGraphics: TextAndGraphicManager
+    /// The soft buttons of the main screen.
     public let softButtons: SoftButtonManager
+    /// The app's menu.
     public let menu: MenuManager
+    /// Global voice commands.
     public let voiceCommands: VoiceCommandManager
+    /// Choice sets and the keyboard.
     public let choiceSets: ChoiceSetManager
+    /// Alerts, queued.
     public let alerts: AlertManager
     private let context: ScreenContext
 

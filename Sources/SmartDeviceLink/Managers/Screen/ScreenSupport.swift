@@ -2,10 +2,12 @@
 public struct ScreenUpdateResult: Sendable, Equatable {
     /// The head unit's answer to the last request of the update (SUCCESS, WARNINGS...).
     public var resultCode: ResultCode
+    /// The head unit's explanation, if any.
     public var info: String?
     /// Parts not sent, each with the reason (fewer soft buttons, no graphics...).
     public var skipped: [String]
 
+    /// A result.
     public init(resultCode: ResultCode = .success, info: String? = nil, skipped: [String] = []) {
         self.resultCode = resultCode
         self.info = info

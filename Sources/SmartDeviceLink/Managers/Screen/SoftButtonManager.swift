@@ -7,6 +7,7 @@ public actor SoftButtonManager {
     static let firstID = 1
 
     private let context: ScreenContext
+    /// The buttons as last set, in their current states.
     public private(set) var objects: [SoftButtonObject] = []
     private var routes: [Int: (name: String, handler: SoftButtonObject.Handler?)] = [:]
     private let updates = SerialQueue()

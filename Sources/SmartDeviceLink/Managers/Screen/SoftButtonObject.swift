@@ -1,12 +1,17 @@
 /// One look of a soft button: its text, artwork and highlight.
 public struct SoftButtonState: Sendable, Hashable {
+    /// Identifies the state for transitions.
     public var name: String
+    /// The label; shown where the head unit shows text on soft buttons.
     public var text: String?
     /// Uploaded before it is shown; on head units without soft-button images the text shows alone.
     public var artwork: SDLFile?
+    /// Drawn as selected.
     public var isHighlighted: Bool
+    /// What the head unit itself does on a press (DEFAULT_ACTION when nil).
     public var systemAction: SystemAction?
 
+    /// A state; it needs text or artwork.
     public init(name: String, text: String? = nil, artwork: SDLFile? = nil, isHighlighted: Bool = false,
                 systemAction: SystemAction? = nil) {
         self.name = name
@@ -26,6 +31,7 @@ public struct SoftButtonPress: Sendable, Hashable {
     /// SHORT or LONG.
     public var mode: ButtonPressMode
 
+    /// A press.
     public init(buttonName: String, stateName: String, mode: ButtonPressMode) {
         self.buttonName = buttonName
         self.stateName = stateName
@@ -35,12 +41,16 @@ public struct SoftButtonPress: Sendable, Hashable {
 
 /// A soft button with named states it can move between (play ↔ pause...), and a handler.
 public struct SoftButtonObject: Sendable {
+    /// Called on every press of the button.
     public typealias Handler = @Sendable (SoftButtonPress) -> Void
 
     /// Identifies the button for ``SoftButtonManager/transition(_:to:)``; unique per screen.
     public var name: String
+    /// The looks the button can take; names unique.
     public var states: [SoftButtonState]
+    /// The state shown now.
     public var currentStateName: String
+    /// Called on presses.
     public var handler: Handler?
 
     /// A button with several states, starting in `initialStateName` (the first state when nil).
@@ -56,6 +66,7 @@ public struct SoftButtonObject: Sendable {
         self.init(name: name, states: [SoftButtonState(name: name, text: text, artwork: artwork)], handler: handler)
     }
 
+    /// The state named ``currentStateName``.
     public var currentState: SoftButtonState? { states.first { $0.name == currentStateName } }
 
     /// What is wrong with the object, if anything.

@@ -1,20 +1,33 @@
 /// What the app wants on its main screen.
 public struct TextAndGraphicState: Sendable, Equatable {
+    /// The first text line (mainField1).
     public var textField1: String?
+    /// The second text line.
     public var textField2: String?
+    /// The third text line.
     public var textField3: String?
+    /// The fourth text line.
     public var textField4: String?
     /// What each text field holds (artist, title...), so the head unit can present it well.
     public var textField1Type: MetadataType?
+    /// What textField2 holds.
     public var textField2Type: MetadataType?
+    /// What textField3 holds.
     public var textField3Type: MetadataType?
+    /// What textField4 holds.
     public var textField4Type: MetadataType?
+    /// The media track field, on media templates.
     public var mediaTrack: String?
+    /// The template title.
     public var title: String?
+    /// Alignment of the text lines.
     public var alignment: TextAlignment?
+    /// The main image; uploaded before it is shown.
     public var primaryGraphic: SDLFile?
+    /// The second image, on templates that have one.
     public var secondaryGraphic: SDLFile?
 
+    /// Nothing on the screen.
     public init() {}
 }
 

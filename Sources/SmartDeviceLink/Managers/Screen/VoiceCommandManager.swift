@@ -1,8 +1,11 @@
 /// A phrase (or several) the user can say at any time to trigger the app, without a menu entry.
 public struct VoiceCommand: Sendable {
+    /// What the user may say; unique across the voice commands.
     public var phrases: [String]
+    /// Called when the user says one of the phrases.
     public var handler: @Sendable () -> Void
 
+    /// A voice command.
     public init(_ phrases: [String], handler: @escaping @Sendable () -> Void) {
         self.phrases = phrases
         self.handler = handler

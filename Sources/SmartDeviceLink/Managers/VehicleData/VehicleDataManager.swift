@@ -4,19 +4,32 @@
 /// constants. A name the spec does not know is refused with a suggestion before anything
 /// is sent.
 public struct VehicleDataItem: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The parameter name in GetVehicleData.
     public let rawValue: String
+    /// An item by its parameter name; checked against the spec when used.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// An item from a literal such as `"speed"`.
     public init(stringLiteral value: String) { self.rawValue = value }
+    /// The parameter name.
     public var description: String { rawValue }
 
+    /// Speed, km/h.
     public static let speed: VehicleDataItem = "speed"
+    /// Engine revolutions per minute.
     public static let rpm: VehicleDataItem = "rpm"
+    /// Fuel level, percent.
     public static let fuelLevel: VehicleDataItem = "fuelLevel"
+    /// Position, heading and GPS speed.
     public static let gps: VehicleDataItem = "gps"
+    /// Odometer, km.
     public static let odometer: VehicleDataItem = "odometer"
+    /// The selected gear (PRNDL).
     public static let prndl: VehicleDataItem = "prndl"
+    /// Low and high beams, ambient light.
     public static let headLampStatus: VehicleDataItem = "headLampStatus"
+    /// Outside temperature, °C.
     public static let externalTemperature: VehicleDataItem = "externalTemperature"
+    /// The vehicle identification number (read only).
     public static let vin: VehicleDataItem = "vin"
 
     /// Every item GetVehicleData names in the spec.
@@ -34,7 +47,9 @@ public struct VehicleDataReading: Sendable {
     public let values: GetVehicleDataResponse
     /// Items asked for that came back without a value, with the head unit's result code.
     public let missing: [VehicleDataItem]
+    /// SUCCESS, or DATA_NOT_AVAILABLE when some items are missing.
     public let resultCode: ResultCode
+    /// The head unit's explanation, if any.
     public let info: String?
 }
 
@@ -51,6 +66,7 @@ public actor VehicleDataManager {
     private var nextObserver = 0
     private var listening = false
 
+    /// A manager over any channel (``SDLManager`` has one of its own).
     public init(channel: any RPCChannel) {
         self.channel = channel
     }
