@@ -130,6 +130,8 @@ public struct EmulatorConfiguration: Sendable {
     public var resumptionEnabled: Bool
     public var vehicleType: JSONObject
     public var systemSoftwareVersion: String
+    /// Menu layouts the main window offers (DISPLAYS capability, menuLayoutsAvailable).
+    public var menuLayoutsAvailable: [String] = ["LIST", "TILES"]
 
     /// Defaults of a generic sdl_core 8.2 head unit with a generic HMI.
     public static var standard: EmulatorConfiguration {

@@ -172,6 +172,7 @@ extension HeadUnitEmulator {
         window["templatesAvailable"] = display["templatesAvailable"]
         window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
         window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
+        window["menuLayoutsAvailable"] = .array(configuration.menuLayoutsAvailable.map(JSONValue.string))
         return [[
             "displayName": display["displayName"] ?? "GENERIC_DISPLAY",
             "windowTypeSupported": [["type": "MAIN", "maximumNumberOfWindows": 1]],

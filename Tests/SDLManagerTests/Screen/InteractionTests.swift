@@ -1,5 +1,5 @@
 import SDLEmulator
-import SmartDeviceLink
+@testable import SmartDeviceLink
 import Testing
 
 /// Records keyboard callbacks and offers completions for what was typed.
@@ -109,10 +109,13 @@ struct InteractionTests {
         for _ in 0..<500 where !(await menu.isMenuOpen) { try await Task.sleep(for: .milliseconds(10)) }
         let mark = await rig.channel.sent.count
         let update = Task { try await menu.setMenu([MenuCell(title: "Home"), MenuCell(title: "Away")]) }
-        try await Task.sleep(for: .milliseconds(100))
+        let superseding = Task {
+            for _ in 0..<500 where await menu.waitingUpdates < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            return try await menu.setMenu([MenuCell(title: "Home"), MenuCell(title: "Elsewhere")])
+        }
+        for _ in 0..<500 where await menu.waitingUpdates < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await menu.waitingUpdates == 2)
         #expect(await rig.channel.names(since: mark).isEmpty, "nothing is sent while the menu is open")
-        let superseding = Task { try await menu.setMenu([MenuCell(title: "Home"), MenuCell(title: "Elsewhere")]) }
-        try await Task.sleep(for: .milliseconds(50))
         try await rig.emulator.closeMenu()
         #expect(try await update.value.superseded, "a newer menu replaced it while both waited")
         let applied = try await superseding.value

@@ -114,4 +114,16 @@ struct MenuManagerTests {
         #expect(await emulator.snapshot().apps.first?.commands.count == 1)
         await manager.stop()
     }
+
+    @Test("the main menu layout: sent when the head unit offers it, refused before sending when it does not")
+    func mainMenuLayout() async throws {
+        let rig = try await ScreenRig.start("menu-layout") { $0.menuLayoutsAvailable = ["LIST"] }
+        try await rig.screen.menu.setMainMenuLayout(.list)
+        #expect(await rig.app().globalProperties["menuLayout"] == "LIST")
+        await #expect(throws: ManagerError.unsupported("the main menu can be laid out as LIST, not TILES")) {
+            try await rig.screen.menu.setMainMenuLayout(.tiles)
+        }
+        #expect(await rig.channel.requests("SetGlobalProperties").count == 1)
+        await rig.stop()
+    }
 }

@@ -18,6 +18,8 @@ public actor MenuManager {
     private var nextID = 1
     private let updates = SerialQueue()
     private var latestRequest = 0
+    /// Updates waiting for the app to be shown or the menu to close (for tests).
+    private(set) var waitingUpdates = 0
     /// The menu the app set last, sent again to a head unit that starts empty.
     private var desired: [MenuCell]?
     private var listening = false
@@ -56,8 +58,10 @@ public actor MenuManager {
         desired = cells
         latestRequest += 1
         let request = latestRequest
+        waitingUpdates += 1
         await updates.acquire()
         await context.hmi.waitUntilScreenUsable()
+        waitingUpdates -= 1
         guard request == latestRequest else {
             await updates.release()
             var report = MenuUpdateReport()
@@ -70,6 +74,19 @@ public actor MenuManager {
         shown = await update(shown, to: cells, parentID: 0, artwork: available, report: &report)
         await updates.release()
         return report
+    }
+
+    /// Lays out the top level of the menu as a list or as tiles (SetGlobalProperties).
+    ///
+    /// - Throws: ``ManagerError/unsupported(_:)`` when the head unit lists the layouts its
+    ///   main window offers and this is not one of them; nothing is sent then.
+    public func setMainMenuLayout(_ layout: MenuLayout) async throws(ManagerError) {
+        let displays = try? await context.capabilities.capability(.displays)
+        let window = displays?.displayCapabilities?.first?.windowCapabilities?.first { ($0.windowID ?? 0) == 0 }
+        if let available = window?.menuLayoutsAvailable, !available.contains(layout) {
+            throw .unsupported("the main menu can be laid out as \(available.map(\.rawValue).joined(separator: ", ")), not \(layout)")
+        }
+        try await context.sendExpectingSuccess(SetGlobalProperties(menuLayout: layout))
     }
 
     /// Opens the menu on the head unit (ShowAppMenu), or the submenu with this title path.
