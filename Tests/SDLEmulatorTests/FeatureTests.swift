@@ -144,13 +144,14 @@ struct VehicleDataTests {
     @Test("The configured timeline sends OnVehicleData at its pace")
     func timeline() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration { c in
-            // The timeline starts at the first registration; 100 s emulated is 1 s, time enough to subscribe first even on a loaded machine.
-            c.vehicleTimeline = [VehicleDataPoint(atMs: 100_000, values: ["speed": 10]), VehicleDataPoint(atMs: 101_000, values: ["speed": 20])]
+            // The timeline starts at the first registration; 300 s emulated is 3 s, time enough to
+            // subscribe first even while the whole suite runs on two loaded cores (1 s was not).
+            c.vehicleTimeline = [VehicleDataPoint(atMs: 300_000, values: ["speed": 10]), VehicleDataPoint(atMs: 301_000, values: ["speed": 20])]
         })
         let app = try await activeApp(headUnit)
         _ = try await app.request("SubscribeVehicleData", ["speed": true])
-        #expect(try await app.next("OnVehicleData")["speed"] == 10)
-        #expect(try await app.next("OnVehicleData")["speed"] == 20)
+        #expect(try await app.next("OnVehicleData", timeout: .seconds(10))["speed"] == 10)
+        #expect(try await app.next("OnVehicleData", timeout: .seconds(10))["speed"] == 20)
         await headUnit.stop()
     }
 

@@ -45,10 +45,9 @@ public final class BluetoothTransport: SDLTransport {
         }
     }
 
-    public let incoming: AsyncThrowingStream<[UInt8], any Error>
-    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    public var incoming: AsyncThrowingStream<[UInt8], any Error> { link.incoming }
     private let connector: any RFCOMMConnector
-    private let socket = Mutex<StreamSocketTransport?>(nil)
+    private let link = ConnectedSocketLink()
 
     /// - Parameters:
     ///   - connector: the step that yields a connected socket; BlueZ by default.
@@ -57,7 +56,6 @@ public final class BluetoothTransport: SDLTransport {
         self.mode = mode
         self.timeout = timeout
         self.connector = connector
-        (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
     }
 
     public func open() async throws(TransportError) {
@@ -72,31 +70,16 @@ public final class BluetoothTransport: SDLTransport {
             descriptor = try await connector.connect(address: address, channel: channel, timeout: timeout)
             name = description
         }
-        let connected = StreamSocketTransport(connectedDescriptor: descriptor, description: name, kind: .bluetooth, readSize: 4096)
-        socket.withLock { $0 = connected }
-        let continuation = self.continuation
-        Task {
-            do {
-                for try await chunk in connected.incoming { continuation.yield(chunk) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        connected.startReader()
+        // RFCOMM carries at most a few hundred bytes per packet; smaller reads waste nothing.
+        link.attach(descriptor, description: name, kind: .bluetooth, readSize: 4096)
     }
 
     public func send(_ bytes: [UInt8]) async throws(TransportError) {
-        guard let connected = socket.withLock({ $0 }) else { throw TransportError.closed("\(description) is not open") }
-        try await connected.send(bytes)
+        try await link.send(bytes, transport: description)
     }
 
     public func close() async {
-        if let connected = socket.withLock({ $0 }) {
-            connected.shutdownAndClose()
-        } else {
-            continuation.finish()
-        }
+        link.close()
     }
 }
 

@@ -147,3 +147,47 @@ public final class StreamSocketTransport: SDLTransport {
     return Glibc.send(fd, buffer, count, Int32(MSG_NOSIGNAL))
     #endif
 }
+
+/// The part of a client transport that is made of one connected stream socket, once its
+/// own step (TCP connect, RFCOMM connect or accept) has produced the descriptor.
+///
+/// `incoming` exists before the socket does, so a transport can hand out one stream from
+/// its initialiser on, as ``SDLTransport`` asks.
+final class ConnectedSocketLink: Sendable {
+    let incoming: AsyncThrowingStream<[UInt8], any Error>
+    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let socket = Mutex<StreamSocketTransport?>(nil)
+
+    init() {
+        (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+    }
+
+    /// Takes over a connected descriptor and starts reading from it into `incoming`.
+    func attach(_ descriptor: Int32, description: String, kind: TransportKind, readSize: Int = 16 * 1024) {
+        let connected = StreamSocketTransport(connectedDescriptor: descriptor, description: description, kind: kind, readSize: readSize)
+        socket.withLock { $0 = connected }
+        let continuation = self.continuation
+        Task {
+            do {
+                for try await chunk in connected.incoming { continuation.yield(chunk) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        connected.startReader()
+    }
+
+    func send(_ bytes: [UInt8], transport: String) async throws(TransportError) {
+        guard let connected = socket.withLock({ $0 }) else { throw TransportError.closed("\(transport) is not open") }
+        try await connected.send(bytes)
+    }
+
+    func close() {
+        if let connected = socket.withLock({ $0 }) {
+            connected.shutdownAndClose()
+        } else {
+            continuation.finish()
+        }
+    }
+}

@@ -16,9 +16,8 @@ public final class TCPTransport: SDLTransport {
     public var description: String { "TCP \(host):\(port)" }
     public var kind: TransportKind { .tcp }
 
-    private let socket = Mutex<StreamSocketTransport?>(nil)
-    public let incoming: AsyncThrowingStream<[UInt8], any Error>
-    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let link = ConnectedSocketLink()
+    public var incoming: AsyncThrowingStream<[UInt8], any Error> { link.incoming }
 
     /// The default port of sdl_core's TCP adapter.
     public static let defaultPort: UInt16 = 12345
@@ -27,7 +26,6 @@ public final class TCPTransport: SDLTransport {
         self.host = host
         self.port = port
         self.connectTimeout = connectTimeout
-        (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
     }
 
     /// Parses "HOST:PORT" (or "[v6]:PORT", or "HOST" for the default port).
@@ -39,32 +37,15 @@ public final class TCPTransport: SDLTransport {
     public func open() async throws(TransportError) {
         let endpoint = description.dropFirst(4)
         let fd = try TCPEndpoint.connect(host: host, port: port, timeout: connectTimeout, endpoint: String(endpoint))
-        let connected = StreamSocketTransport(connectedDescriptor: fd, description: description, kind: .tcp)
-        socket.withLock { $0 = connected }
-        let continuation = self.continuation
-        // Forward the socket's bytes so `incoming` exists before open() and is one stream.
-        Task {
-            do {
-                for try await chunk in connected.incoming { continuation.yield(chunk) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        connected.startReader()
+        link.attach(fd, description: description, kind: .tcp)
     }
 
     public func send(_ bytes: [UInt8]) async throws(TransportError) {
-        guard let connected = socket.withLock({ $0 }) else { throw TransportError.closed("\(description) is not open") }
-        try await connected.send(bytes)
+        try await link.send(bytes, transport: description)
     }
 
     public func close() async {
-        if let connected = socket.withLock({ $0 }) {
-            connected.shutdownAndClose()
-        } else {
-            continuation.finish()
-        }
+        link.close()
     }
 }
 
