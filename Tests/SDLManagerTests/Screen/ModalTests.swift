@@ -85,6 +85,26 @@ struct ModalTests {
         await rig.stop()
     }
 
+    @Test("a choice set by voice: the answer says VR; tiles with a search field ask for ICON_WITH_SEARCH")
+    func choiceByVoice() async throws {
+        let rig = try await ScreenRig.start("choices-voice")
+        let yes = ChoiceCell(text: "Yes", voiceCommands: ["yes", "sure"])
+        let no = ChoiceCell(text: "No", voiceCommands: ["no"])
+        let answer = Task { try await rig.screen.choiceSets.present(ChoiceSet(title: "Sure?", cells: [yes, no]), style: .voice) }
+        #expect(await rig.waitUntil { $0.systemContext == "VRSESSION" })
+        #expect(await rig.channel.requests("PerformInteraction").last?["interactionMode"] == "VR_ONLY")
+        let id = try #require(await rig.app().choiceSets.values.first { $0["choiceSet"]?.arrayValue?.first?["menuName"] == "Yes" }?["choiceSet"]?.arrayValue?.first?["choiceID"]?.intValue)
+        try await rig.emulator.selectChoice(Int(id))
+        #expect(try await answer.value == .selected(yes, .vr))
+
+        let tiles = Task { try await rig.screen.choiceSets.present(ChoiceSet(title: "Pick", cells: [yes, no], layout: .tiles), keyboard: KeyboardLog()) }
+        #expect(await rig.waitUntil { $0.systemContext == "HMI_OBSCURED" })
+        #expect(await rig.channel.requests("PerformInteraction").last?["interactionLayout"] == "ICON_WITH_SEARCH")
+        try await rig.screen.choiceSets.dismissCurrent()
+        #expect(try await tiles.value == .aborted)
+        await rig.stop()
+    }
+
     @Test("a choice set and an alert from the app at once: the alert waits for the choice")
     func choiceThenAlert() async throws {
         let rig = try await ScreenRig.start("choice-alert")

@@ -15,7 +15,7 @@ struct EmulateParityTests {
         steps.map { "\($0["path"]?.stringValue ?? "") \($0["summary"]?.stringValue ?? "") \($0["status"]?.stringValue ?? "")" }
     }
 
-    @Test("same steps, same verdicts", arguments: ["menu", "alert", "vehicle-data", "failure-report", "reconnect"])
+    @Test("same steps, same verdicts", arguments: ["menu", "alert", "vehicle-data", "failure-report", "reconnect", "keyboard"])
     func sameResult(example: String) async throws {
         let emulator = try await BackgroundProcess(CommandRunner.sdlRun.path, ["emulate", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0"])
         defer { emulator.stop() }
