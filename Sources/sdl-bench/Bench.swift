@@ -130,6 +130,45 @@ struct Bench {
         record("PutFile \(file.count >> 20) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", putFile, rawBulk)
         await connection.stop()
         await headUnit.stop()
+
+        // 5. Menu updates: a 300-cell menu with 3 cells changed, the manager's diff against
+        // clearing the menu and adding it again (what an app without a diff does).
+        let (diffed, rebuilt) = try await menuUpdates(cells: 300, changed: 3, rounds: quick ? 3 : 10)
+        record("menu update, 3 of 300 cells changed", "delete all, add all", diffed, rebuilt)
+    }
+
+    static func menuUpdates(cells count: Int, changed: Int, rounds: Int) async throws -> (Duration, Duration) {
+        var settings = EmulatorConfiguration.standard
+        settings.floodLimit = (count: Int.max, ms: 1000)
+        let headUnit = HeadUnitEmulator(configuration: settings)
+        let manager = SDLManager(configuration: SDLConfiguration(appName: "bench-menu", appID: "bench-menu", transports: [
+            TransportChoice("emulator") {
+                let (app, unit) = MemoryTransport.pair()
+                Task { await headUnit.serve(unit) }
+                return app
+            },
+        ]))
+        try await manager.start()
+        try await headUnit.activateApp("bench-menu")
+        _ = await manager.firstNonNoneHMILevel()
+        let menu = manager.screenManager.menu
+        func cells(_ generation: Int) -> [MenuCell] {
+            (0..<count).map { MenuCell(title: $0 < changed ? "Cell \($0) v\(generation)" : "Cell \($0)") }
+        }
+        let clock = ContinuousClock()
+        try await menu.setMenu(cells(0))
+        var start = clock.now
+        for round in 1...rounds { try await menu.setMenu(cells(round)) }
+        let diffed = clock.now - start
+        start = clock.now
+        for round in 1...rounds {
+            try await menu.setMenu([])
+            try await menu.setMenu(cells(round + rounds))
+        }
+        let rebuilt = clock.now - start
+        await manager.stop()
+        await headUnit.stop()
+        return (diffed, rebuilt)
     }
 
     static func measure(_ body: () -> Void) -> Duration {
