@@ -20,7 +20,14 @@ public enum ManagerError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    init(_ error: SDLError) { self = .link(error.description) }
+    /// A request the spec refuses was never sent: that is the caller's to fix, not the link.
+    init(_ error: SDLError) {
+        if case .invalidRequest(let why) = error {
+            self = .invalid(why)
+        } else {
+            self = .link(error.description)
+        }
+    }
 }
 
 extension RPCChannel {

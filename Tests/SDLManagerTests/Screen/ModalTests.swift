@@ -105,6 +105,21 @@ struct ModalTests {
         await rig.stop()
     }
 
+    @Test("a choice set beyond the spec's 100 choices is refused as invalid, before the PerformInteraction goes out")
+    func tooManyChoices() async throws {
+        let rig = try await ScreenRig.start("choices-many")
+        let cells = (0...100).map { ChoiceCell(text: "Choice \($0)") }
+        await #expect {
+            _ = try await rig.screen.choiceSets.present(ChoiceSet(title: "Many", cells: cells))
+        } throws: { error in
+            guard case ManagerError.invalid(let why) = error else { return false }
+            return why.contains("interactionChoiceSetIDList")
+        }
+        let context = await rig.app().systemContext
+        #expect(context == "MAIN", "nothing was shown")
+        await rig.stop()
+    }
+
     @Test("a choice set and an alert from the app at once: the alert waits for the choice")
     func choiceThenAlert() async throws {
         let rig = try await ScreenRig.start("choice-alert")

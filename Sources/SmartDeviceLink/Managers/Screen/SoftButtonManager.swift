@@ -60,7 +60,8 @@ public actor SoftButtonManager {
         let imagesWanted = capabilities?.first?.imageSupported ?? true
         let artwork = objects.compactMap { $0.currentState?.artwork }
         let available = imagesWanted ? await context.upload(artwork) : []
-        let layout = SoftButtonLayout(objects, firstID: Self.firstID, limit: nil, capabilities: capabilities, artwork: available)
+        // Show takes at most eight soft buttons (spec), whatever the head unit reports.
+        let layout = SoftButtonLayout(objects, firstID: Self.firstID, limit: 8, capabilities: capabilities, artwork: available)
         let response = try await context.sendExpectingSuccess(Show(softButtons: layout.buttons))
         routes = layout.routes
         return ScreenUpdateResult(resultCode: response.resultCode, info: response.info, skipped: layout.skipped)
