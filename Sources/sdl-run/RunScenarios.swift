@@ -9,7 +9,7 @@ struct RunScenarios: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run scenario files (the default command: `sdl-run scenario.json --usb`).",
-        discussion: "Without --tcp or --usb, each scenario runs against the embedded emulator.")
+        discussion: "Without --tcp, --usb or --bt, each scenario runs against the embedded emulator.")
 
     @Argument(help: "Scenario files, run one after another.")
     var files: [String]
@@ -47,7 +47,7 @@ struct RunScenarios: AsyncParsableCommand {
 
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
-        if parallel > 1 && (transport.tcp != nil || transport.usb != nil) {
+        if parallel > 1 && transport.isExternal {
             throw ValidationError("--parallel runs only against the embedded emulator (one head unit serves one scenario at a time)")
         }
         if control != nil && transport.tcp == nil { throw ValidationError("--control goes with --tcp (the embedded emulator needs no control channel)") }
@@ -154,9 +154,10 @@ struct RunScenarios: AsyncParsableCommand {
             return ScenarioTarget(name: "TCP \(tcp)", makeTransport: { try TCPTransport(endpoint: tcp, connectTimeout: timeout) },
                                   driver: driver)
         }
-        if transport.usb != nil {
+        if transport.usb != nil || transport.bt != nil {
             let options = transport
-            return ScenarioTarget(name: "USB", makeTransport: { try options.makeTransport()! })
+            _ = try options.makeTransport()  // a malformed address fails here, once, with exit code 2
+            return ScenarioTarget(name: transport.usb != nil ? "USB" : "Bluetooth", makeTransport: { try options.makeTransport()! })
         }
         do {
             return try EmbeddedEmulator.target(for: scenario)

@@ -10,25 +10,35 @@ struct TransportOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Connect over USB to a TDK or bridge (optionally VID:PID or BUS:ADDR).", valueName: "device"))
     var usb: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Bluetooth RFCOMM: connect to a head unit (ADDRESS, or ADDRESS@CHANNEL without an SDP lookup); alone, publish the SDL service and wait for the head unit.",
+        valueName: "address"))
+    var bt: String?
+
     @Option(name: .long, help: ArgumentHelp("Connect timeout in seconds.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
     /// The placeholder `--usb` gets when given without a device.
     static let anyUSBDevice = "any"
+    /// The placeholder `--bt` gets when given without an address: wait for the head unit.
+    static let waitForHeadUnit = "wait"
+
+    /// Whether a real head unit is the target (not the embedded emulator).
+    var isExternal: Bool { tcp != nil || usb != nil || bt != nil }
 
     func validate() throws {
-        if tcp != nil && usb != nil { throw ValidationError("choose one transport: --tcp or --usb") }
+        if [tcp, usb, bt].compactMap({ $0 }).count > 1 { throw ValidationError("choose one transport: --tcp, --usb or --bt") }
         if connectTimeout <= 0 { throw ValidationError("--connect-timeout must be positive") }
     }
 
-    /// Lets `--usb` stand alone: inserts the "any device" placeholder when no device follows.
+    /// Lets `--usb` and `--bt` stand alone: inserts their placeholder when no value follows.
     static func normalizing(_ arguments: [String]) -> [String] {
         var result: [String] = []
         for (index, argument) in arguments.enumerated() {
             result.append(argument)
-            guard argument == "--usb" else { continue }
+            guard let placeholder = ["--usb": anyUSBDevice, "--bt": waitForHeadUnit][argument] else { continue }
             let next = index + 1 < arguments.count ? arguments[index + 1] : nil
-            if next == nil || next!.hasPrefix("-") || next!.hasSuffix(".json") { result.append(anyUSBDevice) }
+            if next == nil || next!.hasPrefix("-") || next!.hasSuffix(".json") { result.append(placeholder) }
         }
         return result
     }
@@ -45,7 +55,35 @@ struct TransportOptions: ParsableArguments {
         if let usb {
             return try USBSupport.makeTransport(selector: usb == Self.anyUSBDevice ? nil : usb)
         }
+        if let bt {
+            return try BluetoothSupport.makeTransport(bt == Self.waitForHeadUnit ? nil : bt,
+                                                      timeout: .milliseconds(Int64(connectTimeout * 1000)))
+        }
         return nil
+    }
+}
+
+/// The Bluetooth transport for `--bt [ADDRESS[@CHANNEL]]`.
+enum BluetoothSupport {
+    /// `target` nil: the phone role, publish the SDL service and wait for the head unit.
+    static func makeTransport(_ target: String?, timeout: Duration) throws -> any SDLTransport {
+        guard let target else { return BluetoothTransport(mode: .waitForHeadUnit(channel: nil), timeout: timeout) }
+        let parts = target.split(separator: "@", omittingEmptySubsequences: false)
+        let address = String(parts[0]).uppercased()
+        let octets = address.split(separator: ":", omittingEmptySubsequences: false)
+        guard octets.count == 6, octets.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
+            throw CommandFailure.invalid("--bt \(target): expected a Bluetooth address like 00:1A:7D:DA:71:13 (optionally @CHANNEL); `bluetoothctl devices` lists them")
+        }
+        var channel: UInt8?
+        if parts.count == 2 {
+            guard let number = UInt8(parts[1]), (1...30).contains(number) else {
+                throw CommandFailure.invalid("--bt \(target): an RFCOMM channel is 1…30")
+            }
+            channel = number
+        } else if parts.count > 2 {
+            throw CommandFailure.invalid("--bt \(target): expected ADDRESS or ADDRESS@CHANNEL")
+        }
+        return BluetoothTransport(mode: .connect(address: address, channel: channel), timeout: timeout)
     }
 }
 
