@@ -31,6 +31,8 @@ public actor HeadUnitEmulator {
 
     let clock = ContinuousClock()
     var connections: [Int: Connection] = [:]
+    /// Session id → the connection registered as its secondary transport.
+    var secondaryConnections: [UInt8: Int] = [:]
     var nextConnectionID = 1
     /// Started RPC sessions (registered or not).
     var sessions: Set<SessionKey> = []
@@ -253,17 +255,31 @@ public actor HeadUnitEmulator {
                 emit(.malformed(connection: id, reason: reason))
                 countMalformed(on: id)
             case .secondaryTransportRequested(let sessionID):
-                // The secondary link is a new connection; accept it for a session known anywhere.
-                let known = sessions.contains { $0.session == sessionID && $0.connection != id }
-                let ok = configuration.secondaryTransports != nil && known
-                perform(connections[id]!.machine.answerSecondaryTransport(
-                    sessionID: sessionID, version: 5, accepted: ok,
-                    reason: ok ? nil : (known ? "secondary transports are disabled" : "session \(sessionID) not found")), on: id)
+                secondaryTransportRequested(sessionID, on: id)
             case .sessionStartFailed, .serviceStarted, .serviceStartFailed, .serviceEnded, .serviceEndFailed,
                  .transportEventUpdate, .secondaryTransportRegistered, .secondaryTransportRejected, .dropped:
                 break
             }
         }
+    }
+
+    /// RegisterSecondaryTransport on a new connection, with core's NAK reasons: session 0;
+    /// a session no other connection has; and "already registered", which core also says
+    /// when secondary transports are off. One secondary per session (PS §3.1.3.2.2).
+    private func secondaryTransportRequested(_ sessionID: UInt8, on id: Int) {
+        let reason: String?
+        if sessionID == 0 {
+            reason = "RegisterSecondaryTransport MUST include a non-zero session ID"
+        } else if !sessions.contains(where: { $0.session == sessionID && $0.connection != id }) {
+            reason = "RegisterSecondaryTransport session ID not found"
+        } else if configuration.secondaryTransports == nil || secondaryConnections[sessionID] != nil {
+            reason = "RegisterSecondaryTransport session ID has already been registered"
+        } else {
+            reason = nil
+            secondaryConnections[sessionID] = id
+        }
+        perform(connections[id]!.machine.answerSecondaryTransport(sessionID: sessionID, version: 5, accepted: reason == nil, reason: reason),
+                on: id)
     }
 
     private func startServiceRequested(_ request: StartServiceRequest, on id: Int) {
@@ -336,6 +352,8 @@ public actor HeadUnitEmulator {
             sessionGone(key, reason: reason, keepResumption: true)
         }
         connections[id] = nil
+        // A lost secondary frees its session to register another (core's OnSecondaryTransportEnded).
+        secondaryConnections = secondaryConnections.filter { $0.value != id }
         connection.outbox.finish()
         // The reader and ticker stop; the writer drains what is queued, then closes the transport.
         connection.tasks[0].cancel()
@@ -345,6 +363,8 @@ public actor HeadUnitEmulator {
 
     /// A session ended: clean up its app.
     func sessionGone(_ key: SessionKey, reason: String, keepResumption: Bool) {
+        // The primary gone, its secondary registration is void (PS §4.6.4).
+        if secondaryConnections[key.session] != key.connection { secondaryConnections[key.session] = nil }
         sessions.remove(key)
         guard let app = apps[key] else { return }
         removeApp(key, reason: reason, keepResumption: keepResumption)

@@ -345,6 +345,12 @@ public struct ProtocolStateMachine: Sendable {
         guard var session = sessions[request.sessionID] else {
             return rejectStartService(request, reason: "session \(request.sessionID) not found", rejectedParams: [])
         }
+        // One service of each type per session (PS §5); core NAKs a second one. Starting RPC
+        // again encrypted is the protection upgrade, not a second service.
+        if session.services.contains(request.serviceType), !(request.serviceType == .rpc && request.isEncrypted) {
+            return rejectStartService(request, reason: "\(request.serviceType) is already started in session \(request.sessionID)",
+                                      rejectedParams: [])
+        }
         var ack: ControlPayload?
         if session.info.version.major >= 5 {
             var payload = ControlPayload(mtu: Int64(configuration.maximumPayloadSize))

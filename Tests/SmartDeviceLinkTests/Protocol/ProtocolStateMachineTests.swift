@@ -446,6 +446,30 @@ struct ProtocolStateMachineTests {
 
     // MARK: Audio and video
 
+    @Test("a second StartService of a running service is NAKed (one service of each type per session, PS §5)")
+    func duplicateServiceNAKed() throws {
+        var link = PTLink()
+        try link.start()
+        link.pump(fromApp: true, try link.app.startService(.video, now: PT.t0), now: PT.t0)
+        #expect(link.hu.services(of: 1).contains(.video))
+        // Hand-written: our app side refuses to send this itself.
+        let again = PT.bytes("50 0B 01 01 00 00 00 00 00 00 00 0C")
+        let requested = link.hu.receive(again, now: PT.t0)
+        guard case .startServiceRequested(let request)? = requested.first else {
+            Issue.record("no StartService request: \(requested)")
+            return
+        }
+        let answer = try link.hu.acceptStartService(request, now: PT.t0)
+        guard case .send(let bytes)? = answer.first else {
+            Issue.record("no answer: \(answer)")
+            return
+        }
+        let nak = try #require(PT.frames(bytes).first)
+        #expect(nak.header.frameInfo == 0x03 && nak.header.serviceType == .video)
+        #expect(ControlPayload(bytes: nak.payload)?.reason?.contains("already started") == true)
+        #expect(!answer.contains { if case .serviceStarted = $0 { true } else { false } })
+    }
+
     @Test("video StartService carries A7's BSON; the ACK has mtu int64 and the accepted values; EndService ends only video")
     func videoService() throws {
         var link = PTLink()
