@@ -1,5 +1,5 @@
 import SDLEmulator
-import SmartDeviceLink
+@testable import SmartDeviceLink
 import Testing
 
 @Suite("Menu and voice commands against the emulator", .serialized)
@@ -125,5 +125,25 @@ struct MenuManagerTests {
         }
         #expect(await rig.channel.requests("SetGlobalProperties").count == 1)
         await rig.stop()
+    }
+
+    @Test("stopping the manager ends updates that waited in NONE: they fail as not connected instead of hanging")
+    func stopEndsWaiting() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "menu-stop"))
+        try await manager.start()
+        let menu = manager.screenManager.menu
+        let update = Task { try await menu.setMenu([MenuCell(title: "Never shown")]) }
+        let text = Task { try await manager.screenManager.textAndGraphics.update { $0.textField1 = "Never shown" } }
+        for _ in 0..<500 where await menu.waitingUpdates < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        await manager.stop()
+        let report = try await update.value
+        #expect(report.added == 0 && report.failures["Never shown"] != nil)
+        await #expect {
+            _ = try await text.value
+        } throws: { error in
+            guard case ManagerError.link(let why) = error else { return false }
+            return why.contains("not connected")
+        }
     }
 }

@@ -102,6 +102,8 @@ public actor SDLManager: RPCChannel {
         connection = nil
         registration = nil
         await updateHMI(.initial)  // off the head unit: NONE, whatever arrived before the link closed
+        // Updates waiting for the app to be shown would wait forever: let them fail now.
+        await screenManager.stopped()
         transition(to: .stopped)
     }
 
@@ -254,6 +256,7 @@ public actor SDLManager: RPCChannel {
             await systemCapabilityManager.update(registration: response)
             // What the head unit had before a reconnect is read again, never assumed.
             await fileManager.forgetRemoteFiles()
+            await screenManager.registered()
             // A head unit that resumed the app (SUCCESS for its hash id) kept its menu,
             // choices and subscriptions; any other starts empty.
             if !(resuming && response.resultCode == .success) {

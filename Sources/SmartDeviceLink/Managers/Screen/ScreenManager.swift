@@ -43,6 +43,17 @@ public struct ScreenManager: Sendable {
         await alerts.startListening()
     }
 
+    /// The app is registered (again).
+    func registered() async {
+        await context.hmi.registered()
+    }
+
+    /// The manager stopped: updates waiting for the app to be shown go on, and fail as not
+    /// connected instead of waiting forever.
+    func stopped() async {
+        await context.hmi.releaseAll()
+    }
+
     /// The head unit starts without the app's menu, choices and screen (a new registration
     /// that did not resume): the screen, menu and voice commands are sent again; choice
     /// sets are loaded again when next presented.

@@ -106,6 +106,8 @@ actor HMIWatch {
     private(set) var systemContext: SystemContext = .main
     private var waiters: [(ready: @Sendable (HMILevel?, SystemContext) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     private var listening = false
+    /// After the manager stopped nothing waits: there is no head unit to show the app.
+    private var stopped = false
 
     func startListening(_ channel: any RPCChannel) async {
         guard !listening else { return }
@@ -115,7 +117,7 @@ actor HMIWatch {
 
     /// Returns once `ready` holds for the level and context.
     func wait(until ready: @escaping @Sendable (HMILevel?, SystemContext) -> Bool) async {
-        guard !ready(level, systemContext) else { return }
+        guard !stopped, !ready(level, systemContext) else { return }
         await withCheckedContinuation { waiters.append((ready, $0)) }
     }
 
@@ -129,8 +131,23 @@ actor HMIWatch {
         await wait { level, _ in level != HMILevel.none }
     }
 
+    /// Lets every waiter go, and later ones too, until the next registration (the link is
+    /// gone for good).
+    func releaseAll() {
+        stopped = true
+        let all = waiters
+        waiters = []
+        for waiter in all { waiter.continuation.resume() }
+    }
+
+    /// Registered again: waiting makes sense again.
+    func registered() {
+        stopped = false
+    }
+
     /// A new registration starts in NONE.
     func reset() {
+        stopped = false
         level = HMILevel.none
         systemContext = .main
     }
