@@ -39,16 +39,18 @@ struct MenuManagerTests {
         await rig.stop()
     }
 
-    @Test("repeated titles become unique; repeated voice commands are refused before anything is sent")
-    func uniqueness() async throws {
-        let rig = try await ScreenRig.start("menu-unique")
+    @Test("repeated submenu titles become unique; commands only before RPC 7.1; repeated voice commands are refused before sending",
+          arguments: [(ProtocolVersion(8, 0, 0), false), (ProtocolVersion(7, 0, 0), true)])
+    func uniqueness(rpc: ProtocolVersion, commandsRenamed: Bool) async throws {
+        let rig = try await ScreenRig.start("menu-unique-\(rpc.major)") { $0.rpcSpecVersion = rpc }
         let report = try await rig.screen.menu.setMenu([
             MenuCell(title: "Song"), MenuCell(title: "Song"),
             MenuCell(title: "Lists", subCells: [MenuCell(title: "A")]), MenuCell(title: "Lists", subCells: [MenuCell(title: "B")]),
         ])
         #expect(report.failures.isEmpty, "without unique names the second submenu would be DUPLICATE_NAME")
         #expect(Set(await rig.app().submenus.values.compactMap { $0["menuName"]?.stringValue }) == ["Lists", "Lists (2)"])
-        #expect(await rig.app().commands.values.contains { $0["menuParams"]?["menuName"]?.stringValue == "Song (2)" })
+        let commands = await rig.app().commands.values.compactMap { $0["menuParams"]?["menuName"]?.stringValue }.sorted()
+        #expect(commands == (commandsRenamed ? ["A", "B", "Song", "Song (2)"] : ["A", "B", "Song", "Song"]))
 
         let mark = await rig.channel.sent.count
         await #expect(throws: ManagerError.self) {

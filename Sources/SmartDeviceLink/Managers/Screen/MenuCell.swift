@@ -71,11 +71,13 @@ public struct MenuCell: Sendable {
                    voiceCommands: voiceCommands, isSubmenu: isSubmenu, submenuLayout: submenuLayout)
     }
 
-    /// Titles made unique within one level, as head units refuse a second submenu of the
-    /// same name (DUPLICATE_NAME) and older ones a second command: "Song", "Song (2)".
-    static func uniqueTitles(_ cells: [MenuCell]) -> [String] {
+    /// Titles made unique within one level where the head unit needs it: a second submenu
+    /// of the same name is DUPLICATE_NAME everywhere, a second command only before RPC 7.1
+    /// (SDL-0180 allows repeated command names): "Song", "Song (2)".
+    static func uniqueTitles(_ cells: [MenuCell], commandsToo: Bool) -> [String] {
         var seen: [String: Int] = [:]
         return cells.map { cell in
+            guard cell.isSubmenu || commandsToo else { return cell.title }
             let count = (seen[cell.title] ?? 0) + 1
             seen[cell.title] = count
             return count == 1 ? cell.title : "\(cell.title) (\(count))"

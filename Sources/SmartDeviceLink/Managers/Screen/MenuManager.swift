@@ -71,7 +71,9 @@ public actor MenuManager {
         let graphics = await context.graphicsSupported()
         let available = graphics ? await context.upload(MenuCell.artwork(in: cells)) : []
         var report = MenuUpdateReport()
-        shown = await update(shown, to: cells, parentID: 0, artwork: available, report: &report)
+        // Unknown version: unique names are safe everywhere.
+        let uniqueCommands = await context.capabilities.rpcVersion.map { $0 < ProtocolVersion(7, 1, 0) } ?? true
+        shown = await update(shown, to: cells, parentID: 0, artwork: available, uniqueCommands: uniqueCommands, report: &report)
         await updates.release()
         return report
     }
@@ -120,9 +122,9 @@ public actor MenuManager {
 
     // MARK: - Applying a change
 
-    private func update(_ old: [SentCell], to new: [MenuCell], parentID: Int, artwork: Set<String>,
+    private func update(_ old: [SentCell], to new: [MenuCell], parentID: Int, artwork: Set<String>, uniqueCommands: Bool,
                         report: inout MenuUpdateReport) async -> [SentCell] {
-        let titles = MenuCell.uniqueTitles(new)
+        let titles = MenuCell.uniqueTitles(new, commandsToo: uniqueCommands)
         let appearances = zip(new, titles).map { $0.appearance(title: $1, artwork: artwork) }
         let diff = ListDiff(from: old.map(\.appearance), to: appearances)
         for index in diff.deleted { await delete(old[index], report: &report) }
@@ -131,20 +133,21 @@ public actor MenuManager {
             var cell = old[pair.old]
             handlers[cell.id] = new[pair.new].handler
             if let subCells = new[pair.new].subCells {
-                cell.children = await update(cell.children, to: subCells, parentID: cell.id, artwork: artwork, report: &report)
+                cell.children = await update(cell.children, to: subCells, parentID: cell.id, artwork: artwork,
+                                             uniqueCommands: uniqueCommands, report: &report)
             }
             result[pair.new] = cell
             report.kept += 1
         }
         for index in diff.added {
             result[index] = await add(new[index], as: appearances[index], position: index, parentID: parentID,
-                                      artwork: artwork, report: &report)
+                                      artwork: artwork, uniqueCommands: uniqueCommands, report: &report)
         }
         return result.compactMap { $0 }
     }
 
     private func add(_ cell: MenuCell, as appearance: MenuCell.Appearance, position: Int, parentID: Int,
-                     artwork: Set<String>, report: inout MenuUpdateReport) async -> SentCell? {
+                     artwork: Set<String>, uniqueCommands: Bool, report: inout MenuUpdateReport) async -> SentCell? {
         let id = nextID
         nextID += 1
         let icon = ScreenContext.image(cell.icon, in: artwork)
@@ -155,7 +158,8 @@ public actor MenuManager {
                     menuID: id, menuName: appearance.title, position: position, menuIcon: icon, menuLayout: cell.submenuLayout,
                     parentID: parentID == 0 ? nil : parentID, secondaryText: cell.secondaryText, tertiaryText: cell.tertiaryText))
                 report.added += 1
-                let children = await update([], to: subCells, parentID: id, artwork: artwork, report: &report)
+                let children = await update([], to: subCells, parentID: id, artwork: artwork, uniqueCommands: uniqueCommands,
+                                            report: &report)
                 return SentCell(appearance: appearance, id: id, children: children)
             }
             try await context.sendExpectingSuccess(AddCommand(

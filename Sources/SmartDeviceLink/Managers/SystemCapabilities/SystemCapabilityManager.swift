@@ -19,6 +19,8 @@ public actor SystemCapabilityManager {
     public private(set) var systemCapabilities: [SystemCapabilityType: SystemCapability] = [:]
     /// OnSystemCapabilityUpdated exists from RPC 5.1; before that, reads are one-shot polls.
     public private(set) var supportsSubscriptions = false
+    /// The RPC spec version the head unit registered the app with (syncMsgVersion).
+    public private(set) var rpcVersion: ProtocolVersion?
 
     private var observers: [SystemCapabilityType: [Int: AsyncStream<SystemCapability>.Continuation]] = [:]
     private var nextObserver = 0
@@ -43,6 +45,7 @@ public actor SystemCapabilityManager {
         vehicleType = response.vehicleType
         let version = response.syncMsgVersion
         supportsSubscriptions = (version?.majorVersion ?? 0, version?.minorVersion ?? 0) >= (5, 1)
+        rpcVersion = version.map { ProtocolVersion($0.majorVersion, $0.minorVersion, $0.patchVersion ?? 0) }
         systemCapabilities.removeAll()
     }
 
