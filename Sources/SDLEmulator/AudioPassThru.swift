@@ -32,11 +32,11 @@ extension HeadUnitEmulator {
         apps[request.key]?.audioPassThru = PendingUI(kind: .audioPassThru, request: request, token: token)
         let chunkMs = configuration.audioPassThruChunkMs
         let delay = configuration.scaled(chunkMs)
+        let clock = self.clock
         timers[token] = Task { [weak self] in
             var sentMs = 0
             while sentMs < maxDuration {
-                try? await Task.sleep(for: delay)
-                if Task.isCancelled { return }
+                guard (try? await clock.sleep(for: delay)) != nil else { return }
                 let endMs = min(maxDuration, sentMs + chunkMs)
                 let chunk = signal.pcm(samples: signal.sampleIndex(atMs: sentMs)..<signal.sampleIndex(atMs: endMs))
                 guard let self, await self.audioChunk(request.key, token: token, chunk) else { return }

@@ -21,15 +21,18 @@ public actor HeadUnitEmulator {
 
     struct Connection {
         var id: Int
-        var transport: any SDLTransport
-        var machine: ProtocolStateMachine
-        var outbox: AsyncStream<[UInt8]>.Continuation
-        var tasks: [Task<Void, Never>] = []
+        /// The transport, the head-unit protocol machine, the ordered outbox and the timer.
+        var driver: LinkDriver
+        var machine: ProtocolStateMachine {
+            get { driver.machine }
+            set { driver.machine = newValue }
+        }
         var malformed: [ContinuousClock.Instant] = []
         var traffic: [UInt8: [ContinuousClock.Instant]] = [:]
     }
 
-    let clock = ContinuousClock()
+    /// Emulated time: timers, heartbeats, flood and malformed-message windows.
+    let clock: LinkClock
     var connections: [Int: Connection] = [:]
     /// Session id → the connection registered as its secondary transport.
     var secondaryConnections: [UInt8: Int] = [:]
@@ -55,8 +58,10 @@ public actor HeadUnitEmulator {
     let storageRoot: String
     var stopped = false
 
-    public init(configuration: EmulatorConfiguration = .standard) {
+    /// - Parameter clock: the emulator's time; tests pass a clock they advance themselves.
+    public init(configuration: EmulatorConfiguration = .standard, clock: any Clock<Duration> = ContinuousClock()) {
         self.configuration = configuration
+        self.clock = LinkClock(clock)
         self.vehicleData = configuration.vehicleData
         self.unavailableVehicleData = configuration.unavailableVehicleData
         if let directory = configuration.storageDirectory {
@@ -95,31 +100,14 @@ public actor HeadUnitEmulator {
             make: configuration.vehicleType["make"]?.stringValue, model: configuration.vehicleType["model"]?.stringValue,
             modelYear: configuration.vehicleType["modelYear"]?.stringValue, trim: configuration.vehicleType["trim"]?.stringValue,
             systemSoftwareVersion: configuration.systemSoftwareVersion)
-        let (outgoing, outbox) = AsyncStream.makeStream(of: [UInt8].self)
-        var connection = Connection(id: id, transport: transport,
-                                    machine: ProtocolStateMachine(role: .headUnit, configuration: protocolConfiguration),
-                                    outbox: outbox)
-        let incoming = transport.incoming
-        connection.tasks.append(Task { [weak self] in
-            do {
-                for try await chunk in incoming { await self?.received(chunk, on: id) }
-                await self?.closeConnection(id, reason: "the app closed the link")
-            } catch {
-                await self?.closeConnection(id, reason: "link failed: \(error)")
-            }
-        })
-        connection.tasks.append(Task {
-            for await bytes in outgoing {
-                do { try await transport.send(bytes) } catch { break }
-            }
-            await transport.close()
-        })
-        connection.tasks.append(Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                await self?.tick(id)
-            }
-        })
+        let connection = Connection(id: id, driver: LinkDriver(transport: transport, role: .headUnit,
+                                                               configuration: protocolConfiguration, clock: clock))
+        connection.driver.io.start(
+            onBytes: { [weak self] chunk in await self?.received(chunk, on: id) },
+            onDeadline: { [weak self] in await self?.tick(id) },
+            onClosed: { [weak self] failure in
+                await self?.closeConnection(id, reason: failure.map { "link failed: \($0)" } ?? "the app closed the link")
+            })
         connections[id] = connection
         emit(.connectionOpened(connection: id, description: transport.description))
     }
@@ -218,10 +206,11 @@ public actor HeadUnitEmulator {
     }
 
     func write(_ bytes: [UInt8], on id: Int) {
-        connections[id]?.outbox.yield(bytes)
+        connections[id]?.driver.io.enqueue(bytes)
     }
 
     private func perform(_ actions: [ProtocolAction], on id: Int) {
+        defer { connections[id]?.driver.rearm() }
         for action in actions {
             guard connections[id] != nil else { return }
             switch action {
@@ -354,10 +343,8 @@ public actor HeadUnitEmulator {
         connections[id] = nil
         // A lost secondary frees its session to register another (core's OnSecondaryTransportEnded).
         secondaryConnections = secondaryConnections.filter { $0.value != id }
-        connection.outbox.finish()
-        // The reader and ticker stop; the writer drains what is queued, then closes the transport.
-        connection.tasks[0].cancel()
-        connection.tasks[2].cancel()
+        // The writer drains what is queued (a last OnAppInterfaceUnregistered), then closes the transport.
+        connection.driver.io.finish()
         emit(.connectionClosed(connection: id, reason: reason))
     }
 
@@ -374,29 +361,38 @@ public actor HeadUnitEmulator {
     // MARK: - RPC plumbing
 
     private func handleRPC(_ payload: [UInt8], key: SessionKey) {
-        let packet: RPCPacket
+        let envelope: RPCEnvelope
         do {
-            packet = try RPCPacket(decoding: payload)
+            envelope = try RPCEnvelope(decoding: payload)
         } catch {
-            emit(.malformed(connection: key.connection, reason: error.description))
+            guard let functionID = error.functionID, let correlationID = error.correlationID else {
+                emit(.malformed(connection: key.connection, reason: error.description))
+                return
+            }
+            // core: JSON it cannot read gets a GenericResponse INVALID_DATA.
+            answerUnreadable(key: key, functionID: functionID, correlationID: correlationID, info: error.reason)
             return
         }
-        guard packet.messageType == .request else { return }
-        let parsed = packet.json.isEmpty ? JSONValue.object([:]) : try? JSONValue.parse(packet.json)
-        guard let name = RPCRegistry.functionName(forID: packet.functionID), name != "GenericResponse",
-              packet.functionID < 0x8000 || packet.functionID >= 0x10000, case .object(let parameters)? = parsed else {
-            // core: a function id it does not know (or JSON it cannot read) gets a GenericResponse INVALID_DATA.
-            let request = IncomingRequest(key: key, name: "GenericResponse", functionID: 31, correlationID: packet.correlationID,
-                                          parameters: [:], bulkData: [])
-            emit(.rpcReceived(appID: apps[key]?.appID, name: RPCRegistry.functionName(forID: packet.functionID) ?? "Function\(packet.functionID)",
-                              correlationID: packet.correlationID))
-            respond(request, "INVALID_DATA", info: parsed == nil ? "the JSON cannot be parsed" : "unknown function id \(packet.functionID)")
+        guard envelope.messageType == .request else { return }
+        guard let name = RPCRegistry.functionName(forID: envelope.functionID), name != "GenericResponse",
+              envelope.functionID < 0x8000 || envelope.functionID >= 0x10000 else {
+            // core: a function id it does not know gets a GenericResponse INVALID_DATA.
+            answerUnreadable(key: key, functionID: envelope.functionID, correlationID: envelope.correlationID,
+                             info: "unknown function id \(envelope.functionID)")
             return
         }
-        let request = IncomingRequest(key: key, name: name, functionID: packet.functionID, correlationID: packet.correlationID,
-                                      parameters: parameters, bulkData: packet.bulkData)
-        emit(.rpcReceived(appID: apps[key]?.appID, name: name, correlationID: packet.correlationID))
+        let request = IncomingRequest(key: key, name: name, functionID: envelope.functionID, correlationID: envelope.correlationID,
+                                      parameters: envelope.parameters, bulkData: envelope.bulkData)
+        emit(.rpcReceived(appID: apps[key]?.appID, name: name, correlationID: envelope.correlationID))
         dispatch(request)
+    }
+
+    private func answerUnreadable(key: SessionKey, functionID: UInt32, correlationID: Int32, info: String) {
+        let request = IncomingRequest(key: key, name: "GenericResponse", functionID: 31, correlationID: correlationID,
+                                      parameters: [:], bulkData: [])
+        emit(.rpcReceived(appID: apps[key]?.appID, name: RPCRegistry.functionName(forID: functionID) ?? "Function\(functionID)",
+                          correlationID: correlationID))
+        respond(request, "INVALID_DATA", info: info)
     }
 
     private func dispatch(_ request: IncomingRequest) {
@@ -500,9 +496,9 @@ public actor HeadUnitEmulator {
         let token = nextToken
         nextToken += 1
         let delay = configuration.scaled(ms)
+        let clock = self.clock
         timers[token] = Task { [weak self] in
-            try? await Task.sleep(for: delay)
-            guard !Task.isCancelled, let self else { return }
+            guard (try? await clock.sleep(for: delay)) != nil, let self else { return }
             await self.fire(token, action)
         }
         return token

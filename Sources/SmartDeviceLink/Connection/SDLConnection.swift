@@ -27,6 +27,31 @@ public struct RPCEnvelope: Sendable, Hashable {
 }
 
 extension RPCEnvelope {
+    /// Decodes an RPC service payload: the binary header, the JSON parameters and the bulk data.
+    /// Both roles read messages with it.
+    public init(decoding payload: [UInt8]) throws(RPCEnvelopeError) {
+        let packet: RPCPacket
+        do {
+            packet = try RPCPacket(decoding: payload)
+        } catch {
+            throw RPCEnvelopeError(functionID: nil, correlationID: nil, reason: error.description)
+        }
+        let parsed: JSONValue
+        do {
+            parsed = packet.json.isEmpty ? .object([:]) : try JSONValue.parse(packet.json)
+        } catch {
+            throw RPCEnvelopeError(functionID: packet.functionID, correlationID: packet.correlationID,
+                                   reason: "the JSON cannot be parsed: \(error)")
+        }
+        guard case .object(let parameters) = parsed else {
+            throw RPCEnvelopeError(functionID: packet.functionID, correlationID: packet.correlationID,
+                                   reason: "the RPC's JSON is not an object")
+        }
+        self.init(messageType: packet.messageType, functionID: packet.functionID,
+                  functionName: RPCFunctionNames.name(for: packet.functionID) ?? "Function\(packet.functionID)",
+                  correlationID: packet.correlationID, parameters: parameters, bulkData: packet.bulkData)
+    }
+
     /// The typed form of this message, with its bulk data.
     public func decoded<Message: RPCMessage>(as type: Message.Type) throws(RPCDecodingError) -> Message {
         var value = try Message(json: .object(parameters), path: Message.functionName)
@@ -55,6 +80,15 @@ extension AsyncStream where Element == RPCEnvelope {
     }
 }
 
+/// An RPC payload that cannot be read; what could be read of its header is kept, so a head
+/// unit can still answer it.
+public struct RPCEnvelopeError: Error, Sendable, CustomStringConvertible {
+    public var functionID: UInt32?
+    public var correlationID: Int32?
+    public var reason: String
+    public var description: String { reason }
+}
+
 /// A frame seen on the link, for traces (`sdl-run --trace`).
 public struct FrameTraceEvent: Sendable {
     public enum Direction: String, Sendable { case sent, received }
@@ -68,6 +102,8 @@ public struct FrameTraceEvent: Sendable {
 /// It negotiates the protocol, matches responses to requests by correlation id, times out
 /// requests, and fans incoming notifications out to any number of streams. When the link
 /// drops, every pending request fails at once with ``SDLError/connectionLost(_:)``.
+/// Requests leave in the order they were made, a cancelled request returns at once, and
+/// nothing sleeps or polls: one timer wakes at the next deadline (a heartbeat, a timeout).
 ///
 /// ```swift
 /// let connection = SDLConnection(transport: TCPTransport(host: "127.0.0.1"))
@@ -84,15 +120,23 @@ public actor SDLConnection {
         /// Default time a request waits for its response (extended for requests that wait
         /// on the user, see ``RPCTimeouts``).
         public var requestTimeout: Duration
+        /// How long ``SDLConnection/stop()`` waits for the EndServiceACK before closing anyway.
+        public var stopTimeout: Duration
         public var logger: Logger
+        /// The time of timeouts and heartbeats; tests pass a clock they advance themselves.
+        public var clock: LinkClock
 
         public init(protocolConfiguration: ProtocolConfiguration = ProtocolConfiguration(),
                     startTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(10),
-                    logger: Logger = Logger(label: "SmartDeviceLink.protocol")) {
+                    stopTimeout: Duration = .seconds(2),
+                    logger: Logger = Logger(label: "SmartDeviceLink.protocol"),
+                    clock: any Clock<Duration> = ContinuousClock()) {
             self.protocolConfiguration = protocolConfiguration
             self.startTimeout = startTimeout
             self.requestTimeout = requestTimeout
+            self.stopTimeout = stopTimeout
             self.logger = logger
+            self.clock = LinkClock(clock)
         }
     }
 
@@ -107,30 +151,20 @@ public actor SDLConnection {
     public let configuration: Configuration
     public private(set) var state: State = .idle
 
-    private var machine: ProtocolStateMachine
-    private var pending: [Int32: Pending] = [:]
-    private var lastCorrelationID: Int32 = 0
-    private var subscribers: [Int: AsyncStream<RPCEnvelope>.Continuation] = [:]
-    private var nextSubscriberID = 0
-    private var startWaiter: CheckedContinuation<SessionInfo, any Error>?
+    private var driver: LinkDriver
+    private var pending = PendingRequests<CheckedContinuation<RPCEnvelope, any Error>>()
+    private let broadcast = Broadcast<RPCEnvelope>()
+    private var startWaiter: (continuation: CheckedContinuation<SessionInfo, any Error>, deadline: ContinuousClock.Instant)?
     private var serviceWaiters: [ServiceType: CheckedContinuation<ControlPayload?, any Error>] = [:]
     /// Callers of stop() waiting for the EndServiceACK (stop may be called concurrently).
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
-    private var tasks: [Task<Void, Never>] = []
-    private var traceObserver: (@Sendable (FrameTraceEvent) -> Void)?
-    private var traceDecoders = (sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)), received: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)))
-    private let clock = ContinuousClock()
-
-    private struct Pending {
-        var functionName: String
-        var continuation: CheckedContinuation<RPCEnvelope, any Error>
-        var timeoutTask: Task<Void, Never>
-    }
+    private var endDeadline: ContinuousClock.Instant?
 
     public init(transport: any SDLTransport, configuration: Configuration = Configuration()) {
         self.transport = transport
         self.configuration = configuration
-        self.machine = ProtocolStateMachine(role: .app, configuration: configuration.protocolConfiguration)
+        self.driver = LinkDriver(transport: transport, role: .app, configuration: configuration.protocolConfiguration,
+                                 clock: configuration.clock)
     }
 
     /// The session, once started.
@@ -141,7 +175,7 @@ public actor SDLConnection {
 
     /// Calls `observer` with every frame sent and received, for traces.
     public func observeFrames(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void) {
-        traceObserver = observer
+        driver.tap = FrameTap(observer)
     }
 
     // MARK: - Start and stop
@@ -160,34 +194,17 @@ public actor SDLConnection {
             state = .closed(error.description)
             throw SDLError.transport(error)
         }
-        let stream = transport.incoming
-        tasks.append(Task { [weak self] in
-            do {
-                for try await chunk in stream { await self?.received(chunk) }
-                await self?.linkLost("the head unit closed the connection")
-            } catch {
-                await self?.linkLost((error as? TransportError)?.description ?? "\(error)")
-            }
-        })
-        tasks.append(Task { [weak self] in
-            // Drives heartbeats and reassembly expiry; 100 ms as core checks heartbeats.
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                guard let self else { return }
-                await self.tick()
-            }
-        })
-        let timeout = configuration.startTimeout
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            if !Task.isCancelled { await self?.failStart(.startTimedOut(seconds: timeout.seconds)) }
-        }
-        defer { timer.cancel() }
+        driver.io.start(
+            onBytes: { [weak self] chunk in await self?.received(chunk) },
+            onDeadline: { [weak self] in await self?.deadlineReached() },
+            onClosed: { [weak self] reason in await self?.linkLost(reason ?? "the head unit closed the connection") })
         do {
-            let actions = try machine.startSession(now: clock.now)
+            let actions = try driver.perform { machine, now throws(ProtocolStateError) in try machine.startSession(now: now) }
             return try await withCheckedThrowingContinuation { continuation in
-                startWaiter = continuation
-                Task { await self.perform(actions) }
+                let deadline = driver.now + configuration.startTimeout
+                startWaiter = (continuation, deadline)
+                handle(actions)
+                rearm()
             }
         } catch let error as SDLError {
             throw error
@@ -196,17 +213,16 @@ public actor SDLConnection {
         }
     }
 
-    /// Ends the RPC session (EndService with the hash id) and closes the link.
+    /// Ends the RPC session (EndService with the hash id) and closes the link. A head unit
+    /// that does not answer within ``Configuration/stopTimeout`` is closed on anyway.
     public func stop() async {
-        if case .started = state, let actions = try? machine.endService(.rpc, now: clock.now) {
-            // Wait briefly for the EndServiceACK; a head unit that never answers must not hang us.
+        if case .started = state,
+           let actions = try? driver.perform({ machine, now throws(ProtocolStateError) in try machine.endService(.rpc, now: now) }) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 endWaiters.append(continuation)
-                Task {
-                    await self.perform(actions)
-                    try? await Task.sleep(for: .seconds(2))
-                    self.resumeEndWaiter()
-                }
+                if endDeadline == nil { endDeadline = driver.now + configuration.stopTimeout }
+                handle(actions)
+                rearm()
             }
         }
         await shutdown(reason: "stopped by the app")
@@ -218,10 +234,12 @@ public actor SDLConnection {
     public func startService(_ service: ServiceType, payload: ControlPayload? = nil) async throws(SDLError) -> ControlPayload? {
         guard case .started = state else { throw SDLError.notConnected }
         do {
-            let actions = try machine.startService(service, payload: payload, now: clock.now)
+            let actions = try driver.perform { machine, now throws(ProtocolStateError) in
+                try machine.startService(service, payload: payload, now: now)
+            }
             return try await withCheckedThrowingContinuation { continuation in
                 serviceWaiters[service] = continuation
-                Task { await self.perform(actions) }
+                handle(actions)
             }
         } catch let error as SDLError {
             throw error
@@ -230,13 +248,16 @@ public actor SDLConnection {
         }
     }
 
-    /// Sends raw service data (audio PCM, video) on a started service.
+    /// Sends raw service data (audio PCM, video) on a started service. Waits while the link
+    /// is behind by more than a megabyte, so a slow link does not grow memory without bound.
     public func sendServiceData(_ data: [UInt8], on service: ServiceType) async throws(SDLError) {
+        guard case .started = state else { throw SDLError.notConnected }
         do {
-            await perform(try machine.send(data, service: service, now: clock.now))
+            handle(try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(data, service: service, now: now) })
         } catch {
             throw SDLError.invalidRequest(error.description)
         }
+        await driver.io.waitForRoom()
     }
 
     // MARK: - RPCs
@@ -244,28 +265,33 @@ public actor SDLConnection {
     /// Sends a request given by function id and parameters and waits for its response.
     ///
     /// This is the dynamic form under the typed API; the scenario runner uses it too.
+    /// Cancelling the calling task removes the request and throws ``SDLError/cancelled(function:)`` at once.
     public func request(
         functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [], timeout: Duration? = nil
     ) async throws(SDLError) -> RPCEnvelope {
         guard case .started = state else { throw SDLError.notConnected }
-        let correlationID = nextCorrelationID()
+        let correlationID = pending.nextID()
         let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         let actions: [ProtocolAction]
         do {
-            actions = try machine.send(packet.encoded, service: packet.serviceType, now: clock.now)
+            actions = try driver.perform { machine, now throws(ProtocolStateError) in
+                try machine.send(packet.encoded, service: packet.serviceType, now: now)
+            }
         } catch {
             throw SDLError.invalidRequest(error.description)
         }
         let limit = timeout ?? configuration.requestTimeout + RPCTimeouts.userWait(function: functionName, parameters: parameters)
         do {
-            return try await withCheckedThrowingContinuation { continuation in
-                let timer = Task { [weak self] in
-                    try? await Task.sleep(for: limit)
-                    if !Task.isCancelled { await self?.timeOut(correlationID) }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    pending.insert(.init(functionName: functionName, deadline: driver.now + limit, limit: limit, waiter: continuation),
+                                   for: correlationID)
+                    handle(actions)
+                    if Task.isCancelled { cancelRequest(correlationID) } else { rearm() }
                 }
-                pending[correlationID] = Pending(functionName: functionName, continuation: continuation, timeoutTask: timer)
-                Task { await self.perform(actions) }
+            } onCancel: {
+                Task { await self.cancelRequest(correlationID) }
             }
         } catch let error as SDLError {
             throw error
@@ -279,11 +305,13 @@ public actor SDLConnection {
     @discardableResult
     public func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
         guard case .started = state else { throw SDLError.notConnected }
-        let correlationID = nextCorrelationID()
+        let correlationID = pending.nextID()
         let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         do {
-            await perform(try machine.send(packet.encoded, service: packet.serviceType, now: clock.now))
+            handle(try driver.perform { machine, now throws(ProtocolStateError) in
+                try machine.send(packet.encoded, service: packet.serviceType, now: now)
+            })
         } catch {
             throw SDLError.invalidRequest(error.description)
         }
@@ -296,7 +324,9 @@ public actor SDLConnection {
         let packet = RPCPacket(messageType: .notification, functionID: functionID, correlationID: 0,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         do {
-            await perform(try machine.send(packet.encoded, service: packet.serviceType, now: clock.now))
+            handle(try driver.perform { machine, now throws(ProtocolStateError) in
+                try machine.send(packet.encoded, service: packet.serviceType, now: now)
+            })
         } catch {
             throw SDLError.invalidRequest(error.description)
         }
@@ -354,16 +384,7 @@ public actor SDLConnection {
     /// Every RPC message the head unit sends (responses and notifications), from now on.
     /// The stream ends when the connection closes.
     public func messages() -> AsyncStream<RPCEnvelope> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RPCEnvelope.self)
-        if case .closed = state {
-            continuation.finish()
-            return stream
-        }
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
-        return stream
+        broadcast.subscribe()
     }
 
     /// Typed notifications of one kind, e.g. `notifications(OnHMIStatus.self)`.
@@ -374,48 +395,64 @@ public actor SDLConnection {
 
     // MARK: - Internals
 
-    private func unsubscribe(_ id: Int) { subscribers[id] = nil }
-
-    private func nextCorrelationID() -> Int32 {
-        // Positive ids only (negative ones are INVALID_ID), wrapping to 1, never one still pending.
-        repeat {
-            lastCorrelationID = lastCorrelationID == Int32.max ? 1 : lastCorrelationID + 1
-        } while pending[lastCorrelationID] != nil
-        return lastCorrelationID
+    private func rearm() {
+        var other = pending.nextDeadline
+        for deadline in [startWaiter?.deadline, endWaiters.isEmpty ? nil : endDeadline].compactMap({ $0 }) {
+            other = other.map { min($0, deadline) } ?? deadline
+        }
+        driver.rearm(other: other)
     }
 
-    private func received(_ chunk: [UInt8]) async {
-        if traceObserver != nil { trace(chunk, direction: .received) }
-        await perform(machine.receive(chunk, now: clock.now))
+    private func received(_ chunk: [UInt8]) {
+        guard state != .idle, !isClosed else { return }
+        handle(driver.receive(chunk))
+        rearm()
     }
 
-    private func tick() async {
-        guard case .started = state else { return }
-        await perform(machine.tick(now: clock.now))
+    private func deadlineReached() {
+        guard !isClosed else { return }
+        let now = driver.now
+        if let waiter = startWaiter, waiter.deadline <= now {
+            failStart(.startTimedOut(seconds: configuration.startTimeout.seconds))
+            return
+        }
+        if let endDeadline, endDeadline <= now {
+            self.endDeadline = nil
+            resumeEndWaiter()
+        }
+        for (id, entry) in pending.removeExpired(now: now) {
+            entry.waiter.resume(throwing: SDLError.requestTimedOut(function: entry.functionName, correlationID: id, seconds: entry.limit.seconds))
+        }
+        if case .started = state { handle(driver.tick()) }
+        rearm()
     }
 
-    private func perform(_ actions: [ProtocolAction]) async {
+    private func cancelRequest(_ correlationID: Int32) {
+        guard let entry = pending.remove(correlationID) else { return }
+        entry.waiter.resume(throwing: SDLError.cancelled(function: entry.functionName))
+    }
+
+    private var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    /// Acts on what the machine reported (its bytes are already queued by the driver).
+    private func handle(_ actions: [ProtocolAction]) {
         for action in actions {
             switch action {
-            case .send(let bytes):
-                if traceObserver != nil { trace(bytes, direction: .sent) }
-                do {
-                    try await transport.send(bytes)
-                } catch {
-                    await linkLost(error.description)
-                    return
-                }
+            case .send:
+                break
             case .sessionStarted(let info):
                 state = .started(info)
                 configuration.logger.info("session \(info.sessionID) started, protocol \(info.version), \(info.maximumSendPayload) bytes per frame")
-                startWaiter?.resume(returning: info)
+                startWaiter?.continuation.resume(returning: info)
                 startWaiter = nil
             case .sessionStartFailed(let reason, let rejected):
                 failStart(.sessionRejected(reason: reason, rejectedParams: rejected))
             case .sessionEnded:
                 // Close the link first: a caller of stop() must find it closed when it returns.
-                await shutdown(reason: "the session ended")
-                resumeEndWaiter()
+                Task { await self.shutdown(reason: "the session ended"); self.resumeEndWaiter() }
             case .serviceStarted(_, let service, let payload):
                 serviceWaiters.removeValue(forKey: service)?.resume(returning: payload)
             case .serviceStartFailed(_, let service, let reason, let rejected):
@@ -423,7 +460,7 @@ public actor SDLConnection {
             case .message(_, let service, let payload):
                 deliver(payload, service: service)
             case .heartbeatTimedOut:
-                await linkLost("heartbeat timeout: nothing received from the head unit")
+                Task { await self.linkLost("heartbeat timeout: nothing received from the head unit") }
             case .malformed(let reason):
                 configuration.logger.warning("malformed data from the head unit: \(reason)")
             case .dropped(let reason):
@@ -437,41 +474,23 @@ public actor SDLConnection {
 
     private func deliver(_ payload: [UInt8], service: ServiceType) {
         guard service == .rpc || service == .hybrid else { return }
-        let packet: RPCPacket
-        let parameters: JSONObject
+        let envelope: RPCEnvelope
         do {
-            packet = try RPCPacket(decoding: payload)
-            let json = packet.json.isEmpty ? JSONValue.object([:]) : try JSONValue.parse(packet.json)
-            guard case .object(let object) = json else {
-                configuration.logger.warning("RPC JSON is not an object; dropped")
-                return
-            }
-            parameters = object
+            envelope = try RPCEnvelope(decoding: payload)
         } catch {
             configuration.logger.warning("undecodable RPC dropped: \(error)")
             return
         }
-        let envelope = RPCEnvelope(
-            messageType: packet.messageType, functionID: packet.functionID,
-            functionName: RPCFunctionNames.name(for: packet.functionID) ?? "Function\(packet.functionID)",
-            correlationID: packet.correlationID, parameters: parameters, bulkData: packet.bulkData)
-        if packet.messageType == .response, let waiting = pending.removeValue(forKey: packet.correlationID) {
-            waiting.timeoutTask.cancel()
-            waiting.continuation.resume(returning: envelope)
+        if envelope.messageType == .response, let waiting = pending.remove(envelope.correlationID) {
+            waiting.waiter.resume(returning: envelope)
         }
-        for subscriber in subscribers.values { subscriber.yield(envelope) }
-    }
-
-    private func timeOut(_ correlationID: Int32) {
-        guard let waiting = pending.removeValue(forKey: correlationID) else { return }
-        let seconds = configuration.requestTimeout.seconds
-        waiting.continuation.resume(throwing: SDLError.requestTimedOut(function: waiting.functionName, correlationID: correlationID, seconds: seconds))
+        broadcast.yield(envelope)
     }
 
     private func failStart(_ error: SDLError) {
         guard let waiter = startWaiter else { return }
         startWaiter = nil
-        waiter.resume(throwing: error)
+        waiter.continuation.resume(throwing: error)
         Task { await shutdown(reason: error.description) }
     }
 
@@ -482,38 +501,22 @@ public actor SDLConnection {
     }
 
     private func linkLost(_ reason: String) async {
-        if case .closed = state { return }
+        if isClosed { return }
         configuration.logger.info("link lost: \(reason)")
         await shutdown(reason: reason)
     }
 
     private func shutdown(reason: String) async {
-        if case .closed = state { return }
+        if isClosed { return }
         state = .closed(reason)
-        machine.reset()
-        for (_, waiting) in pending {
-            waiting.timeoutTask.cancel()
-            waiting.continuation.resume(throwing: SDLError.connectionLost(reason))
-        }
-        pending.removeAll()
+        driver.machine.reset()
+        for entry in pending.removeAll() { entry.waiter.resume(throwing: SDLError.connectionLost(reason)) }
         for (_, waiter) in serviceWaiters { waiter.resume(throwing: SDLError.connectionLost(reason)) }
         serviceWaiters.removeAll()
-        startWaiter?.resume(throwing: SDLError.connectionLost(reason))
+        startWaiter?.continuation.resume(throwing: SDLError.connectionLost(reason))
         startWaiter = nil
-        for subscriber in subscribers.values { subscriber.finish() }
-        subscribers.removeAll()
-        for task in tasks { task.cancel() }
-        tasks.removeAll()
-        await transport.close()
-    }
-
-    private func trace(_ bytes: [UInt8], direction: FrameTraceEvent.Direction) {
-        guard let observer = traceObserver else { return }
-        let now = clock.now
-        let events = direction == .sent ? traceDecoders.sent.decode(bytes) : traceDecoders.received.decode(bytes)
-        for case .frame(let frame) in events {
-            observer(FrameTraceEvent(direction: direction, time: now, frame: frame))
-        }
+        broadcast.finish()
+        await driver.io.close()
     }
 }
 

@@ -19,6 +19,8 @@ public enum SDLError: Error, Sendable, CustomStringConvertible {
     case invalidResponse(String)
     /// The thrown form of an unsuccessful response, for callers that prefer `try`.
     case unsuccessfulResponse(function: String, resultCode: String, info: String?)
+    /// The task waiting for the response was cancelled; the request no longer waits.
+    case cancelled(function: String)
 
     public var description: String {
         switch self {
@@ -41,6 +43,8 @@ public enum SDLError: Error, Sendable, CustomStringConvertible {
             return "invalid message from the head unit: \(why)"
         case .unsuccessfulResponse(let function, let resultCode, let info):
             return "\(function) failed with \(resultCode)" + (info.map { ": \($0)" } ?? "")
+        case .cancelled(let function):
+            return "\(function) was cancelled before its response arrived"
         }
     }
 }

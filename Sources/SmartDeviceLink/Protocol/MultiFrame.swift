@@ -143,6 +143,12 @@ public struct FrameReassembler: Sendable {
         return stale
     }
 
+    /// When the oldest partial message expires, if any is pending: the time a driver
+    /// should next call ``expire(now:)``.
+    public var nextExpiry: ContinuousClock.Instant? {
+        partials.values.lazy.map(\.startedAt).min().map { $0 + timeout }
+    }
+
     /// Forgets everything, as on a disconnect.
     public mutating func reset() { partials.removeAll() }
 }

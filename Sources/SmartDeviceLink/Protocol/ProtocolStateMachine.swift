@@ -466,6 +466,29 @@ public struct ProtocolStateMachine: Sendable {
         return actions
     }
 
+    /// The earliest time at which ``tick(now:)`` has something to do (a heartbeat to send
+    /// or to miss, a partial message to expire), or nil when nothing is timed. A driver
+    /// sleeps until then instead of polling; calling `tick` earlier is harmless.
+    public var nextDeadline: ContinuousClock.Instant? {
+        var earliest = reassembler.nextExpiry
+        func consider(_ instant: ContinuousClock.Instant) {
+            if earliest.map({ instant < $0 }) ?? true { earliest = instant }
+        }
+        guard let interval = configuration.heartbeatInterval else { return earliest }
+        for session in sessions.values where session.info.version.major >= 3 {
+            switch role {
+            case .app:
+                consider(session.lastReceived + interval * 2)
+                consider(max(session.lastSent, session.lastReceived) + interval)
+            case .headUnit:
+                guard session.heartbeatMonitored else { continue }
+                consider(session.heartbeatPending ? max(session.lastSent, session.lastReceived) + interval
+                                                  : session.lastReceived + interval)
+            }
+        }
+        return earliest
+    }
+
     /// Forgets partial input and sessions, as when the transport is lost (§10 item 19).
     public mutating func reset() {
         decoder.reset()

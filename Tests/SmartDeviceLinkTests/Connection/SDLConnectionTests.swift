@@ -4,7 +4,7 @@ import Testing
 /// A scripted head unit on the other end of a MemoryTransport: it accepts the session and
 /// answers requests with `respond` (nil = stay silent).
 actor ScriptedHeadUnit {
-    let link: MemoryTransport
+    let link: any SDLTransport
     var machine = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
     let respond: @Sendable (RPCPacket) -> JSONObject?
     private(set) var requests: [RPCPacket] = [] {
@@ -26,7 +26,7 @@ actor ScriptedHeadUnit {
         for waiter in ready { waiter.continuation.resume() }
     }
 
-    init(link: MemoryTransport, respond: @escaping @Sendable (RPCPacket) -> JSONObject?) {
+    init(link: any SDLTransport, respond: @escaping @Sendable (RPCPacket) -> JSONObject?) {
         self.link = link
         self.respond = respond
     }

@@ -47,7 +47,9 @@ public final class BluetoothTransport: SDLTransport {
 
     public var incoming: AsyncThrowingStream<[UInt8], any Error> { link.incoming }
     private let connector: any RFCOMMConnector
-    private let link = ConnectedSocketLink()
+    private let link: StreamSocketTransport
+    /// The connected socket under this link, for the driver's direct writes.
+    var socket: StreamSocketTransport { link }
 
     /// - Parameters:
     ///   - connector: the step that yields a connected socket; BlueZ by default.
@@ -56,30 +58,27 @@ public final class BluetoothTransport: SDLTransport {
         self.mode = mode
         self.timeout = timeout
         self.connector = connector
+        // RFCOMM carries at most a few hundred bytes per packet; smaller reads waste nothing.
+        self.link = StreamSocketTransport(description: "Bluetooth RFCOMM", kind: .bluetooth, readSize: 4096)
     }
 
     public func open() async throws(TransportError) {
         let descriptor: Int32
-        let name: String
         switch mode {
         case .waitForHeadUnit(let channel):
-            let (accepted, peer) = try await connector.accept(channel: channel, timeout: timeout)
-            descriptor = accepted
-            name = "Bluetooth RFCOMM \(peer)"
+            descriptor = try await connector.accept(channel: channel, timeout: timeout).descriptor
         case .connect(let address, let channel):
             descriptor = try await connector.connect(address: address, channel: channel, timeout: timeout)
-            name = description
         }
-        // RFCOMM carries at most a few hundred bytes per packet; smaller reads waste nothing.
-        link.attach(descriptor, description: name, kind: .bluetooth, readSize: 4096)
+        link.attach(descriptor)
     }
 
     public func send(_ bytes: [UInt8]) async throws(TransportError) {
-        try await link.send(bytes, transport: description)
+        try await link.send(bytes)
     }
 
     public func close() async {
-        link.close()
+        link.shutdownAndClose()
     }
 }
 
@@ -109,6 +108,25 @@ public struct BlueZConnector: RFCOMMConnector {
     }
 
     public func accept(channel: UInt8?, timeout: Duration) async throws(TransportError) -> (descriptor: Int32, peer: String) {
+        try await BlockingCall.run(
+            "sdl-rfcomm-accept", discard: { _ = systemClose($0.descriptor) },
+            onCancel: { .closed("waiting for a head unit over Bluetooth was cancelled") }
+        ) { () throws(TransportError) -> (descriptor: Int32, peer: String) in
+            try Self.acceptBlocking(channel: channel, timeout: timeout)
+        }
+    }
+
+    public func connect(address: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32 {
+        try await BlockingCall.run(
+            "sdl-rfcomm-connect", discard: { _ = systemClose($0) },
+            onCancel: { .closed("connecting to \(address) over Bluetooth was cancelled") }
+        ) { () throws(TransportError) -> Int32 in
+            try Self.connectBlocking(address: address, channel: channel)
+        }
+    }
+
+    /// Binds, publishes the SDL service in SDP and waits for the head unit (blocking).
+    static func acceptBlocking(channel: UInt8?, timeout: Duration) throws(TransportError) -> (descriptor: Int32, peer: String) {
         let listener = try Self.rfcommSocket()
         defer { _ = systemClose(listener) }
         guard let bound = (channel.map { [$0] } ?? Array(1...30)).first(where: { sdl_rfcomm_bind_listen(listener, $0) == 0 }) else {
@@ -130,7 +148,8 @@ public struct BlueZConnector: RFCOMMConnector {
         return (client, String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
-    public func connect(address text: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32 {
+    /// Looks the channel up in SDP when not given, and connects (blocking).
+    static func connectBlocking(address text: String, channel: UInt8?) throws(TransportError) -> Int32 {
         try Self.validate(text)
         let fd = try Self.rfcommSocket()
         var resolved = channel ?? 0

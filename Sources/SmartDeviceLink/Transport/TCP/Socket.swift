@@ -10,124 +10,321 @@ import Synchronization
 
 /// A connected stream socket (TCP, or an RFCOMM/Unix socket handed over as a descriptor).
 ///
-/// Reads run on one dedicated thread that blocks in `recv` and feeds an AsyncThrowingStream:
-/// blocking I/O on a thread of its own keeps the cooperative pool free and needs no
-/// reactor; one thread per link is cheap at the handful of links a test rig or an app has.
-/// Writes are serialized by a mutex and complete whole buffers (short writes are resumed).
+/// No call on it ever blocks a thread of Swift's cooperative pool:
+/// - Reads: a thread of the link's own blocks in `recv` and feeds ``incoming``, one system
+///   call per read (measured in `sdl-bench`: a `poll` loop on a non-blocking descriptor cost a
+///   third more per round trip).
+/// - Writes: `send` writes with `MSG_DONTWAIT` from the caller. The kernel usually takes all
+///   of it, so the common case costs no thread hop. What it does not take is queued behind
+///   earlier writes; a flusher thread, alive only while something is queued, waits in `poll`
+///   for room and writes it, and the caller suspends until its bytes are out.
+/// - Close: `shutdown(2)` wakes both threads and queued writes fail at once, so a peer that
+///   stopped reading can hold neither `close()` nor a sender. The last thread out closes the
+///   descriptor, so its number cannot be reused while a thread still uses it.
 public final class StreamSocketTransport: SDLTransport {
     public let description: String
     public let kind: TransportKind
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    /// The descriptor, and whether close() was called; the mutex also serializes writes.
-    /// Once the reader thread runs, it owns the descriptor and closes it when it exits, so the
-    /// number cannot be reused by another open while the reader still uses it.
-    private let state: Mutex<SocketState>
-
-    private struct SocketState {
-        var fd: Int32
-        var closed = false
-        var readerStarted = false
-    }
+    private let state = Mutex(SocketState())
     private let readSize: Int
 
-    /// Wraps a connected descriptor; the transport owns and closes it.
-    public init(connectedDescriptor: Int32, description: String, kind: TransportKind, readSize: Int = 16 * 1024) {
+    private struct SocketState {
+        var fd: Int32 = -1
+        var readerStarted = false
+        var flusherRunning = false
+        /// Threads using the descriptor; the last one out closes it.
+        var threads = 0
+        /// Why the link is unusable (closed by us, by the peer, or failed); writes fail with it.
+        var failure: String?
+        /// close() was called: the end of the link is no error.
+        var closedByUs = false
+        var writes: [PendingWrite] = []
+        var nextWriteID = 0
+        /// Callers of waitUntilQueued(atMost:), with their limits.
+        var roomWaiters: [(limit: Int, waiter: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private struct PendingWrite {
+        var id: Int
+        var bytes: [UInt8]
+        var offset: Int
+        var waiter: CheckedContinuation<Void, any Error>?
+    }
+
+    /// A link whose descriptor comes later, from ``attach(_:)`` (a connect or accept step).
+    public init(description: String, kind: TransportKind, readSize: Int = 16 * 1024) {
         self.description = description
         self.kind = kind
         self.readSize = readSize
-        self.state = Mutex(SocketState(fd: connectedDescriptor))
         (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
-        var noSigPipe: Int32 = 1
-        #if canImport(Darwin)
-        setsockopt(connectedDescriptor, SOL_SOCKET, SO_NOSIGPIPE, &noSigPipe, socklen_t(MemoryLayout<Int32>.size))
-        #else
-        _ = noSigPipe
-        #endif
+    }
+
+    /// Wraps a connected descriptor; the transport owns and closes it. Reading starts on ``open()``.
+    public convenience init(connectedDescriptor: Int32, description: String, kind: TransportKind, readSize: Int = 16 * 1024) {
+        self.init(description: description, kind: kind, readSize: readSize)
+        state.withLock { $0.fd = Self.prepared(connectedDescriptor) }
     }
 
     deinit {
-        shutdownAndClose()
+        // Threads hold the transport, so none runs now.
+        let fd = state.withLock { $0.fd }
+        if fd >= 0 { _ = systemClose(fd) }
     }
 
-    /// Starts the reader thread; the descriptor is already connected.
+    /// Starts the reader thread on the descriptor given at init.
     public func open() async throws(TransportError) {
         startReader()
     }
 
-    func startReader() {
-        let claimed: Int32? = state.withLock { state in
-            guard !state.closed, !state.readerStarted else { return nil }
+    /// Takes over a connected descriptor and starts reading from it.
+    func attach(_ descriptor: Int32) {
+        let accepted = state.withLock { state -> Bool in
+            guard !state.closedByUs, state.fd < 0 else { return false }
+            state.fd = Self.prepared(descriptor)
+            return true
+        }
+        if accepted { startReader() } else { _ = systemClose(descriptor) }
+    }
+
+    private static func prepared(_ fd: Int32) -> Int32 {
+        // Blocking, for the reader's recv; writes pass MSG_DONTWAIT.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        return fd
+    }
+
+    private func startReader() {
+        let descriptor: Int32? = state.withLock { state in
+            guard state.failure == nil, state.fd >= 0, !state.readerStarted else { return nil }
             state.readerStarted = true
+            state.threads += 1
             return state.fd
         }
-        guard let descriptor = claimed else { return }
-        let continuation = self.continuation
-        let size = readSize
-        let name = description
-        let thread = Thread {
-            var buffer = [UInt8](repeating: 0, count: size)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, size, 0) }
-                if count > 0 {
-                    continuation.yield(Array(buffer[0..<count]))
-                } else if count == 0 {
-                    _ = systemClose(descriptor)
-                    continuation.finish()
-                    return
-                } else {
-                    let code = errno
-                    if code == EINTR { continue }
-                    _ = systemClose(descriptor)
-                    // EBADF/ENOTCONN after our own close: a normal end.
-                    if code == EBADF || code == ENOTCONN || code == EINVAL {
-                        continuation.finish()
-                    } else {
-                        continuation.finish(throwing: TransportError.closed("\(name): read failed: \(String(cString: strerror(code)))"))
-                    }
-                    return
-                }
-            }
-        }
+        guard let descriptor else { return }
+        let thread = Thread { [self] in read(descriptor) }
         thread.name = "sdl-read \(description)"
         thread.start()
     }
 
+    // MARK: - Writing
+
     public func send(_ bytes: [UInt8]) async throws(TransportError) {
-        let result: TransportError? = state.withLock { state in
-            guard !state.closed else { return TransportError.closed("\(description) is closed") }
-            let descriptor = state.fd
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { raw in
-                    systemSend(descriptor, raw.baseAddress! + offset, bytes.count - offset)
+        guard let id = try queue(bytes) else { return }
+        // Bytes once queued are part of the stream: cancelling a send does not take them back.
+        do {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, TransportError>? = state.withLock { state in
+                    if let index = state.writes.firstIndex(where: { $0.id == id }) {
+                        state.writes[index].waiter = waiter
+                        return nil
+                    }
+                    // Already written, or failed and removed: failure says which.
+                    return state.failure.map { .failure(.closed($0)) } ?? .success(())
                 }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    let code = errno
-                    return TransportError.closed("\(description): write failed: \(String(cString: strerror(code)))")
-                }
-                offset += written
+                if let outcome { waiter.resume(with: outcome) }
             }
-            return nil
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError.closed("\(description): \(error)")
         }
-        if let result { throw result }
     }
+
+    /// Queues bytes behind everything sent or queued before, without waiting: the driver's
+    /// outbox on a socket. A failure shows as the end of ``incoming``.
+    package func enqueue(_ bytes: [UInt8]) {
+        _ = try? queue(bytes)
+    }
+
+    /// Bytes accepted by ``send(_:)`` or ``enqueue(_:)`` that the kernel has not taken yet.
+    package var queuedByteCount: Int {
+        state.withLock { $0.writes.reduce(0) { $0 + $1.bytes.count - $1.offset } }
+    }
+
+    /// Suspends while more than `limit` bytes are queued (a slow or stalled peer), or until
+    /// the link fails.
+    package func waitUntilQueued(atMost limit: Int) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.failure == nil, Self.queued(state) > limit else { return true }
+                state.roomWaiters.append((limit, waiter))
+                return false
+            }
+            if now { waiter.resume() }
+        }
+    }
+
+    private static func queued(_ state: SocketState) -> Int {
+        state.writes.reduce(0) { $0 + $1.bytes.count - $1.offset }
+    }
+
+    /// Writes what the kernel takes now and queues the rest behind earlier writes, in one step
+    /// under the lock so that no other write can slip in between. Returns the id of the queued
+    /// write, or nil when everything went out.
+    private func queue(_ bytes: [UInt8]) throws(TransportError) -> Int? {
+        let queued: Result<(id: Int, startFlusher: Int32?)?, TransportError> = state.withLock { state in
+            if let failure = state.failure { return .failure(.closed(failure)) }
+            guard state.fd >= 0 else { return .failure(.closed("\(description) is not open")) }
+            var offset = 0
+            if state.writes.isEmpty {
+                switch Self.write(state.fd, bytes, from: 0) {
+                case .success(let written): offset = written
+                case .failure(let message): return .failure(.closed(fail(&state, "write failed: \(message)")))
+                }
+                if offset == bytes.count { return .success(nil) }
+            }
+            defer { state.nextWriteID += 1 }
+            state.writes.append(PendingWrite(id: state.nextWriteID, bytes: bytes, offset: offset, waiter: nil))
+            var flusher: Int32?
+            if !state.flusherRunning {
+                state.flusherRunning = true
+                state.threads += 1
+                flusher = state.fd
+            }
+            return .success((state.nextWriteID, flusher))
+        }
+        guard let (id, startFlusher) = try queued.get() else { return nil }
+        if let fd = startFlusher {
+            let thread = Thread { [self] in flush(fd) }
+            thread.name = "sdl-write \(description)"
+            thread.start()
+        }
+        return id
+    }
+
+    private enum WriteOutcome { case success(Int), failure(String) }
+
+    /// Non-blocking writes from `offset` until done or the kernel is full; the new offset.
+    private static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int) -> WriteOutcome {
+        var offset = offset
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in systemSend(fd, raw.baseAddress! + offset, bytes.count - offset, dontWait: true) }
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { break }
+            return .failure(String(cString: strerror(code)))
+        }
+        return .success(offset)
+    }
+
+    /// Marks the link failed and wakes both threads; the caller holds the lock.
+    private func fail(_ state: inout SocketState, _ reason: String) -> String {
+        if state.failure == nil { state.failure = "\(description): \(reason)" }
+        // Nothing will drain any more: whoever waits for room goes on (and meets the failure).
+        for (_, waiter) in state.roomWaiters { waiter.resume() }
+        state.roomWaiters.removeAll()
+        if state.fd >= 0 { _ = shutdown(state.fd, Int32(SHUT_RDWR)) }
+        return state.failure!
+    }
+
+    /// The flusher thread: waits for room and writes the queue in order, then ends.
+    private func flush(_ fd: Int32) {
+        while true {
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&pfd, 1, -1) < 0, errno == EINTR { continue }
+            var finished: [CheckedContinuation<Void, any Error>] = []
+            var failed: (waiters: [CheckedContinuation<Void, any Error>], reason: String)?
+            var rooms: [CheckedContinuation<Void, Never>] = []
+            let done = state.withLock { state -> Bool in
+                while state.failure == nil, !state.writes.isEmpty {
+                    switch Self.write(fd, state.writes[0].bytes, from: state.writes[0].offset) {
+                    case .success(let offset): state.writes[0].offset = offset
+                    case .failure(let message): _ = fail(&state, "write failed: \(message)")
+                    }
+                    guard state.failure == nil, state.writes[0].offset == state.writes[0].bytes.count else { break }
+                    if let waiter = state.writes.removeFirst().waiter { finished.append(waiter) }
+                }
+                if let failure = state.failure {
+                    failed = (state.writes.compactMap(\.waiter), failure)
+                    state.writes.removeAll()
+                }
+                let queued = Self.queued(state)
+                rooms = state.roomWaiters.filter { queued <= $0.limit }.map(\.waiter)
+                state.roomWaiters.removeAll { queued <= $0.limit }
+                guard state.writes.isEmpty else { return false }
+                state.flusherRunning = false
+                return true
+            }
+            for waiter in finished { waiter.resume() }
+            for waiter in rooms { waiter.resume() }
+            if let failed { for waiter in failed.waiters { waiter.resume(throwing: TransportError.closed(failed.reason)) } }
+            if done { return releaseDescriptor() }
+        }
+    }
+
+    // MARK: - Reading
+
+    private func read(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: readSize)
+        var readError: String?
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, readSize, 0) }
+            if count > 0 {
+                continuation.yield(Array(buffer[0..<count]))
+                continue
+            }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                readError = "read failed: \(String(cString: strerror(code)))"
+            }
+            break
+        }
+        // The end is an error unless we closed, or the peer closed in order.
+        let (waiters, reason, endError) = state.withLock { state in
+            let inOrder = state.closedByUs || (readError == nil && state.failure == nil)
+            let reason = fail(&state, readError ?? "closed by the peer")
+            let endError: TransportError? = inOrder ? nil : .closed(reason)
+            defer { state.writes.removeAll() }
+            return (state.writes.compactMap(\.waiter), reason, endError)
+        }
+        for waiter in waiters { waiter.resume(throwing: TransportError.closed(reason)) }
+        releaseDescriptor()
+        if let endError { continuation.finish(throwing: endError) } else { continuation.finish() }
+    }
+
+    private func releaseDescriptor() {
+        let fd = state.withLock { state -> Int32 in
+            state.threads -= 1
+            guard state.threads == 0 else { return -1 }
+            defer { state.fd = -1 }
+            return state.fd
+        }
+        if fd >= 0 { _ = systemClose(fd) }
+    }
+
+    // MARK: - Closing
 
     public func close() async {
         shutdownAndClose()
     }
 
+    /// Fails queued writes at once and wakes the threads, which close the descriptor; without
+    /// threads (never opened), closes it here. Never waits for the peer.
     func shutdownAndClose() {
-        let finishHere: Bool = state.withLock { state in
-            guard !state.closed else { return false }
-            state.closed = true
-            // shutdown wakes the reader blocked in recv; it sees EOF and closes the descriptor.
-            _ = shutdown(state.fd, Int32(SHUT_RDWR))
-            if !state.readerStarted { _ = systemClose(state.fd) }
-            return !state.readerStarted
+        let (waiters, closeHere, finishHere) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], Int32, Bool) in
+            guard !state.closedByUs else { return ([], -1, false) }
+            state.closedByUs = true
+            _ = fail(&state, "closed")
+            defer { state.writes.removeAll() }
+            var closeHere: Int32 = -1
+            if state.threads == 0 {
+                closeHere = state.fd
+                state.fd = -1
+            }
+            return (state.writes.compactMap(\.waiter), closeHere, !state.readerStarted)
         }
+        for waiter in waiters { waiter.resume(throwing: TransportError.closed("\(description) is closed")) }
+        if closeHere >= 0 { _ = systemClose(closeHere) }
         if finishHere { continuation.finish() }
     }
 }
@@ -140,54 +337,11 @@ public final class StreamSocketTransport: SDLTransport {
     #endif
 }
 
-@inline(__always) func systemSend(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+@inline(__always) func systemSend(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, dontWait: Bool = false) -> Int {
     #if canImport(Darwin)
-    return Darwin.send(fd, buffer, count, 0)
+    return Darwin.send(fd, buffer, count, dontWait ? MSG_DONTWAIT : 0)
     #else
-    return Glibc.send(fd, buffer, count, Int32(MSG_NOSIGNAL))
+    return Glibc.send(fd, buffer, count, Int32(MSG_NOSIGNAL) | (dontWait ? Int32(MSG_DONTWAIT) : 0))
     #endif
 }
 
-/// The part of a client transport that is made of one connected stream socket, once its
-/// own step (TCP connect, RFCOMM connect or accept) has produced the descriptor.
-///
-/// `incoming` exists before the socket does, so a transport can hand out one stream from
-/// its initialiser on, as ``SDLTransport`` asks.
-final class ConnectedSocketLink: Sendable {
-    let incoming: AsyncThrowingStream<[UInt8], any Error>
-    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    private let socket = Mutex<StreamSocketTransport?>(nil)
-
-    init() {
-        (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
-    }
-
-    /// Takes over a connected descriptor and starts reading from it into `incoming`.
-    func attach(_ descriptor: Int32, description: String, kind: TransportKind, readSize: Int = 16 * 1024) {
-        let connected = StreamSocketTransport(connectedDescriptor: descriptor, description: description, kind: kind, readSize: readSize)
-        socket.withLock { $0 = connected }
-        let continuation = self.continuation
-        Task {
-            do {
-                for try await chunk in connected.incoming { continuation.yield(chunk) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        connected.startReader()
-    }
-
-    func send(_ bytes: [UInt8], transport: String) async throws(TransportError) {
-        guard let connected = socket.withLock({ $0 }) else { throw TransportError.closed("\(transport) is not open") }
-        try await connected.send(bytes)
-    }
-
-    func close() {
-        if let connected = socket.withLock({ $0 }) {
-            connected.shutdownAndClose()
-        } else {
-            continuation.finish()
-        }
-    }
-}

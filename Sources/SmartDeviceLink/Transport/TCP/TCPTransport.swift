@@ -16,7 +16,9 @@ public final class TCPTransport: SDLTransport {
     public var description: String { "TCP \(host):\(port)" }
     public var kind: TransportKind { .tcp }
 
-    private let link = ConnectedSocketLink()
+    private let link: StreamSocketTransport
+    /// The connected socket under this link, for the driver's direct writes.
+    var socket: StreamSocketTransport { link }
     public var incoming: AsyncThrowingStream<[UInt8], any Error> { link.incoming }
 
     /// The default port of sdl_core's TCP adapter.
@@ -26,6 +28,7 @@ public final class TCPTransport: SDLTransport {
         self.host = host
         self.port = port
         self.connectTimeout = connectTimeout
+        self.link = StreamSocketTransport(description: "TCP \(host):\(port)", kind: .tcp)
     }
 
     /// Parses "HOST:PORT" (or "[v6]:PORT", or "HOST" for the default port).
@@ -34,18 +37,26 @@ public final class TCPTransport: SDLTransport {
         self.init(host: host, port: port, connectTimeout: connectTimeout)
     }
 
+    /// Resolves and connects on a thread of its own (getaddrinfo and the connect wait can take
+    /// seconds); cancelling the calling task returns at once.
     public func open() async throws(TransportError) {
-        let endpoint = description.dropFirst(4)
-        let fd = try TCPEndpoint.connect(host: host, port: port, timeout: connectTimeout, endpoint: String(endpoint))
-        link.attach(fd, description: description, kind: .tcp)
+        let (host, port, timeout) = (self.host, self.port, connectTimeout)
+        let endpoint = String(description.dropFirst(4))
+        let fd = try await BlockingCall.run(
+            "sdl-connect \(endpoint)", discard: { _ = systemClose($0) },
+            onCancel: { .closed("connecting to \(endpoint) was cancelled") }
+        ) { () throws(TransportError) -> Int32 in
+            try TCPEndpoint.connect(host: host, port: port, timeout: timeout, endpoint: endpoint)
+        }
+        link.attach(fd)
     }
 
     public func send(_ bytes: [UInt8]) async throws(TransportError) {
-        try await link.send(bytes, transport: description)
+        try await link.send(bytes)
     }
 
     public func close() async {
-        link.close()
+        link.shutdownAndClose()
     }
 }
 

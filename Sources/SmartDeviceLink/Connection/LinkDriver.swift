@@ -1,0 +1,296 @@
+import Synchronization
+
+/// Drives one link in either role: the transport, the ``ProtocolStateMachine``, one ordered
+/// outbox, and a timer that wakes at the next deadline.
+///
+/// The owner (the app's ``SDLConnection``, or one of the emulator's connections) is an actor
+/// that keeps the driver as a stored value and calls it from its own isolation. Everything
+/// the machine wants to send goes into the outbox in the order of those calls, synchronously,
+/// so bytes leave in the order the requests were made whatever the task scheduling. The
+/// owner gets the machine's other actions back to act on.
+package struct LinkDriver: Sendable {
+    package var machine: ProtocolStateMachine
+    package let io: LinkIO
+    package let clock: LinkClock
+    /// Sees every frame sent and received, for traces.
+    package var tap: FrameTap?
+
+    package init(transport: any SDLTransport, role: ProtocolRole, configuration: ProtocolConfiguration, clock: LinkClock) {
+        self.machine = ProtocolStateMachine(role: role, configuration: configuration)
+        self.io = LinkIO(transport: transport, clock: clock)
+        self.clock = clock
+    }
+
+    package var now: ContinuousClock.Instant { clock.now }
+
+    /// Queues the `.send` actions in order and returns the others.
+    package func route(_ actions: [ProtocolAction]) -> [ProtocolAction] {
+        var rest: [ProtocolAction] = []
+        for action in actions {
+            if case .send(let bytes) = action {
+                tap?.observe(bytes, direction: .sent, at: clock.now)
+                io.enqueue(bytes)
+            } else {
+                rest.append(action)
+            }
+        }
+        return rest
+    }
+
+    /// Feeds received bytes to the machine.
+    package mutating func receive(_ bytes: [UInt8]) -> [ProtocolAction] {
+        tap?.observe(bytes, direction: .received, at: clock.now)
+        return route(machine.receive(bytes, now: clock.now))
+    }
+
+    /// Lets the machine act on time (heartbeats, reassembly expiry).
+    package mutating func tick() -> [ProtocolAction] {
+        route(machine.tick(now: clock.now))
+    }
+
+    /// Runs a machine operation that may throw, queueing its bytes.
+    package mutating func perform(
+        _ operation: (inout ProtocolStateMachine, ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction]
+    ) throws(ProtocolStateError) -> [ProtocolAction] {
+        let now = clock.now
+        return route(try operation(&machine, now))
+    }
+
+    /// Arms the timer for the machine's next deadline or `other` (say a request's), whichever
+    /// comes first. Call after every operation; the owner's `onDeadline` then calls ``tick()``.
+    package func rearm(other: ContinuousClock.Instant? = nil) {
+        switch (machine.nextDeadline, other) {
+        case (let a?, let b?): io.wake(at: min(a, b))
+        case (let a?, nil): io.wake(at: a)
+        case (nil, let b?): io.wake(at: b)
+        case (nil, nil): break
+        }
+    }
+}
+
+/// The I/O half of a ``LinkDriver``: the reader, the single writer, the timer.
+///
+/// It holds no protocol state, so it is a `Sendable` class shared by the driver's copies
+/// and its tasks. The tasks call back into the owner with `await`, one hop per event.
+package final class LinkIO: Sendable {
+    package let transport: any SDLTransport
+    private let clock: LinkClock
+    private let state = Mutex(State())
+
+    /// How many queued bytes make ``waitForRoom()`` wait (streams, uploads).
+    package static let highWater = 1 << 20
+
+    private struct State {
+        var queue: [[UInt8]] = []
+        var queuedBytes = 0
+        /// The writer task, parked while the queue is empty.
+        var writer: CheckedContinuation<[[UInt8]]?, Never>?
+        var roomWaiters: [CheckedContinuation<Void, Never>] = []
+        var finishing = false
+        var closed = false
+        var timer: (deadline: ContinuousClock.Instant, generation: Int, task: Task<Void, Never>)?
+        var timerGeneration = 0
+        var tasks: [Task<Void, Never>] = []
+        var onDeadline: (@Sendable () async -> Void)?
+    }
+
+    /// A socket queues in order itself, so bytes go to it directly, with no writer task.
+    private let socket: StreamSocketTransport?
+
+    init(transport: any SDLTransport, clock: LinkClock) {
+        self.transport = transport
+        self.clock = clock
+        self.socket = (transport as? TCPTransport)?.socket ?? (transport as? StreamSocketTransport)
+            ?? (transport as? BluetoothTransport)?.socket
+    }
+
+    /// Starts reading and writing. `onBytes` gets each read in order, `onDeadline` fires when
+    /// the armed deadline passes, `onClosed` when the link ends: with nil when the peer closed
+    /// it in order, else with what failed.
+    package func start(
+        onBytes: @escaping @Sendable ([UInt8]) async -> Void,
+        onDeadline: @escaping @Sendable () async -> Void,
+        onClosed: @escaping @Sendable (String?) async -> Void
+    ) {
+        let incoming = transport.incoming
+        let transport = self.transport
+        let reader = Task {
+            do {
+                for try await chunk in incoming { await onBytes(chunk) }
+                await onClosed(nil)
+            } catch {
+                await onClosed(Self.reason(error))
+            }
+        }
+        // A socket orders its writes itself (see enqueue); other transports get one writer task.
+        let writer = socket != nil ? nil : Task { [self] in
+            while let batch = await nextBatch() {
+                do {
+                    try await transport.send(Self.coalesced(batch))
+                } catch {
+                    written(batch)
+                    await onClosed(Self.reason(error))
+                    return
+                }
+                written(batch)
+            }
+            // Finishing: everything queued is out; the transport closes after it.
+            await transport.close()
+        }
+        state.withLock { state in
+            state.tasks = [reader] + (writer.map { [$0] } ?? [])
+            state.onDeadline = onDeadline
+        }
+    }
+
+    /// Queues bytes behind everything queued before; never blocks. Ignored once closed.
+    package func enqueue(_ bytes: [UInt8]) {
+        if let socket {
+            // One step, no hop: the socket writes now what the kernel takes and keeps the order.
+            guard !state.withLock({ $0.closed || $0.finishing }) else { return }
+            socket.enqueue(bytes)
+            return
+        }
+        let writer: CheckedContinuation<[[UInt8]]?, Never>? = state.withLock { state in
+            guard !state.closed, !state.finishing else { return nil }
+            state.queuedBytes += bytes.count
+            if let writer = state.writer {
+                state.writer = nil
+                return writer
+            }
+            state.queue.append(bytes)
+            return nil
+        }
+        writer?.resume(returning: [bytes])
+    }
+
+    /// Suspends while more than ``highWater`` bytes wait to be written (a slow link).
+    package func waitForRoom() async {
+        if let socket { return await socket.waitUntilQueued(atMost: Self.highWater) }
+        guard state.withLock({ $0.queuedBytes > Self.highWater && !$0.closed }) else { return }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.queuedBytes > Self.highWater, !state.closed else { return true }
+                state.roomWaiters.append(waiter)
+                return false
+            }
+            if now { waiter.resume() }
+        }
+    }
+
+    private func nextBatch() async -> [[UInt8]]? {
+        await withCheckedContinuation { (writer: CheckedContinuation<[[UInt8]]?, Never>) in
+            let ready: [[UInt8]]?? = state.withLock { state in
+                if !state.queue.isEmpty {
+                    defer { state.queue.removeAll(keepingCapacity: true) }
+                    return .some(state.queue)
+                }
+                if state.closed || state.finishing { return .some(nil) }
+                state.writer = writer
+                return .none
+            }
+            if let ready { writer.resume(returning: ready) }
+        }
+    }
+
+    private func written(_ batch: [[UInt8]]) {
+        let count = batch.reduce(0) { $0 + $1.count }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.queuedBytes -= count
+            guard state.queuedBytes <= Self.highWater else { return [] }
+            defer { state.roomWaiters.removeAll() }
+            return state.roomWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as? TransportError)?.description ?? "\(error)"
+    }
+
+    /// Small writes queued together go out as one: one system call, one TCP segment.
+    private static func coalesced(_ batch: [[UInt8]]) -> [UInt8] {
+        guard batch.count > 1 else { return batch[0] }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(batch.reduce(0) { $0 + $1.count })
+        for bytes in batch { joined.append(contentsOf: bytes) }
+        return joined
+    }
+
+    /// Arms the timer for `deadline` unless it is already armed as early or earlier.
+    package func wake(at deadline: ContinuousClock.Instant) {
+        let clock = self.clock
+        state.withLock { state in
+            guard !state.closed, let onDeadline = state.onDeadline else { return }
+            if let armed = state.timer, armed.deadline <= deadline { return }
+            state.timer?.task.cancel()
+            state.timerGeneration += 1
+            let generation = state.timerGeneration
+            state.timer = (deadline, generation, Task { [weak self] in
+                guard (try? await clock.sleep(until: deadline)) != nil, let self else { return }
+                let current = self.state.withLock { state -> Bool in
+                    guard state.timer?.generation == generation else { return false }
+                    state.timer = nil
+                    return true
+                }
+                if current { await onDeadline() }
+            })
+        }
+    }
+
+    /// Lets the writer send what is queued, then closes the transport (a graceful end).
+    package func finish() {
+        if let socket {
+            state.withLock { $0.finishing = true }
+            // Queued bytes go out before the close: the socket's flusher keeps writing them.
+            Task { await socket.waitUntilQueued(atMost: 0); await socket.close() }
+            return
+        }
+        let writer = state.withLock { state in
+            state.finishing = true
+            defer { state.writer = nil }
+            return state.writer
+        }
+        writer?.resume(returning: nil)
+    }
+
+    /// Closes now: queued bytes are dropped, the transport is closed (which frees a write
+    /// stuck on a peer that stopped reading), the timer stops. Safe to call twice.
+    package func close() async {
+        let (writer, waiters, tasks) = state.withLock { state in
+            state.closed = true
+            state.queue.removeAll()
+            state.timer?.task.cancel()
+            state.timer = nil
+            defer {
+                state.writer = nil
+                state.roomWaiters.removeAll()
+                state.tasks.removeAll()
+            }
+            return (state.writer, state.roomWaiters, state.tasks)
+        }
+        writer?.resume(returning: nil)
+        for waiter in waiters { waiter.resume() }
+        await transport.close()
+        for task in tasks { task.cancel() }
+    }
+}
+
+/// Decodes the bytes of each direction into frames for an observer (traces, logs), apart
+/// from the machine's own decoder so that what is traced is exactly what crossed the link.
+package final class FrameTap: Sendable {
+    private let decoders = Mutex((sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)),
+                                  received: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1))))
+    private let observer: @Sendable (FrameTraceEvent) -> Void
+
+    package init(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void) {
+        self.observer = observer
+    }
+
+    func observe(_ bytes: [UInt8], direction: FrameTraceEvent.Direction, at time: ContinuousClock.Instant) {
+        let events = decoders.withLock { direction == .sent ? $0.sent.decode(bytes) : $0.received.decode(bytes) }
+        for case .frame(let frame) in events {
+            observer(FrameTraceEvent(direction: direction, time: time, frame: frame))
+        }
+    }
+}

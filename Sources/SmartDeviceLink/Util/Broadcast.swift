@@ -1,0 +1,57 @@
+import Synchronization
+
+/// Fans values out to any number of async streams, each of which sees every value yielded
+/// after it subscribed.
+///
+/// This is the one subscriber list of the library and the emulator: a stream whose consumer
+/// goes away unsubscribes itself, and ``finish()`` ends every stream, present and future.
+public final class Broadcast<Element: Sendable>: Sendable {
+    private struct State {
+        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+        var nextID = 0
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// A new stream of the values yielded from now on; already finished if ``finish()`` ran.
+    public func subscribe() -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        let id: Int? = state.withLock { state in
+            guard !state.finished else { return nil }
+            defer { state.nextID += 1 }
+            state.continuations[state.nextID] = continuation
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Sends `value` to every current subscriber.
+    public func yield(_ value: Element) {
+        // Yield outside the lock: a consumer's termination handler takes it.
+        let targets = state.withLock { Array($0.continuations.values) }
+        for continuation in targets { continuation.yield(value) }
+    }
+
+    /// Ends every stream; later subscribers get a finished stream.
+    public func finish() {
+        let targets = state.withLock { state in
+            state.finished = true
+            defer { state.continuations.removeAll() }
+            return Array(state.continuations.values)
+        }
+        for continuation in targets { continuation.finish() }
+    }
+
+    /// Whether anyone listens (to skip building values nobody reads).
+    public var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
+}
