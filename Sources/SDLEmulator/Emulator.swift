@@ -53,8 +53,7 @@ public actor HeadUnitEmulator {
     var backgroundTasks: [Task<Void, Never>] = []
     var timers: [Int: Task<Void, Never>] = [:]
     var nextToken = 1
-    var subscribers: [Int: AsyncStream<EmulatorEvent>.Continuation] = [:]
-    var nextSubscriberID = 0
+    let subscribers = Broadcast<EmulatorEvent>()
     let storageRoot: String
     var stopped = false
 
@@ -151,30 +150,18 @@ public actor HeadUnitEmulator {
         backgroundTasks.removeAll()
         for task in timers.values { task.cancel() }
         timers.removeAll()
-        for subscriber in subscribers.values { subscriber.finish() }
-        subscribers.removeAll()
+        subscribers.finish()
     }
 
     // MARK: - Observing
 
     /// Everything that happens from now on; the stream ends when the emulator stops.
     public func events() -> AsyncStream<EmulatorEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: EmulatorEvent.self)
-        if stopped {
-            continuation.finish()
-            return stream
-        }
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
-        return stream
+        subscribers.subscribe()
     }
 
-    private func unsubscribe(_ id: Int) { subscribers[id] = nil }
-
     func emit(_ event: EmulatorEvent) {
-        for subscriber in subscribers.values { subscriber.yield(event) }
+        subscribers.yield(event)
     }
 
     /// The state of every registered app and of the vehicle.

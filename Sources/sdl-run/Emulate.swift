@@ -45,13 +45,12 @@ struct Emulate: AsyncParsableCommand {
 
     /// Splits "HOST:PORT" (a bare port means loopback).
     static func endpoint(_ text: String, option: String) throws -> (host: String, port: UInt16) {
-        if let port = UInt16(text) { return ("127.0.0.1", port) }
-        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
-            throw ValidationError("\(option) \(text): expected HOST:PORT, e.g. 127.0.0.1:12345")
+        do {
+            let address = try HostPort(parsing: text, defaultHost: "127.0.0.1", listening: true)
+            return (address.host, address.port)
+        } catch {
+            throw ValidationError("\(option) \(text): \(error.description)")
         }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
     func run() async throws {

@@ -16,10 +16,12 @@ public final class Broadcast<Element: Sendable>: Sendable {
 
     public init() {}
 
-    /// A new stream of the values yielded from now on; already finished if ``finish()`` ran.
-    public func subscribe() -> AsyncStream<Element> {
+    /// A new stream of the values yielded from now on, after `initial` when given; already
+    /// finished if ``finish()`` ran.
+    public func subscribe(initial: Element? = nil) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         let id: Int? = state.withLock { state in
+            if let initial { continuation.yield(initial) }
             guard !state.finished else { return nil }
             defer { state.nextID += 1 }
             state.continuations[state.nextID] = continuation

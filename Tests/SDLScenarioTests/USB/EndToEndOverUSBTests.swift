@@ -14,9 +14,8 @@ struct EndToEndOverUSBTests {
     static let active = environment["SDL_UMOCKDEV_SCENARIO"] == "devices" && environment["SDL_E2E_USB"] == "1"
 
     static func endpoint(_ variable: String) -> (host: String, port: UInt16)? {
-        guard let value = environment[variable], let colon = value.lastIndex(of: ":"),
-              let port = UInt16(value[value.index(after: colon)...]) else { return nil }
-        return (String(value[..<colon]), port)
+        guard let value = environment[variable], let address = try? HostPort(parsing: value) else { return nil }
+        return (address.host, address.port)
     }
 
     static func records(device: String) -> [JSONObject] {

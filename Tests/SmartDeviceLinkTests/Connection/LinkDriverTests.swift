@@ -219,3 +219,34 @@ final class RawPeer: Sendable {
 
     func close() { _ = Glibc.close(fd) }
 }
+
+@Suite("HostPort: the one endpoint parser")
+struct HostPortTests {
+    @Test("the forms people write", arguments: [
+        ("127.0.0.1:12345", "127.0.0.1", 12345), ("head-unit.local", "head-unit.local", 12345),
+        ("[::1]:5000", "::1", 5000), ("[fe80::1]", "fe80::1", 12345), ("9000", "127.0.0.1", 9000),
+    ] as [(String, String, UInt16)])
+    func parses(text: String, host: String, port: UInt16) throws {
+        let address = try HostPort(parsing: text, defaultPort: 12345, defaultHost: "127.0.0.1")
+        #expect(address.host == host)
+        #expect(address.port == port)
+    }
+
+    @Test("what it refuses, saying what to write")
+    func refuses() {
+        #expect(throws: TransportError.unreachable(endpoint: "host:0", reason: "'0' is not a port number 1…65535")) {
+            try HostPort(parsing: "host:0")
+        }
+        #expect(throws: TransportError.unreachable(endpoint: "host", reason: "no port given; write HOST:PORT, e.g. 127.0.0.1:12345")) {
+            try HostPort(parsing: "host")
+        }
+        #expect(throws: TransportError.unreachable(endpoint: ":80", reason: "no host given; write HOST:PORT, e.g. 127.0.0.1:12345")) {
+            try HostPort(parsing: ":80")
+        }
+        // A bare number is a port only where a default host is given.
+        #expect(throws: TransportError.self) { try HostPort(parsing: "9000") }
+        #expect(HostPort(host: "::1", port: 80).description == "[::1]:80")
+        // Listening on port 0 lets the system pick one.
+        #expect((try? HostPort(parsing: "127.0.0.1:0", listening: true))?.port == 0)
+    }
+}

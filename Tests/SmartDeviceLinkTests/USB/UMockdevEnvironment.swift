@@ -21,8 +21,8 @@ enum UMockdevEnvironment {
     /// `--bridge HOST:PORT`, if given.
     static var bridge: (host: String, port: UInt16)? {
         guard let value = ProcessInfo.processInfo.environment["SDL_FAKE_USB_BRIDGE"],
-              let colon = value.lastIndex(of: ":"), let port = UInt16(value[value.index(after: colon)...]) else { return nil }
-        return (String(value[..<colon]), port)
+              let address = try? HostPort(parsing: value) else { return nil }
+        return (address.host, address.port)
     }
 
     /// What the fake devices recorded (one JSON object per line), e.g. the AOA strings.

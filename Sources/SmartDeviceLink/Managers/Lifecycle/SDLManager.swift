@@ -49,10 +49,9 @@ public actor SDLManager: RPCChannel {
     private var reconnecting = false
     private var hashID: String?
     private var pendingLanguage: (Language, Language)?
-    private var stateObservers: [Int: AsyncStream<LifecycleState>.Continuation] = [:]
-    private var hmiObservers: [Int: AsyncStream<HMIStateChange>.Continuation] = [:]
-    private var messageObservers: [Int: AsyncStream<RPCEnvelope>.Continuation] = [:]
-    private var nextObserverID = 0
+    private let stateObservers = Broadcast<LifecycleState>()
+    private let hmiObservers = Broadcast<HMIStateChange>()
+    private let messageObservers = Broadcast<RPCEnvelope>()
     private let logger: Logger
 
     public init(configuration: SDLConfiguration, logger: Logger = Logger(label: "SmartDeviceLink.lifecycle")) {
@@ -111,21 +110,12 @@ public actor SDLManager: RPCChannel {
 
     /// The current state, then every change.
     public func states() -> AsyncStream<LifecycleState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: LifecycleState.self)
-        continuation.yield(state)
-        let id = observerID()
-        stateObservers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeStateObserver(id) } }
-        return stream
+        stateObservers.subscribe(initial: state)
     }
 
     /// Each real change of the HMI state, with the old and the new value.
     public func hmiChanges() -> AsyncStream<HMIStateChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: HMIStateChange.self)
-        let id = observerID()
-        hmiObservers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeHMIObserver(id) } }
-        return stream
+        hmiObservers.subscribe()
     }
 
     /// The first HMI level other than NONE: the moment an app may show its UI. Returns at
@@ -140,11 +130,7 @@ public actor SDLManager: RPCChannel {
 
     /// Every message from the head unit, across reconnects.
     public func messages() -> AsyncStream<RPCEnvelope> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RPCEnvelope.self)
-        let id = observerID()
-        messageObservers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeMessageObserver(id) } }
-        return stream
+        messageObservers.subscribe()
     }
 
     // MARK: - RPCChannel
@@ -325,7 +311,7 @@ public actor SDLManager: RPCChannel {
     // MARK: - Incoming
 
     private func handle(_ envelope: RPCEnvelope) async {
-        for observer in messageObservers.values { observer.yield(envelope) }
+        messageObservers.yield(envelope)
         guard envelope.messageType == .notification else { return }
         switch envelope.functionID {
         case OnHMIStatus.functionID:
@@ -384,7 +370,7 @@ public actor SDLManager: RPCChannel {
         guard new != state else { return }
         logger.debug("lifecycle: \(state) → \(new)")
         state = new
-        for observer in stateObservers.values { observer.yield(new) }
+        stateObservers.yield(new)
     }
 
     private func updateHMI(_ new: HMIState) async {
@@ -392,17 +378,10 @@ public actor SDLManager: RPCChannel {
         let change = HMIStateChange(old: hmiState, new: new)
         hmiState = new
         await permissionManager.update(hmiLevel: new.hmiLevel)
-        for observer in hmiObservers.values { observer.yield(change) }
+        hmiObservers.yield(change)
     }
 
-    private func observerID() -> Int {
-        defer { nextObserverID += 1 }
-        return nextObserverID
-    }
 
-    private func removeStateObserver(_ id: Int) { stateObservers[id] = nil }
-    private func removeHMIObserver(_ id: Int) { hmiObservers[id] = nil }
-    private func removeMessageObserver(_ id: Int) { messageObservers[id] = nil }
 }
 
 /// Lets managers created in SDLManager's initializer send through it without a strong cycle.

@@ -22,8 +22,8 @@ public actor SystemCapabilityManager {
     /// The RPC spec version the head unit registered the app with (syncMsgVersion).
     public private(set) var rpcVersion: ProtocolVersion?
 
-    private var observers: [SystemCapabilityType: [Int: AsyncStream<SystemCapability>.Continuation]] = [:]
-    private var nextObserver = 0
+    /// One broadcast per capability type, made on first use.
+    private var observers: [SystemCapabilityType: Broadcast<SystemCapability>] = [:]
 
     public init(channel: any RPCChannel) {
         self.channel = channel
@@ -94,20 +94,13 @@ public actor SystemCapabilityManager {
 
     /// Every later value of a capability, pushed or read.
     public func updates(of type: SystemCapabilityType) -> AsyncStream<SystemCapability> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SystemCapability.self)
-        let id = nextObserver
-        nextObserver += 1
-        observers[type, default: [:]][id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(type, id) } }
-        return stream
+        let broadcast = observers[type] ?? Broadcast()
+        observers[type] = broadcast
+        return broadcast.subscribe()
     }
 
     private func store(_ capability: SystemCapability) {
         systemCapabilities[capability.systemCapabilityType] = capability
-        for observer in (observers[capability.systemCapabilityType] ?? [:]).values { observer.yield(capability) }
-    }
-
-    private func removeObserver(_ type: SystemCapabilityType, _ id: Int) {
-        observers[type]?[id] = nil
+        observers[capability.systemCapabilityType]?.yield(capability)
     }
 }

@@ -62,8 +62,7 @@ public actor VehicleDataManager {
     private let channel: any RPCChannel
     /// Items the head unit sends OnVehicleData for.
     public private(set) var subscribed: Set<VehicleDataItem> = []
-    private var observers: [Int: AsyncStream<OnVehicleData>.Continuation] = [:]
-    private var nextObserver = 0
+    private let observers = Broadcast<OnVehicleData>()
     private var listening = false
 
     /// A manager over any channel (``SDLManager`` has one of its own).
@@ -156,12 +155,7 @@ public actor VehicleDataManager {
     /// Every OnVehicleData from now on.
     public func updates() async -> AsyncStream<OnVehicleData> {
         await startListening()
-        let (stream, continuation) = AsyncStream.makeStream(of: OnVehicleData.self)
-        let id = nextObserver
-        nextObserver += 1
-        observers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
-        return stream
+        return observers.subscribe()
     }
 
     /// The values of one item from now on, e.g. `values(of: \.speed)`.
@@ -200,11 +194,7 @@ public actor VehicleDataManager {
     }
 
     private func deliver(_ data: OnVehicleData) {
-        for observer in observers.values { observer.yield(data) }
-    }
-
-    private func removeObserver(_ id: Int) {
-        observers[id] = nil
+        observers.yield(data)
     }
 
     /// `{item: true}` for the request; unknown names are refused with the closest known one.

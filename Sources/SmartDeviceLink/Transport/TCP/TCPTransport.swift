@@ -33,8 +33,8 @@ public final class TCPTransport: SDLTransport {
 
     /// Parses "HOST:PORT" (or "[v6]:PORT", or "HOST" for the default port).
     public convenience init(endpoint: String, connectTimeout: Duration = .seconds(10)) throws(TransportError) {
-        let (host, port) = try TCPEndpoint.parse(endpoint, defaultPort: TCPTransport.defaultPort)
-        self.init(host: host, port: port, connectTimeout: connectTimeout)
+        let address = try HostPort(parsing: endpoint, defaultPort: TCPTransport.defaultPort)
+        self.init(host: address.host, port: address.port, connectTimeout: connectTimeout)
     }
 
     /// Resolves and connects on a thread of its own (getaddrinfo and the connect wait can take
@@ -112,12 +112,29 @@ public final class TCPListener: Sendable {
     deinit { close() }
 }
 
-/// Address parsing and the socket calls behind TCP.
-enum TCPEndpoint {
-    static func parse(_ text: String, defaultPort: UInt16) throws(TransportError) -> (String, UInt16) {
+/// A TCP endpoint as people write it: `HOST:PORT`, `[IPv6]:PORT`, `HOST` (with a default
+/// port) or a bare `PORT` (with a default host). The one parser of every `--tcp`, `--listen`,
+/// `--control` and test endpoint.
+public struct HostPort: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    /// - Parameters:
+    ///   - defaultPort: the port of a text without one; nil makes the port required.
+    ///   - defaultHost: the host of a bare port number ("12345"); nil makes the host required.
+    ///   - listening: port 0 is allowed (the system picks a free port), as for `--listen`.
+    public init(parsing text: String, defaultPort: UInt16? = nil, defaultHost: String? = nil, listening: Bool = false) throws(TransportError) {
         var host = text
         var portText: Substring?
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+        if let defaultHost, UInt16(text) != nil {
+            host = defaultHost
+            portText = text[...]
+        } else if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             host = String(text[text.index(after: text.startIndex)..<close])
             let rest = text[text.index(after: close)...]
             if rest.hasPrefix(":") { portText = rest.dropFirst() }
@@ -125,16 +142,28 @@ enum TCPEndpoint {
             host = String(text[..<colon])
             portText = text[text.index(after: colon)...]
         }
+        if host.isEmpty, let defaultHost { host = defaultHost }
         guard !host.isEmpty else {
             throw TransportError.unreachable(endpoint: text, reason: "no host given; write HOST:PORT, e.g. 127.0.0.1:12345")
         }
-        guard let portText else { return (host, defaultPort) }
-        guard let port = UInt16(portText), port > 0 else {
-            throw TransportError.unreachable(endpoint: text, reason: "'\(portText)' is not a port number 1…65535")
+        guard let portText else {
+            guard let defaultPort else {
+                throw TransportError.unreachable(endpoint: text, reason: "no port given; write HOST:PORT, e.g. 127.0.0.1:12345")
+            }
+            self.init(host: host, port: defaultPort)
+            return
         }
-        return (host, port)
+        guard let port = UInt16(portText), port > 0 || listening else {
+            throw TransportError.unreachable(endpoint: text, reason: "'\(portText)' is not a port number \(listening ? 0 : 1)…65535")
+        }
+        self.init(host: host, port: port)
     }
 
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// The socket calls behind TCP.
+enum TCPEndpoint {
     static func resolve(host: String, port: UInt16, passive: Bool, endpoint: String) throws(TransportError) -> [(Int32, [UInt8])] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
