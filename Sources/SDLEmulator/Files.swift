@@ -9,8 +9,21 @@ extension HeadUnitEmulator {
             && !name.contains("\0") && !name.hasPrefix("..") && name.utf8.count <= 255
     }
 
-    private func folder(of appID: String) -> String {
-        storageRoot + "/" + appID.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" }.map(String.init).joined()
+    /// The app's own folder under the storage root, whatever its app id: letters, digits and
+    /// "-" stay, every other byte (".", "/", "_" among them) becomes "_XX", so ids map to
+    /// distinct names that are never empty, "." or ".." and never leave the root.
+    func folder(of appID: String) -> String {
+        var name = appID.isEmpty ? "_" : ""
+        for byte in appID.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"):
+                name.append(Character(Unicode.Scalar(byte)))
+            default:
+                name += "_" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return storageRoot + "/" + name
     }
 
     private func usedSpace(_ appID: String) -> Int { (files[appID] ?? [:]).values.reduce(0) { $0 + $1.size } }
@@ -34,14 +47,19 @@ extension HeadUnitEmulator {
                     ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
             return
         }
+        // core (ApplicationManagerImpl::SaveBinary): a chunk at an offset must continue the
+        // file exactly where it ends; a gap, a repeat, or the chunk after one that failed its
+        // CRC (and so was not written) is INVALID_DATA.
         let offset = Int(p["offset"]?.intValue ?? 0)
         let existing = offset > 0 ? files[app.appID]?[name] : nil
-        if offset > 0, existing == nil {
-            respond(request, "INVALID_DATA", info: "offset \(offset) into a file that does not exist",
+        if offset > 0, existing?.size != offset {
+            respond(request, "INVALID_DATA",
+                    info: existing.map { "offset \(offset) does not continue the \($0.size) bytes received" }
+                        ?? "offset \(offset) into a file that does not exist",
                     ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
             return
         }
-        let newSize = max(existing?.size ?? 0, offset + data.count)
+        let newSize = offset + data.count
         let oldSize = files[app.appID]?[name]?.size ?? 0
         if usedSpace(app.appID) - oldSize + newSize > configuration.storageQuota {
             respond(request, "OUT_OF_MEMORY", info: "the app's storage quota of \(configuration.storageQuota) bytes is used up",
@@ -58,7 +76,7 @@ extension HeadUnitEmulator {
                 }
             } else {
                 let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-                try handle.seek(toOffset: UInt64(offset))
+                try handle.seekToEnd()
                 try handle.write(contentsOf: Data(data))
                 try handle.close()
             }
@@ -122,5 +140,12 @@ extension HeadUnitEmulator {
             files[appID]?[file.name] = nil
             if appIcons[appID] == file.name { appIcons[appID] = nil }
         }
+    }
+}
+
+extension String {
+    /// The string with leading zeros up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -251,6 +251,52 @@ struct FileTests {
         await headUnit.stop()
     }
 
+    @Test("A chunk must continue the file where it ends: a gap, a repeat, or the chunk after a CRC failure is INVALID_DATA (core-checked; ApplicationManagerImpl::SaveBinary)")
+    func putFileOffsets() async throws {
+        let directory = NSTemporaryDirectory() + "emu-files-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.storageDirectory = directory })
+        let app = try await activeApp(headUnit)
+        func put(_ offset: Int, _ bytes: [UInt8], crc: UInt32? = nil) async throws -> RPCEnvelope {
+            try await app.request("PutFile", ["syncFileName": "f.bin", "fileType": "BINARY", "offset": .int(Int64(offset)), "length": 30,
+                                              "crc": .int(Int64(crc ?? CRC32.checksum(bytes)))], bulkData: bytes)
+        }
+        let ten = [UInt8](repeating: 1, count: 10)
+        #expect(try await put(0, ten).resultCode == "SUCCESS")
+        let gap = try await put(20, ten)
+        #expect(gap.resultCode == "INVALID_DATA")
+        #expect(gap.success == false)
+        #expect(try await put(0 + 5, ten).resultCode == "INVALID_DATA", "a repeat of bytes already received")
+        #expect(try await put(10, ten, crc: 1).resultCode == "CORRUPTED_DATA")
+        #expect(try await put(20, ten).resultCode == "INVALID_DATA", "the chunk after the corrupted one leaves a gap")
+        #expect(try await put(10, ten).resultCode == "SUCCESS")
+        #expect(try await put(20, ten).resultCode == "SUCCESS")
+        #expect(FileManager.default.contents(atPath: directory + "/app-1/f.bin") == Data(repeating: 1, count: 30))
+        await headUnit.stop()
+    }
+
+    @Test("Whatever the app id, its files stay inside its own folder under the storage root",
+          arguments: ["..", ".", "../../tmp", "a/b", "a_2Fb", "\u{0}x"])
+    func appIDStaysInside(appID: String) async throws {
+        let root = NSTemporaryDirectory() + "emu-root-\(UUID().uuidString)"
+        let directory = root + "/storage"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.storageDirectory = directory })
+        let app = try await TestApp.connect(headUnit)
+        _ = try await app.register(appID: appID)
+        let put = try await app.request("PutFile", ["syncFileName": "x.bin", "fileType": "BINARY"], bulkData: [9])
+        #expect(put.resultCode == "SUCCESS")
+        let folder = await headUnit.folder(of: appID)
+        #expect(URL(fileURLWithPath: folder).deletingLastPathComponent().standardizedFileURL.path
+                == URL(fileURLWithPath: directory).standardizedFileURL.path, "\(folder)")
+        #expect(FileManager.default.contents(atPath: folder + "/x.bin") == Data([9]))
+        // Nothing was written beside the storage folder.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["storage"])
+        _ = try await app.request("DeleteFile", ["syncFileName": "x.bin"])
+        #expect(FileManager.default.fileExists(atPath: folder + "/x.bin") == false)
+        await headUnit.stop()
+    }
+
     @Test("File names that would leave the storage folder are INVALID_DATA", arguments: ["../x", "/etc/passwd", "a/b", "nul\0x", ".."])
     func traversal(name: String) async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())

@@ -1,6 +1,7 @@
 import Foundation
 import SDLEmulator
 import SmartDeviceLink
+import Synchronization
 import Testing
 
 @Suite("SDLFileManager against the emulator", .serialized)
@@ -67,8 +68,9 @@ struct FileManagerTests {
         await manager.stop()
     }
 
-    @Test("a link that drops mid-upload resumes from the last acknowledged offset; the head unit's file is identical")
-    func resumesAfterReconnect() async throws {
+    @Test("a link that drops mid-upload: the upload waits for the reconnect, resumes, and the head unit's file is identical",
+          arguments: [0.05, 0.29, 0.51, 0.85])
+    func resumesAfterReconnect(cutAt: Double) async throws {
         let directory = storage()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let headUnit = emulator(storage: directory)
@@ -79,37 +81,48 @@ struct FileManagerTests {
         let content = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
         let file = SDLFile(name: "resume.bin", source: .data(content), fileType: .binary, isPersistent: true)
         let (states, statesTask) = Recorder.recording(await manager.states())
-        var interruption: FileUploadError?
-        do {
-            try await files.upload(file) { fraction in
-                // After the third acknowledged chunk the car drops the link.
-                if fraction > 0.29 && fraction < 0.31 { Task { try? await headUnit.dropTransport(appID: "files-3") } }
-            }
-        } catch let error as FileUploadError {
-            interruption = error
+        let dropped = Mutex(false)
+        // One call: the car drops the link once the given share is acknowledged.
+        try await files.upload(file) { fraction in
+            guard fraction >= cutAt, !dropped.withLock({ $0 }) else { return }
+            dropped.withLock { $0 = true }
+            Task { try? await headUnit.dropTransport(appID: "files-3") }
         }
-        guard case .interrupted(_, let acknowledged, _)? = interruption else {
-            Issue.record("the upload should have been interrupted, got \(String(describing: interruption))")
-            return
-        }
-        #expect(acknowledged >= 30_000 && acknowledged < 100_000)
-        // Wait for the manager to be back.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            let seen = await states.values
-            if seen.contains(.reconnecting(attempt: 1)), await manager.state == .ready { break }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("the manager did not come back: \(seen)")
-                return
-            }
-            await states.waitFor(seen.count + 1, timeout: .seconds(1))
-        }
-        try await files.upload(file)
+        #expect(await states.values.contains(.reconnecting(attempt: 1)), "the link did drop")
         let stored = try Data(contentsOf: URL(fileURLWithPath: directory + "/files-3/resume.bin"))
         #expect(stored.count == content.count)
-        #expect(CRC32.checksum(Array(stored)) == CRC32.checksum(content))
+        #expect(Array(stored) == content)
+        #expect(await files.hasUploaded("resume.bin"))
         await manager.stop()
         statesTask.cancel()
+    }
+
+    @Test("when reconnecting gives up, the upload fails saying so, with what was acknowledged")
+    func uploadFailsWhenReconnectGivesUp() async throws {
+        let directory = storage()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let headUnit = emulator(storage: directory)
+        let manager = SDLManager(configuration: configuration(headUnit, appID: "files-4") {
+            $0.reconnect = ReconnectPolicy(initialDelay: .milliseconds(20), maximumAttempts: 0)
+        })
+        try await manager.start()
+        let files = manager.fileManager
+        await files.setChunkSize(10_000)
+        let content = [UInt8](repeating: 3, count: 100_000)
+        let dropped = Mutex(false)
+        await #expect {
+            try await files.upload(SDLFile(name: "lost.bin", source: .data(content), fileType: .binary)) { fraction in
+                guard fraction >= 0.3, !dropped.withLock({ $0 }) else { return }
+                dropped.withLock { $0 = true }
+                Task { try? await headUnit.dropTransport(appID: "files-4") }
+            }
+        } throws: { error in
+            guard case FileUploadError.interrupted(let name, let acknowledged, let reason) = error else { return false }
+            let text = "\(error)"
+            return name == "lost.bin" && acknowledged >= 30_000 && reason.contains("reconnecting is off")
+                && text.components(separatedBy: "connection lost").count <= 2
+        }
+        await manager.stop()
     }
 
     @Test("artwork is named by its content; already on the head unit counts as uploaded")

@@ -19,6 +19,11 @@ struct ScenarioChannel: RPCChannel {
     func notifications<Notification: RPCNotification>(_ type: Notification.Type) async -> AsyncStream<Notification> {
         await context.connection.notifications(type)
     }
+
+    /// The run's lifecycle manager reconnects; an upload waits for it.
+    func waitForReconnection() async -> LinkRecovery {
+        await context.connection.waitForReconnection()
+    }
 }
 
 /// The managers a scenario's high-level actions use, made on first use.
@@ -44,7 +49,8 @@ extension RunContext {
         do throws(StepFailure) {
             response = try await request(function, parameters, bulk: bulk, timeoutMS: timeout.map { Int($0.milliseconds) })
         } catch {
-            throw SDLError.connectionLost(error.message)
+            // The library's own error when there is one: wrapping it would say it twice.
+            throw error.cause ?? SDLError.invalidRequest(error.message)
         }
         managerResponses.append(response)
         return response

@@ -136,6 +136,8 @@ final class UnavailableTransport: SDLTransport {
 struct StepFailure: Error {
     var message: String
     var skipped = false
+    /// The library's error behind the failure, when there is one.
+    var cause: SDLError?
 }
 
 /// State of one run: variables, where expectations search, what was sent.
@@ -284,7 +286,7 @@ actor RunContext {
             response = try await connection.request(functionID: id, functionName: function, parameters: parameters, bulkData: bulk,
                                                     timeout: timeoutMS.map { .milliseconds($0) })
         } catch {
-            throw StepFailure(message: error.description)
+            throw StepFailure(message: error.description, cause: error)
         }
         if let index = await log.waitForResponse(correlationID: response.correlationID, until: .now + .seconds(1)) {
             responseMark = index + 1

@@ -7,6 +7,35 @@ public protocol RPCChannel: Sendable {
     func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response
     /// Notifications of one kind from now on.
     func notifications<Notification: RPCNotification>(_ type: Notification.Type) async -> AsyncStream<Notification>
+    /// After a request failed because the link dropped: waits until the app is registered
+    /// again on a new link (true), or until that will not happen (false, with the reason).
+    /// A single connection never comes back; ``SDLManager`` reconnects by its policy.
+    func waitForReconnection() async -> LinkRecovery
+}
+
+/// Whether a dropped link came back, from ``RPCChannel/waitForReconnection()``.
+public enum LinkRecovery: Sendable, Equatable {
+    /// Registered again on a new link; requests can go out.
+    case reconnected
+    /// The link will not come back; the reason says why (reconnecting off, the policy gave up, stopped).
+    case gaveUp(String)
+}
+
+extension RPCChannel {
+    public func waitForReconnection() async -> LinkRecovery {
+        .gaveUp("this channel does not reconnect")
+    }
+}
+
+extension SDLError {
+    /// Whether the link failed (as opposed to the head unit answering, or a bad request):
+    /// the errors after which a reconnect can help.
+    public var isLinkFailure: Bool {
+        switch self {
+        case .transport, .connectionLost, .notConnected: return true
+        default: return false
+        }
+    }
 }
 
 extension SDLConnection: RPCChannel {}

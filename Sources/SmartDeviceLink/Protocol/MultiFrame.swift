@@ -76,11 +76,20 @@ public struct FrameReassembler: Sendable {
     public var timeout: Duration
     /// The largest message accepted (TotalSize of a First frame). Bigger ones are dropped.
     public var maximumMessageSize: Int
+    /// How many messages may wait for frames at once; a First frame beyond that is dropped.
+    public var maximumPendingMessages: Int
+    /// How many received bytes may wait in unfinished messages at once; a frame that would
+    /// go beyond drops its message. A peer cannot make us hold more than this.
+    public var maximumPendingBytes: Int
     private var partials: [Key: Partial] = [:]
+    private var pendingBytes = 0
 
-    public init(timeout: Duration = .seconds(10), maximumMessageSize: Int = 64 << 20) {
+    public init(timeout: Duration = .seconds(10), maximumMessageSize: Int = 64 << 20,
+                maximumPendingMessages: Int = 64, maximumPendingBytes: Int = 80 << 20) {
         self.timeout = timeout
         self.maximumMessageSize = maximumMessageSize
+        self.maximumPendingMessages = maximumPendingMessages
+        self.maximumPendingBytes = maximumPendingBytes
     }
 
     /// Number of messages waiting for more frames.
@@ -104,8 +113,12 @@ public struct FrameReassembler: Sendable {
             guard total <= maximumMessageSize else {
                 return .dropped(reason: "message of \(total) bytes exceeds the limit \(maximumMessageSize)")
             }
+            guard partials.count < maximumPendingMessages else {
+                return .dropped(reason: "\(partials.count) messages are unfinished already; message \(header.messageID) dropped")
+            }
+            // Memory follows what arrives, not what a First frame announces.
             var payload: [UInt8] = []
-            payload.reserveCapacity(min(total, 1 << 20))
+            payload.reserveCapacity(min(total, 64 << 10))
             partials[key] = Partial(firstHeader: header, totalSize: total, payload: payload, lastNumber: 0, startedAt: now)
             return .pending
         case .consecutive:
@@ -119,9 +132,14 @@ public struct FrameReassembler: Sendable {
             }
             guard partial.payload.count + frame.payload.count <= max(partial.totalSize, 0) || number == 0 else {
                 partials[key] = nil
+                pendingBytes -= partial.payload.count
                 return .dropped(reason: "message \(header.messageID) is longer than its announced \(partial.totalSize) bytes")
             }
             partials[key] = nil  // avoid a copy-on-write of the buffer while appending
+            pendingBytes -= partial.payload.count
+            guard pendingBytes + partial.payload.count + frame.payload.count <= maximumPendingBytes else {
+                return .dropped(reason: "unfinished messages would hold more than \(maximumPendingBytes) bytes; message \(header.messageID) dropped")
+            }
             partial.payload.append(contentsOf: frame.payload)
             partial.lastNumber = number
             if number == 0 {
@@ -132,6 +150,7 @@ public struct FrameReassembler: Sendable {
                 return .message(header: completeHeader, payload: partial.payload)
             }
             partials[key] = partial
+            pendingBytes += partial.payload.count
             return .pending
         }
     }
@@ -139,7 +158,7 @@ public struct FrameReassembler: Sendable {
     /// Drops partial messages older than ``timeout``; returns their keys.
     public mutating func expire(now: ContinuousClock.Instant) -> [Key] {
         let stale = partials.filter { now - $0.value.startedAt >= timeout }.map(\.key)
-        for key in stale { partials[key] = nil }
+        for key in stale { pendingBytes -= partials.removeValue(forKey: key)?.payload.count ?? 0 }
         return stale
     }
 
@@ -150,5 +169,11 @@ public struct FrameReassembler: Sendable {
     }
 
     /// Forgets everything, as on a disconnect.
-    public mutating func reset() { partials.removeAll() }
+    public mutating func reset() {
+        partials.removeAll()
+        pendingBytes = 0
+    }
+
+    /// Received bytes held in unfinished messages.
+    public var pendingByteCount: Int { pendingBytes }
 }

@@ -223,3 +223,63 @@ struct ProtocolMultiFrameTests {
         #expect(r.pendingCount == 0)
     }
 }
+
+@Suite("Protocol: reassembly is bounded (a peer cannot make us buffer without limit)")
+struct ProtocolReassemblyBoundsTests {
+    static func first(id: UInt32, total: UInt32) -> Frame {
+        let header = FrameHeader(version: 5, isEncrypted: false, frameType: .first, serviceType: .rpc, frameInfo: 0,
+                                 sessionID: 1, dataSize: 8, messageID: id)
+        return Frame(header: header, payload: PT.bytes(String(format: "%08X 00000001", total)))
+    }
+
+    static func consecutive(id: UInt32, number: UInt8, count: Int) -> Frame {
+        let header = FrameHeader(version: 5, isEncrypted: false, frameType: .consecutive, serviceType: .rpc, frameInfo: number,
+                                 sessionID: 1, dataSize: UInt32(count), messageID: id)
+        return Frame(header: header, payload: [UInt8](repeating: 7, count: count))
+    }
+
+    @Test("2,000 unfinished messages: only the first 64 are kept, the rest dropped with a reason")
+    func manyPartials() {
+        var reassembler = FrameReassembler()
+        var dropped = 0
+        for id in 1...2_000 {
+            if case .dropped(let reason) = reassembler.receive(Self.first(id: UInt32(id), total: 100_000), now: .now) {
+                dropped += 1
+                #expect(reason.contains("unfinished already"))
+            }
+        }
+        #expect(reassembler.pendingCount == 64)
+        #expect(dropped == 2_000 - 64)
+    }
+
+    @Test("a First frame announcing 2^31-1 bytes is dropped; received bytes, not announced ones, count")
+    func hugeAnnouncement() {
+        var reassembler = FrameReassembler()
+        guard case .dropped = reassembler.receive(Self.first(id: 1, total: 0x7FFF_FFFF), now: .now) else {
+            Issue.record("accepted a 2 GiB message")
+            return
+        }
+        var small = FrameReassembler(maximumPendingBytes: 10_000)
+        #expect(small.receive(Self.first(id: 2, total: 50_000), now: .now) == .pending)
+        #expect(small.receive(Self.consecutive(id: 2, number: 1, count: 6_000), now: .now) == .pending)
+        #expect(small.pendingByteCount == 6_000)
+        guard case .dropped(let reason) = small.receive(Self.consecutive(id: 2, number: 2, count: 6_000), now: .now) else {
+            Issue.record("held more than the limit")
+            return
+        }
+        #expect(reason.contains("more than 10000 bytes"))
+        #expect(small.pendingCount == 0)
+        #expect(small.pendingByteCount == 0)
+    }
+
+    @Test("stale messages expire at the reassembly timeout, and the driver knows when")
+    func expiry() {
+        var reassembler = FrameReassembler(timeout: .seconds(10))
+        let start = ContinuousClock.now
+        _ = reassembler.receive(Self.first(id: 1, total: 5_000), now: start)
+        #expect(reassembler.nextExpiry == start + .seconds(10))
+        #expect(reassembler.expire(now: start + .seconds(9)).isEmpty)
+        #expect(reassembler.expire(now: start + .seconds(10)).count == 1)
+        #expect(reassembler.nextExpiry == nil)
+    }
+}

@@ -54,7 +54,7 @@ public enum FileUploadError: Error, Sendable, CustomStringConvertible {
         case .unreadable(let path): return "cannot read \(path)"
         case .refused(let file, let code, let info): return "the head unit refused \(file): \(code)" + (info.map { " (\($0))" } ?? "")
         case .interrupted(let file, let bytes, let reason):
-            return "uploading \(file) stopped after \(bytes) acknowledged bytes (\(reason)); upload it again to resume from there"
+            return "uploading \(file) stopped after \(bytes) acknowledged bytes: \(reason); upload it again to resume from there"
         }
     }
 }
@@ -107,6 +107,12 @@ public actor SDLFileManager {
 
     /// Puts a file on the head unit, reporting progress as a fraction 0…1. A file the head
     /// unit already has counts as success unless `overwrite` is set.
+    ///
+    /// When the link drops mid-upload and the channel reconnects (``SDLManager`` does, by its
+    /// policy), the upload waits for the new registration, asks the head unit what it has,
+    /// and goes on from the last acknowledged byte; the head unit ends with the exact bytes.
+    /// It fails with ``FileUploadError/interrupted(file:uploadedBytes:reason:)`` only when the
+    /// link does not come back.
     public func upload(_ file: SDLFile, progress: (@Sendable (Double) -> Void)? = nil) async throws {
         if !file.overwrite, remoteFiles.contains(file.name), resumeOffsets[file.name] == nil { return }
         guard let total = file.size else {
@@ -115,6 +121,8 @@ public actor SDLFileManager {
         }
         var reader = try ChunkReader(file.source)
         var offset = resumeOffsets[file.name] ?? 0
+        /// Offsets to try after a reconnect, best first; empty while the link holds.
+        var resumeCandidates: [Int] = []
         try reader.seek(to: offset)
         repeat {
             let chunk = try reader.read(min(chunkSize, total - offset))
@@ -127,19 +135,45 @@ public actor SDLFileManager {
                 response = try await channel.send(request, timeout: nil)
             } catch {
                 resumeOffsets[file.name] = offset
-                throw FileUploadError.interrupted(file: file.name, uploadedBytes: offset, reason: error.description)
+                guard error.isLinkFailure else {
+                    throw FileUploadError.interrupted(file: file.name, uploadedBytes: offset, reason: error.description)
+                }
+                // The chunk in flight may or may not have been written: try at it, after it,
+                // then from the start (core answers INVALID_DATA to an offset that is not
+                // the size it has, PutFileRequest / SaveBinary).
+                resumeCandidates = try await reconnected(file.name, acknowledged: offset, inFlight: chunk.count)
+                offset = resumeCandidates.removeFirst()
+                try reader.seek(to: offset)
+                continue
             }
             if let space = response.spaceAvailable { bytesAvailable = space }
+            if response.resultCode == .invalidData, !resumeCandidates.isEmpty {
+                offset = resumeCandidates.removeFirst()
+                try reader.seek(to: offset)
+                continue
+            }
             guard response.success else {
                 resumeOffsets[file.name] = nil
                 throw FileUploadError.refused(file: file.name, resultCode: response.resultCode.rawValue, info: response.info)
             }
+            resumeCandidates = []
             offset += chunk.count
             resumeOffsets[file.name] = offset
             progress?(total == 0 ? 1 : Double(offset) / Double(total))
         } while offset < total
         resumeOffsets[file.name] = nil
         remoteFiles.insert(file.name)
+    }
+
+    /// Waits for the channel to reconnect after a dropped link, then lists what the head unit
+    /// has: the offsets to resume at, best first (a file it does not list starts again).
+    private func reconnected(_ name: String, acknowledged: Int, inFlight: Int) async throws -> [Int] {
+        if case .gaveUp(let why) = await channel.waitForReconnection() {
+            throw FileUploadError.interrupted(file: name, uploadedBytes: acknowledged, reason: why)
+        }
+        try? await refresh()
+        guard acknowledged > 0, remoteFiles.contains(name) else { return [0] }
+        return [acknowledged, acknowledged + inFlight, 0]
     }
 
     /// Uploads several files, each tried up to `attempts` times; returns each file's error,

@@ -135,6 +135,23 @@ public actor SDLManager: RPCChannel {
 
     // MARK: - RPCChannel
 
+    /// Waits for the registration on a new link after the old one dropped: returns
+    /// `.reconnected` once the manager is ready on a live link, `.gaveUp` when it stopped
+    /// (reconnecting off, the policy's attempts used up, or `stop()`).
+    public func waitForReconnection() async -> LinkRecovery {
+        for await state in states() {
+            switch state {
+            case .ready:
+                if let connection, await connection.session != nil { return .reconnected }
+            case .stopped:
+                return .gaveUp(lastError?.description ?? "the manager was stopped")
+            default:
+                continue
+            }
+        }
+        return .gaveUp("the manager was stopped")
+    }
+
     public func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
         let connection = try registeredConnection()
         let response = try await connection.send(request, timeout: timeout)
@@ -304,7 +321,13 @@ public actor SDLManager: RPCChannel {
                 if case .unsuccessfulResponse = error { break }  // refused: retrying will not help
             }
         }
-        if lastError == nil { lastError = .connectionLost("the link dropped and reconnecting is off") }
+        if policy.maximumAttempts <= 0 {
+            lastError = .connectionLost("the link dropped and reconnecting is off")
+        } else if let last = lastError, case .transport = last {
+            lastError = .connectionLost("the link dropped and \(policy.maximumAttempts) reconnect attempts failed, the last: \(last)")
+        } else if lastError == nil {
+            lastError = .connectionLost("the link dropped and could not be reconnected")
+        }
         transition(to: .stopped)
     }
 
@@ -410,6 +433,11 @@ final class ChannelRelay: RPCChannel, @unchecked Sendable {
     func notifications<Notification: RPCNotification>(_ type: Notification.Type) async -> AsyncStream<Notification> {
         guard let manager else { return AsyncStream { $0.finish() } }
         return await manager.notifications(type)
+    }
+
+    func waitForReconnection() async -> LinkRecovery {
+        guard let manager else { return .gaveUp("the manager is gone") }
+        return await manager.waitForReconnection()
     }
 }
 
