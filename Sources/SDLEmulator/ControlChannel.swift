@@ -12,12 +12,8 @@ import Darwin
 /// (`{"action":"activateApp","appID":"x"}`) and one JSON answer per line
 /// (`{"ok":true}` or `{"ok":false,"error":"..."}`; an `id` in the command is echoed).
 extension HeadUnitEmulator {
-    /// The actions ``control(_:)`` understands.
-    public static let controlActions = [
-        "activateApp", "exitApp", "selectCommand", "pressSoftButton", "pressButton", "selectChoice",
-        "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport",
-        "typeOnKeyboard", "submitKeyboard", "abortKeyboard", "openMenu", "closeMenu", "snapshot",
-    ]
+    /// The actions ``control(_:)`` understands (`{"action":"help"}` lists them with their parameters).
+    public static var controlActions: [String] { driverActions.map(\.name) }
 
     /// Runs one control command and returns its answer.
     public func control(_ command: JSONObject) async -> JSONObject {
@@ -31,53 +27,15 @@ extension HeadUnitEmulator {
         return answer
     }
 
-    private func runControl(_ c: JSONObject) async throws(EmulatorError) -> JSONObject {
-        guard let action = c["action"]?.stringValue else { throw .invalidAction("a command needs \"action\"") }
-        let appID = c["appID"]?.stringValue
-        func int(_ key: String) throws(EmulatorError) -> Int {
-            guard let value = c[key]?.intValue else { throw .invalidAction("\(action) needs an integer \"\(key)\"") }
-            return Int(value)
+    private func runControl(_ command: JSONObject) async throws(EmulatorError) -> JSONObject {
+        guard let name = command["action"]?.stringValue else { throw .invalidAction("a command needs \"action\"") }
+        guard let spec = Self.driverAction(named: name) else {
+            let hint = closest(to: name, in: Self.controlActions).map { "; did you mean \"\($0)\"?" } ?? ""
+            throw .invalidAction("unknown action \"\(name)\"\(hint)")
         }
-        func string(_ key: String) throws(EmulatorError) -> String {
-            guard let value = c[key]?.stringValue else { throw .invalidAction("\(action) needs a string \"\(key)\"") }
-            return value
-        }
-        switch action {
-        case "activateApp": try await activateApp(appID)
-        case "exitApp": try await exitApp(appID)
-        case "selectCommand":
-            try await selectCommand(try int("cmdID"), appID: appID, triggerSource: c["triggerSource"]?.stringValue ?? "MENU")
-        case "pressSoftButton":
-            try await pressSoftButton(try int("softButtonID"), longPress: c["longPress"]?.boolValue ?? false, appID: appID)
-        case "pressButton":
-            try await pressButton(try string(c["buttonName"] != nil ? "buttonName" : "name"), longPress: c["longPress"]?.boolValue ?? false, appID: appID)
-        case "selectChoice": try await selectChoice(try int("choiceID"), appID: appID)
-        case "finishAudioPassThru": try await finishAudioPassThru(appID: appID)
-        case "cancelAudioPassThru": try await cancelAudioPassThru(appID: appID)
-        case "setVehicleData":
-            if let values = c["values"]?.objectValue {
-                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-                    guard VehicleDataNames.dataTypes[name] != nil else { throw .unknownVehicleData(name) }
-                    _ = value
-                }
-                updateVehicleData(values)
-            } else {
-                guard let value = c["value"] else { throw .invalidAction("setVehicleData needs \"name\" and \"value\", or \"values\"") }
-                try await setVehicleData(try string("name"), value)
-            }
-        case "setVehicleDataUnavailable": try await setVehicleDataUnavailable(try string("name"))
-        case "dropTransport": try await dropTransport(appID: appID)
-        case "typeOnKeyboard": try await typeOnKeyboard(try string("text"), appID: appID)
-        case "submitKeyboard": try await submitKeyboard(c["text"]?.stringValue, appID: appID)
-        case "abortKeyboard": try await abortKeyboard(appID: appID)
-        case "openMenu": try await openMenu(appID: appID)
-        case "closeMenu": try await closeMenu(appID: appID)
-        case "snapshot": return ["ok": true, "snapshot": snapshot().json]
-        default:
-            let hint = closest(to: action, in: Self.controlActions).map { "; did you mean \"\($0)\"?" } ?? ""
-            throw .invalidAction("unknown action \"\(action)\"\(hint)")
-        }
-        return ["ok": true]
+        var answer: JSONObject = ["ok": true]
+        for (key, value) in try await spec.run(self, DriverArguments(action: name, values: command)) ?? [:] { answer[key] = value }
+        return answer
     }
 
     /// Serves the control channel on one link: reads JSON lines, answers each with a line.

@@ -1,4 +1,5 @@
 public import SmartDeviceLink
+import SDLEmulator
 
 /// A declarative test: which app registers, optional emulator settings, and the steps.
 public struct Scenario: Sendable {
@@ -201,9 +202,8 @@ public struct PutFileAction: Sendable {
 public struct DriverAction: Sendable {
     public var name: String
     public var arguments: JSONObject
-    public static let names = [
-        "activateApp", "exitApp", "selectCommand", "pressSoftButton", "pressButton", "selectChoice",
-        "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport",
-        "typeOnKeyboard", "submitKeyboard", "abortKeyboard", "openMenu", "closeMenu",
-    ]
+    /// The driver actions a scenario can take: the emulator's table, less its control-only ones.
+    public static var names: [String] { HeadUnitEmulator.driverActions.filter { !$0.controlOnly }.map(\.name) }
+    /// Those a scenario may name bare (`{"driver": "activateApp"}`).
+    public static var bareNames: [String] { HeadUnitEmulator.driverActions.filter { !$0.controlOnly && $0.canBeBare }.map(\.name) }
 }

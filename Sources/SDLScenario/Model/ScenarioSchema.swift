@@ -3,6 +3,11 @@
 /// It describes the structure; `sdl-run validate` checks more (RPC names, parameters and
 /// enum values against the RPC spec, regular expressions, files).
 public enum ScenarioSchema {
+    /// The driver actions come from the emulator's one table of them.
+    private static func jsonList(_ names: [String]) -> String {
+        "[" + names.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+    }
+
     public static let text = #"""
 {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -106,12 +111,9 @@ public enum ScenarioSchema {
         "prompt": {"type": "string", "description": "Ask the operator to act on a real head unit."},
         "driver": {
           "oneOf": [
-            {"enum": ["activateApp", "exitApp", "finishAudioPassThru", "cancelAudioPassThru", "dropTransport",
-                      "submitKeyboard", "abortKeyboard", "openMenu", "closeMenu"]},
+            {"enum": \#(jsonList(DriverAction.bareNames))},
             {"type": "object", "minProperties": 1, "maxProperties": 1,
-             "propertyNames": {"enum": ["activateApp", "exitApp", "selectCommand", "pressSoftButton", "pressButton", "selectChoice",
-                                        "finishAudioPassThru", "cancelAudioPassThru", "setVehicleData", "setVehicleDataUnavailable", "dropTransport",
-                                        "typeOnKeyboard", "submitKeyboard", "abortKeyboard", "openMenu", "closeMenu"]}}
+             "propertyNames": {"enum": \#(jsonList(DriverAction.names))}}
           ]
         }
       },

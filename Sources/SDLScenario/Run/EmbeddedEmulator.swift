@@ -36,28 +36,19 @@ public struct ControlCommandDriver: ScenarioDriver {
         self.execute = execute
     }
 
-    /// The control command for a scenario driver action.
+    /// The control command for a scenario driver action: the short form's value goes to the
+    /// action's shorthand parameter; setVehicleData's arguments are the values.
     static func command(for action: DriverAction) -> JSONObject {
         var command = action.arguments
-        command["action"] = .string(action.name)
-        switch action.name {
-        case "pressSoftButton":
-            if let id = command.removeValue(forKey: "id") ?? command.removeValue(forKey: "value") { command["softButtonID"] = id }
-        case "setVehicleData":
-            let values = action.arguments.filter { $0.key != "appID" }
-            command = ["action": "setVehicleData", "values": .object(values)]
+        if action.name == "setVehicleData", command["values"] == nil, command["name"] == nil {
+            command = ["values": .object(action.arguments.filter { $0.key != "appID" })]
             if let appID = action.arguments["appID"] { command["appID"] = appID }
-        case "setVehicleDataUnavailable", "pressButton":
-            if let name = command.removeValue(forKey: "value") { command["name"] = name }
-        case "selectCommand":
-            if let id = command.removeValue(forKey: "value") { command["cmdID"] = id }
-        case "selectChoice":
-            if let id = command.removeValue(forKey: "value") { command["choiceID"] = id }
-        case "typeOnKeyboard", "submitKeyboard":
-            if let text = command.removeValue(forKey: "value") { command["text"] = text }
-        default:
-            break
         }
+        if let shorthand = HeadUnitEmulator.driverAction(named: action.name)?.shorthand,
+           let value = command.removeValue(forKey: "value") ?? (action.name == "pressSoftButton" ? command.removeValue(forKey: "id") : nil) {
+            command[shorthand] = value
+        }
+        command["action"] = .string(action.name)
         return command
     }
 

@@ -1,0 +1,158 @@
+public import SmartDeviceLink
+
+/// One thing a person or the car does to the head unit: the one table behind the control
+/// channel (and its `help`), the scenario language's `driver` steps, their JSON Schema and
+/// their short form (`{"selectCommand": 5}`).
+public struct DriverActionSpec: Sendable {
+    public struct Parameter: Sendable {
+        public var name: String
+        /// The JSON type: "integer", "string", "boolean", "object" or "any".
+        public var type: String
+        public var required: Bool
+        public var summary: String
+    }
+
+    public var name: String
+    public var summary: String
+    public var parameters: [Parameter]
+    /// The parameter a scenario's short form fills (`{"selectCommand": 5}` → cmdID 5).
+    public var shorthand: String?
+    /// Control-channel only (snapshot, help): not a scenario step.
+    public var controlOnly: Bool
+    let run: @Sendable (isolated HeadUnitEmulator, DriverArguments) async throws(EmulatorError) -> JSONObject?
+
+    /// Whether a scenario may name it bare (`{"driver": "activateApp"}`).
+    public var canBeBare: Bool { !parameters.contains(where: \.required) }
+
+    /// `help`'s entry: the name, what it does and its parameters.
+    public var json: JSONValue {
+        .object(["action": .string(name), "summary": .string(summary), "parameters": .array(parameters.map {
+            .object(["name": .string($0.name), "type": .string($0.type), "required": .bool($0.required), "summary": .string($0.summary)])
+        })])
+    }
+}
+
+/// The arguments of one driver action, read with messages that name the action.
+public struct DriverArguments: Sendable {
+    public let action: String
+    public let values: JSONObject
+
+    public var appID: String? { values["appID"]?.stringValue }
+
+    func int(_ key: String) throws(EmulatorError) -> Int {
+        guard let value = values[key]?.intValue else { throw .invalidAction("\(action) needs an integer \"\(key)\"") }
+        return Int(value)
+    }
+
+    func string(_ key: String) throws(EmulatorError) -> String {
+        guard let value = values[key]?.stringValue else { throw .invalidAction("\(action) needs a string \"\(key)\"") }
+        return value
+    }
+
+    func bool(_ key: String) -> Bool { values[key]?.boolValue ?? false }
+}
+
+extension HeadUnitEmulator {
+    private typealias Parameter = DriverActionSpec.Parameter
+    private static let appID = Parameter(name: "appID", type: "string", required: false,
+                                         summary: "the app; the one in FULL (or the only one) when left out")
+    private static func required(_ name: String, _ type: String, _ summary: String) -> Parameter {
+        Parameter(name: name, type: type, required: true, summary: summary)
+    }
+    private static func optional(_ name: String, _ type: String, _ summary: String) -> Parameter {
+        Parameter(name: name, type: type, required: false, summary: summary)
+    }
+
+    private static func action(
+        _ name: String, _ summary: String, _ parameters: [Parameter] = [], shorthand: String? = nil, controlOnly: Bool = false,
+        _ run: @escaping @Sendable (isolated HeadUnitEmulator, DriverArguments) async throws(EmulatorError) -> JSONObject? = { _, _ in nil }
+    ) -> DriverActionSpec {
+        DriverActionSpec(name: name, summary: summary, parameters: parameters + (controlOnly ? [] : [appID]), shorthand: shorthand,
+                         controlOnly: controlOnly, run: run)
+    }
+
+    /// Every driver action, in the order `help` lists them.
+    public static let driverActions: [DriverActionSpec] = [
+        action("activateApp", "the user picks the app: HMI level FULL") { unit, a throws(EmulatorError) in
+            try await unit.activateApp(a.appID); return nil
+        },
+        action("exitApp", "the user leaves the app: HMI level NONE") { unit, a throws(EmulatorError) in
+            try await unit.exitApp(a.appID); return nil
+        },
+        action("selectCommand", "the user picks a menu command (OnCommand)",
+               [required("cmdID", "integer", "the command's id"), optional("triggerSource", "string", "MENU (default) or VR")],
+               shorthand: "cmdID") { unit, a throws(EmulatorError) in
+            try await unit.selectCommand(try a.int("cmdID"), appID: a.appID, triggerSource: a.values["triggerSource"]?.stringValue ?? "MENU")
+            return nil
+        },
+        action("pressSoftButton", "the user presses a soft button on the screen, an alert or a scrollable message",
+               [required("softButtonID", "integer", "the button's id"), optional("longPress", "boolean", "a long press")],
+               shorthand: "softButtonID") { unit, a throws(EmulatorError) in
+            try await unit.pressSoftButton(try a.int("softButtonID"), longPress: a.bool("longPress"), appID: a.appID)
+            return nil
+        },
+        action("pressButton", "the user presses a hardware button the app subscribed to",
+               [required("name", "string", "the ButtonName, e.g. OK or SEEKRIGHT"), optional("longPress", "boolean", "a long press")],
+               shorthand: "name") { unit, a throws(EmulatorError) in
+            try await unit.pressButton(try a.string(a.values["buttonName"] != nil ? "buttonName" : "name"), longPress: a.bool("longPress"),
+                                       appID: a.appID)
+            return nil
+        },
+        action("selectChoice", "the user picks a choice of the open PerformInteraction",
+               [required("choiceID", "integer", "the choice's id")], shorthand: "choiceID") { unit, a throws(EmulatorError) in
+            try await unit.selectChoice(try a.int("choiceID"), appID: a.appID); return nil
+        },
+        action("finishAudioPassThru", "the user ends the recording: SUCCESS") { unit, a throws(EmulatorError) in
+            try await unit.finishAudioPassThru(appID: a.appID); return nil
+        },
+        action("cancelAudioPassThru", "the user cancels the recording: ABORTED") { unit, a throws(EmulatorError) in
+            try await unit.cancelAudioPassThru(appID: a.appID); return nil
+        },
+        action("setVehicleData", "the car's data changes; subscribed apps get OnVehicleData",
+               [required("values", "object", "vehicle data names and their new values (or \"name\" and \"value\" for one)")]) {
+            unit, a throws(EmulatorError) in
+            let single = a.values["name"]?.stringValue.flatMap { name in a.values["value"].map { [name: $0] } }
+            guard let values = a.values["values"]?.objectValue ?? single else {
+                throw .invalidAction("setVehicleData needs \"values\", or \"name\" and \"value\"")
+            }
+            for name in values.keys.sorted() where VehicleDataNames.dataTypes[name] == nil { throw .unknownVehicleData(name) }
+            unit.updateVehicleData(values)
+            return nil
+        },
+        action("setVehicleDataUnavailable", "a vehicle data item stops being available (DATA_NOT_AVAILABLE)",
+               [required("name", "string", "the vehicle data name")], shorthand: "name") { unit, a throws(EmulatorError) in
+            try await unit.setVehicleDataUnavailable(try a.string("name")); return nil
+        },
+        action("dropTransport", "the link to the app drops (a cable pulled)") { unit, a throws(EmulatorError) in
+            try await unit.dropTransport(appID: a.appID); return nil
+        },
+        action("typeOnKeyboard", "the user types on the open keyboard", [required("text", "string", "what is typed")],
+               shorthand: "text") { unit, a throws(EmulatorError) in
+            try await unit.typeOnKeyboard(try a.string("text"), appID: a.appID); return nil
+        },
+        action("submitKeyboard", "the user submits the keyboard", [optional("text", "string", "the text, else what was typed")],
+               shorthand: "text") { unit, a throws(EmulatorError) in
+            try await unit.submitKeyboard(a.values["text"]?.stringValue, appID: a.appID); return nil
+        },
+        action("abortKeyboard", "the user closes the keyboard without submitting") { unit, a throws(EmulatorError) in
+            try await unit.abortKeyboard(appID: a.appID); return nil
+        },
+        action("openMenu", "the user opens the app's menu (system context MENU)") { unit, a throws(EmulatorError) in
+            try await unit.openMenu(appID: a.appID); return nil
+        },
+        action("closeMenu", "the user closes the menu") { unit, a throws(EmulatorError) in
+            try await unit.closeMenu(appID: a.appID); return nil
+        },
+        action("snapshot", "the state of every app and of the vehicle", controlOnly: true) { unit, _ throws(EmulatorError) in
+            ["snapshot": unit.snapshot().json]
+        },
+        action("help", "this list", controlOnly: true) { _, _ throws(EmulatorError) in
+            ["actions": .array(HeadUnitEmulator.driverActions.map(\.json))]
+        },
+    ]
+
+    /// The action of that name, if any.
+    public static func driverAction(named name: String) -> DriverActionSpec? {
+        driverActions.first { $0.name == name }
+    }
+}
