@@ -1,7 +1,6 @@
 import Foundation
 import SDLEmulator
 import SmartDeviceLink
-import Synchronization
 import Testing
 
 @Suite("SDLFileManager against the emulator", .serialized)
@@ -81,7 +80,7 @@ struct FileManagerTests {
         let content = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
         let file = SDLFile(name: "resume.bin", source: .data(content), fileType: .binary, isPersistent: true)
         let (states, statesTask) = Recorder.recording(await manager.states())
-        let dropped = Mutex(false)
+        let dropped = Locked(false)
         // One call: the car drops the link once the given share is acknowledged.
         try await files.upload(file) { fraction in
             guard fraction >= cutAt, !dropped.withLock({ $0 }) else { return }
@@ -109,7 +108,7 @@ struct FileManagerTests {
         let files = manager.fileManager
         await files.setChunkSize(10_000)
         let content = [UInt8](repeating: 3, count: 100_000)
-        let dropped = Mutex(false)
+        let dropped = Locked(false)
         await #expect {
             try await files.upload(SDLFile(name: "lost.bin", source: .data(content), fileType: .binary)) { fraction in
                 guard fraction >= 0.3, !dropped.withLock({ $0 }) else { return }

@@ -1,11 +1,10 @@
 import Logging
 import SmartDeviceLink
-import Synchronization
 import Testing
 
 /// Collects log lines written by SDLLogHandler.
 final class LineSink: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = Locked<[String]>([])
     var lines: [String] { storage.withLock { $0 } }
     func write(_ line: String) { storage.withLock { $0.append(line) } }
 }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One end of an in-memory link: what one end sends, the other receives.
 ///
@@ -12,7 +11,7 @@ public final class MemoryTransport: SDLTransport {
 
     private let inbox: AsyncThrowingStream<[UInt8], any Error>.Continuation
     /// The other end's inbox, nil once either end closed.
-    private let peer = Mutex<MemoryTransport?>(nil)
+    private let peer = Locked<MemoryTransport?>(nil)
     private let chunkSize: Int?
 
     private init(description: String, chunkSize: Int?) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Runs a blocking system call (getaddrinfo, a connect or accept with a timeout, BlueZ's
 /// SDP calls) on a thread of its own, so it never holds one of the cooperative pool's few
@@ -15,7 +14,7 @@ enum BlockingCall {
         onCancel: @escaping @Sendable () -> TransportError,
         _ body: @escaping @Sendable () throws(TransportError) -> Value
     ) async throws(TransportError) -> Value {
-        let slot = Mutex<CheckedContinuation<Result<Value, TransportError>, Never>?>(nil)
+        let slot = Locked<CheckedContinuation<Result<Value, TransportError>, Never>?>(nil)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, TransportError>, Never>) in
                 slot.withLock { $0 = continuation }

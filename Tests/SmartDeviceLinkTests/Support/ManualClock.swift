@@ -1,4 +1,4 @@
-import Synchronization
+import SmartDeviceLink
 
 /// A clock that moves only when a test advances it: timeouts and heartbeats are tested
 /// without sleeping and without asserting on wall-clock time.
@@ -15,7 +15,7 @@ final class ManualClock: Clock, Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    private let state = Mutex((now: Instant(offset: .zero), sleepers: [Int: Sleeper](), nextID: 0))
+    private let state = Locked((now: Instant(offset: .zero), sleepers: [Int: Sleeper](), nextID: 0))
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import CSDLShim
 import Foundation
-import Synchronization
 
 /// The SDL service class UUID that head units look for over SDP (PROTOCOL.md §7.1).
 public let sdlBluetoothServiceUUID: [UInt8] = [

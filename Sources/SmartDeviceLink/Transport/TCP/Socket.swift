@@ -6,7 +6,6 @@ import Musl
 import Darwin
 #endif
 import Foundation
-import Synchronization
 
 /// A connected stream socket (TCP, or an RFCOMM/Unix socket handed over as a descriptor).
 ///
@@ -27,7 +26,7 @@ public final class StreamSocketTransport: SDLTransport {
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    private let state = Mutex(SocketState())
+    private let state = Locked(SocketState())
     private let readSize: Int
 
     private struct SocketState {

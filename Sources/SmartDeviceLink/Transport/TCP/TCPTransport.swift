@@ -6,7 +6,6 @@ import Musl
 import Darwin
 #endif
 import Foundation
-import Synchronization
 
 /// A TCP client link to a head unit (sdl_core listens on 12345 by default, PROTOCOL.md §8).
 public final class TCPTransport: SDLTransport {
@@ -67,12 +66,12 @@ public final class TCPListener: Sendable {
     public let host: String
     /// Accepted connections, each an unopened transport whose reader starts on `open()`.
     public let connections: AsyncStream<StreamSocketTransport>
-    private let listenFD: Mutex<Int32>
+    private let listenFD: Locked<Int32>
 
     /// Binds and listens. Binds loopback unless told otherwise.
     public init(host: String = "127.0.0.1", port: UInt16 = TCPTransport.defaultPort) throws(TransportError) {
         let fd = try TCPEndpoint.listen(host: host, port: port)
-        self.listenFD = Mutex(fd)
+        self.listenFD = Locked(fd)
         self.host = host
         self.port = TCPEndpoint.localPort(of: fd) ?? port
         let (stream, continuation) = AsyncStream.makeStream(of: StreamSocketTransport.self)

@@ -94,7 +94,7 @@ final class LibUSBContext: Sendable {
     /// Hotplug registrations: handle → the box libusb's callback points at. Boxes stay
     /// here until deinit, because libusb may still be inside a callback while another
     /// thread deregisters it.
-    private let hotplugBoxes = Mutex<[Int32: HotplugBox]>([:])
+    private let hotplugBoxes = Locked<[Int32: HotplugBox]>([:])
 
     init() throws(USBError) {
         var ctx: OpaquePointer?
@@ -194,7 +194,7 @@ final class LibUSBEventThread: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let exited = DispatchSemaphore(value: 0)
     /// The pthread of the loop, to detect a stop requested from inside a callback.
-    private let threadID = Mutex<pthread_t?>(nil)
+    private let threadID = Locked<pthread_t?>(nil)
 
     init(context: LibUSBPointer) {
         self.context = context

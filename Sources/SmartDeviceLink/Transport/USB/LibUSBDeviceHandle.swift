@@ -1,5 +1,4 @@
 import CLibUSB
-import Synchronization
 
 /// An open `libusb_device_handle`. `deinit` closes it.
 final class LibUSBDeviceHandle: USBDeviceHandle {
@@ -8,7 +7,7 @@ final class LibUSBDeviceHandle: USBDeviceHandle {
     private let backend: LibUSBBackend
     private let pointer: LibUSBPointer
     /// True once `libusb_close` ran.
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
 
     init(raw: LibUSBPointer, device: USBDeviceDescription, backend: LibUSBBackend) {
         self.pointer = raw

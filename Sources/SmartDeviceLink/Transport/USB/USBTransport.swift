@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// SDL over USB bulk endpoints, as the USB host, through libusb.
 ///
@@ -61,7 +60,7 @@ public final class USBTransport: SDLTransport {
     private let options: Options
     private let suppliedBackend: (any USBBackend)?
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private static let logger = Logger(label: "SmartDeviceLink.transport.usb")
 
     /// A transport for the device `selector` picks.
@@ -71,7 +70,7 @@ public final class USBTransport: SDLTransport {
         self.options = options
         self.suppliedBackend = backend
         (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
-        state = Mutex(State(label: "USB \(selector)"))
+        state = Locked(State(label: "USB \(selector)"))
     }
 
     /// "USB 18d1:2d01 bus 1 addr 6" once open; "USB <selector>" before.
