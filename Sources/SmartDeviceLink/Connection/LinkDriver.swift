@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Drives one link in either role: the transport, the ``ProtocolStateMachine``, one ordered
 /// outbox, and a timer that wakes at the next deadline.
@@ -11,6 +10,7 @@ import Synchronization
 package struct LinkDriver: Sendable {
     package var machine: ProtocolStateMachine
     package let io: LinkIO
+    private let ownership: LinkOwnership
     package let clock: LinkClock
     /// Sees every frame sent and received, for traces.
     package var tap: FrameTap?
@@ -18,6 +18,7 @@ package struct LinkDriver: Sendable {
     package init(transport: any SDLTransport, role: ProtocolRole, configuration: ProtocolConfiguration, clock: LinkClock) {
         self.machine = ProtocolStateMachine(role: role, configuration: configuration)
         self.io = LinkIO(transport: transport, clock: clock)
+        self.ownership = LinkOwnership(io)
         self.clock = clock
     }
 
@@ -68,6 +69,18 @@ package struct LinkDriver: Sendable {
     }
 }
 
+/// Closes the link when the last copy of its driver is gone.
+///
+/// The reader and writer tasks wait on the transport for as long as it is open, and the
+/// writer keeps the ``LinkIO`` alive: an owner dropped without closing its link (a test,
+/// or a bench running thousands of scenarios in one process) would leave both tasks, the
+/// transport and everything buffered behind them for the life of the process.
+private final class LinkOwnership: Sendable {
+    let io: LinkIO
+    init(_ io: LinkIO) { self.io = io }
+    deinit { io.abandon() }
+}
+
 /// The I/O half of a ``LinkDriver``: the reader, the single writer, the timer.
 ///
 /// It holds no protocol state, so it is a `Sendable` class shared by the driver's copies
@@ -75,7 +88,7 @@ package struct LinkDriver: Sendable {
 package final class LinkIO: Sendable {
     package let transport: any SDLTransport
     private let clock: LinkClock
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// How many queued bytes make ``waitForRoom()`` wait (streams, uploads).
     package static let highWater = 1 << 20
@@ -257,7 +270,25 @@ package final class LinkIO: Sendable {
     /// Closes now: queued bytes are dropped, the transport is closed (which frees a write
     /// stuck on a peer that stopped reading), the timer stops. Safe to call twice.
     package func close() async {
-        let (writer, waiters, tasks) = state.withLock { state in
+        let tasks = markClosed()
+        await transport.close()
+        for task in tasks ?? [] { task.cancel() }
+    }
+
+    /// ``close()`` for an owner that is gone and cannot wait: the transport closes in the background.
+    package func abandon() {
+        guard let tasks = markClosed() else { return }
+        for task in tasks { task.cancel() }
+        let transport = self.transport
+        Task { await transport.close() }
+    }
+
+    /// Marks the link closed: queued bytes are dropped, the writer and the waiters for room
+    /// are let go, the timer stops. Returns the reader and writer tasks to cancel, nil when
+    /// the link was closed already.
+    private func markClosed() -> [Task<Void, Never>]? {
+        let (wasClosed, writer, waiters, tasks) = state.withLock { state in
+            let wasClosed = state.closed
             state.closed = true
             state.queue.removeAll()
             state.timer?.task.cancel()
@@ -266,20 +297,20 @@ package final class LinkIO: Sendable {
                 state.writer = nil
                 state.roomWaiters.removeAll()
                 state.tasks.removeAll()
+                state.onDeadline = nil
             }
-            return (state.writer, state.roomWaiters, state.tasks)
+            return (wasClosed, state.writer, state.roomWaiters, state.tasks)
         }
         writer?.resume(returning: nil)
         for waiter in waiters { waiter.resume() }
-        await transport.close()
-        for task in tasks { task.cancel() }
+        return wasClosed ? nil : tasks
     }
 }
 
 /// Decodes the bytes of each direction into frames for an observer (traces, logs), apart
 /// from the machine's own decoder so that what is traced is exactly what crossed the link.
 package final class FrameTap: Sendable {
-    private let decoders = Mutex((sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)),
+    private let decoders = Locked((sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)),
                                   received: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1))))
     private let observer: @Sendable (FrameTraceEvent) -> Void
 

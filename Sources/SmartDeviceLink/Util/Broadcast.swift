@@ -1,10 +1,10 @@
-import Synchronization
 
 /// Fans values out to any number of async streams, each of which sees every value yielded
 /// after it subscribed.
 ///
 /// This is the one subscriber list of the library and the emulator: a stream whose consumer
-/// goes away unsubscribes itself, and ``finish()`` ends every stream, present and future.
+/// goes away unsubscribes itself, and ``finish()`` (or the list's end) ends every stream,
+/// present and future.
 public final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
@@ -12,9 +12,13 @@ public final class Broadcast<Element: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
+
+    // A stream's consumer waits inside the stream's storage, which the continuation here
+    // keeps: unless the streams end with the list, the waiting tasks live forever.
+    deinit { finish() }
 
     /// A new stream of the values yielded from now on, after `initial` when given; already
     /// finished if ``finish()`` ran.

@@ -223,9 +223,10 @@ public actor SDLManager: RPCChannel {
             // Listen before registering, so nothing that follows the response is missed.
             let stream = await connection.messages()
             self.connection = connection
-            Task { [weak self] in
+            // Weak: the stream ends with the connection, which must be free to go first.
+            Task { [weak self, weak connection] in
                 for await envelope in stream { await self?.handle(envelope) }
-                await self?.linkEnded(connection)
+                if let connection { await self?.linkEnded(connection) }
             }
             let response: RegisterAppInterfaceResponse
             let resuming = hashID != nil
