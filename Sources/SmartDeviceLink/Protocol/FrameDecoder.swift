@@ -65,12 +65,12 @@ public struct FrameDecoder: Sendable {
             switch parseHeader(at: readIndex) {
             case .needMoreBytes:
                 return nil
-            case .invalid(let reason):
+            case .invalid(let problem):
                 readIndex += 1
                 droppedByteCount += 1
                 if !inMalformedRun {
                     inMalformedRun = true
-                    return .malformed(reason: reason)
+                    return .malformed(reason: problem.description)
                 }
             case .valid(let header):
                 let total = header.size + Int(header.dataSize)
@@ -87,7 +87,7 @@ public struct FrameDecoder: Sendable {
 
     private enum HeaderParse {
         case needMoreBytes
-        case invalid(String)
+        case invalid(FrameProblem)
         case valid(FrameHeader)
     }
 
@@ -95,16 +95,16 @@ public struct FrameDecoder: Sendable {
         let available = buffer.count - start
         let byte0 = buffer[start]
         let version = byte0 >> 4
-        guard (1...5).contains(version) else { return .invalid("protocol version \(version) is not 1…5") }
+        guard (1...5).contains(version) else { return .invalid(.version(version)) }
         guard let frameType = FrameType(rawValue: byte0 & 0x07) else {
-            return .invalid("frame type \(byte0 & 0x07) is reserved")
+            return .invalid(.reservedFrameType(byte0 & 0x07))
         }
         let headerSize = FrameHeader.size(forVersion: version)
         // Check what can be checked early so garbage is dropped without waiting.
         if available >= 2 {
             let service = ServiceType(rawValue: buffer[start + 1])
             guard ServiceType.known.contains(service) else {
-                return .invalid("service type 0x\(String(service.rawValue, radix: 16)) is not defined")
+                return .invalid(.undefinedService(service.rawValue))
             }
         }
         guard available >= headerSize else { return .needMoreBytes }
@@ -119,38 +119,62 @@ public struct FrameDecoder: Sendable {
             dataSize: buffer.bigEndianUInt32(at: start + 4),
             messageID: version > 1 ? buffer.bigEndianUInt32(at: start + 8) : 0
         )
-        if let reason = Self.validationFailure(of: header, maximumPayloadSize: maximumPayloadSize) {
-            return .invalid(reason)
-        }
+        if let problem = Self.problem(of: header, maximumPayloadSize: maximumPayloadSize) { return .invalid(problem) }
         return .valid(header)
     }
 
     /// Why `header` is malformed by the rules sdl_core applies to incoming frames, or nil.
     public static func validationFailure(of header: FrameHeader, maximumPayloadSize: Int) -> String? {
-        if Int(header.dataSize) > maximumPayloadSize {
-            return "DataSize \(header.dataSize) exceeds the receive limit \(maximumPayloadSize)"
-        }
+        problem(of: header, maximumPayloadSize: maximumPayloadSize)?.description
+    }
+
+    static func problem(of header: FrameHeader, maximumPayloadSize: Int) -> FrameProblem? {
+        if Int(header.dataSize) > maximumPayloadSize { return .tooLarge(header.dataSize, limit: maximumPayloadSize) }
         switch header.frameType {
         case .control:
-            if header.controlInfo == nil {
-                return "control frame info 0x\(String(header.frameInfo, radix: 16)) is not defined"
-            }
-            if header.serviceType == .hybrid {
-                return "control frame on the hybrid service"
-            }
+            if header.controlInfo == nil { return .undefinedControlInfo(header.frameInfo) }
+            if header.serviceType == .hybrid { return .controlOnHybrid }
         case .single:
-            if header.dataSize == 0 { return "single frame with no payload" }
-            if header.frameInfo != 0 { return "single frame with frame info \(header.frameInfo)" }
+            if header.dataSize == 0 { return .empty(.single) }
+            if header.frameInfo != 0 { return .frameInfo(.single, header.frameInfo) }
         case .first:
             // An encrypted First Frame from some core versions has DataSize ≠ 8 (§10 item 11).
-            if header.dataSize != 8 && !header.isEncrypted { return "first frame with DataSize \(header.dataSize), not 8" }
-            if header.frameInfo != 0 { return "first frame with frame info \(header.frameInfo)" }
+            if header.dataSize != 8 && !header.isEncrypted { return .firstFrameSize(header.dataSize) }
+            if header.frameInfo != 0 { return .frameInfo(.first, header.frameInfo) }
         case .consecutive:
-            if header.dataSize == 0 { return "consecutive frame with no payload" }
+            if header.dataSize == 0 { return .empty(.consecutive) }
         }
-        if header.frameType != .control, header.version > 1, header.messageID == 0 {
-            return "data frame with message ID 0"
-        }
+        if header.frameType != .control, header.version > 1, header.messageID == 0 { return .messageIDZero }
         return nil
+    }
+}
+
+/// Why bytes do not start a valid frame. Kept as a value: in a run of garbage every byte is
+/// tried as a header, and only the first failure of a run is ever put into words.
+enum FrameProblem: Sendable, Hashable, CustomStringConvertible {
+    case version(UInt8)
+    case reservedFrameType(UInt8)
+    case undefinedService(UInt8)
+    case tooLarge(UInt32, limit: Int)
+    case undefinedControlInfo(UInt8)
+    case controlOnHybrid
+    case empty(FrameType)
+    case frameInfo(FrameType, UInt8)
+    case firstFrameSize(UInt32)
+    case messageIDZero
+
+    var description: String {
+        switch self {
+        case .version(let version): return "protocol version \(version) is not 1…5"
+        case .reservedFrameType(let type): return "frame type \(type) is reserved"
+        case .undefinedService(let service): return "service type 0x\(String(service, radix: 16)) is not defined"
+        case .tooLarge(let size, let limit): return "DataSize \(size) exceeds the receive limit \(limit)"
+        case .undefinedControlInfo(let info): return "control frame info 0x\(String(info, radix: 16)) is not defined"
+        case .controlOnHybrid: return "control frame on the hybrid service"
+        case .empty(let type): return "\(type == .single ? "single" : "consecutive") frame with no payload"
+        case .frameInfo(let type, let info): return "\(type == .single ? "single" : "first") frame with frame info \(info)"
+        case .firstFrameSize(let size): return "first frame with DataSize \(size), not 8"
+        case .messageIDZero: return "data frame with message ID 0"
+        }
     }
 }
