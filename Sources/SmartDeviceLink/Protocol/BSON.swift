@@ -195,9 +195,9 @@ private struct BSONReader {
 
     mutating func cString() throws(BSONError) -> String {
         guard let end = bytes[index...].firstIndex(of: 0) else { throw fail("key without terminating NUL") }
-        let s = String(decoding: bytes[index..<end], as: UTF8.self)
+        guard let key = String(validating: bytes[index..<end], as: UTF8.self) else { throw fail("key is not valid UTF-8") }
         index = end + 1
-        return s
+        return key
     }
 
     mutating func document(depth: Int) throws(BSONError) -> BSONDocument {
@@ -218,7 +218,11 @@ private struct BSONReader {
                 guard size >= 1 else { throw fail("string length \(size)") }
                 let raw = try take(size)
                 guard raw.last == 0 else { throw fail("string without terminating NUL") }
-                value = .string(String(decoding: raw.dropLast(), as: UTF8.self))
+                // Strict, as pymongo: a lossy decoding would hand on other text than was sent.
+                guard let text = String(validating: raw.dropLast(), as: UTF8.self) else {
+                    throw BSONError(offset: index - size, reason: "string is not valid UTF-8")
+                }
+                value = .string(text)
             case 0x03: value = .document(try document(depth: depth + 1))
             case 0x04: value = .array(try document(depth: depth + 1).elements.map(\.value))
             case 0x08:

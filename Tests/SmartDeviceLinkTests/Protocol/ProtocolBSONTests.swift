@@ -1,4 +1,5 @@
 // The BSON subset of PROTOCOL.md §5 (bson: src/bson_object.c bson_object_from_bytes_len).
+import Foundation
 import Testing
 @testable import SmartDeviceLink
 
@@ -108,6 +109,22 @@ struct ProtocolBSONTests {
     func lyingLengthsFail(_ v: BSONVector) {
         #expect(throws: BSONError.self) { try BSONDocument(decoding: PT.bytes(v.hex)) }
     }
+
+    /// Found by `scripts/fuzz bson`: a key with bytes that are not UTF-8 decoded to other
+    /// text (U+FFFD), so the document handed on was not the one received. pymongo refuses it.
+    @Test("a key or a string that is not valid UTF-8 fails with an error naming where")
+    func invalidUTF8Fails() throws {
+        // {"k\x8C": 1} and {"k": "\xC3("}
+        let badKey = PT.bytes("0D 00 00 00 10 6B 8C 00 01 00 00 00 00")
+        let badString = PT.bytes("0F 00 00 00 02 6B 00 03 00 00 00 C3 28 00 00")
+        #expect(throws: BSONError(offset: 5, reason: "key is not valid UTF-8")) { try BSONDocument(decoding: badKey) }
+        #expect(throws: BSONError(offset: 11, reason: "string is not valid UTF-8")) { try BSONDocument(decoding: badString) }
+        let fuzzFinding = try #require(FileManager.default.contents(atPath: Self.fuzzInputs + "/finding-invalid-utf8-key"))
+        #expect(throws: BSONError.self) { try BSONDocument(decoding: Array(fuzzFinding)) }
+    }
+
+    static let fuzzInputs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("SDLFuzzTests/Inputs/bson").path
 
     @Test("every proper prefix of every valid vector fails with an error")
     func prefixesFail() {
