@@ -60,10 +60,14 @@ let package = Package(
             swiftSettings: strict
         ),
         // Benchmarks: ratios against baselines measured in the same run (`swift run -c release sdl-bench`).
+        // Fuzz targets: the parsers that read what peers and users send (`scripts/fuzz`).
+        .target(name: "SDLFuzz", dependencies: ["SmartDeviceLink", "SDLScenario"], swiftSettings: strict),
+        .executableTarget(name: "sdl-fuzz", dependencies: ["SDLFuzz"], swiftSettings: strict),
         .executableTarget(name: "sdl-bench", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
         .testTarget(name: "SmartDeviceLinkTests", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
         .testTarget(name: "SDLManagerTests", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
         .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
+        .testTarget(name: "SDLFuzzTests", dependencies: ["SDLFuzz"], exclude: ["Inputs"], swiftSettings: strict),
         .testTarget(
             name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLEmulator", "SmartDeviceLink"],
             exclude: ["Fixtures"], swiftSettings: strict),

@@ -192,8 +192,8 @@ extension Optional {
 }
 
 extension String {
-    /// Bytes from hex digits ("0a1b" → [0x0A, 0x1B]).
-    var hexBytes: [UInt8] {
+    /// Bytes from hex digits ("0a1b" → [0x0A, 0x1B]); other characters are skipped.
+    package var hexBytes: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count / 2)
         var high: UInt8?
