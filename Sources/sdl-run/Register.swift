@@ -25,7 +25,7 @@ struct Register: AsyncParsableCommand {
         guard let link = try transport.makeTransport() else {
             throw CommandFailure.invalid("register needs --tcp HOST:PORT, --usb or --bt (the embedded emulator comes with scenarios)")
         }
-        let connection = SDLConnection(transport: link)
+        let connection = SDLConnection(transport: link, configuration: .init(startTimeout: transport.registrationTimeout))
         let output = JSONLineWriter()
         do {
             let session = try await connection.start()
@@ -44,7 +44,7 @@ struct Register: AsyncParsableCommand {
             response = try await connection.send(RegisterAppInterface(
                 syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0),
                 appName: appName, isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs,
-                appID: appID, fullAppID: appID))
+                appID: appID, fullAppID: appID), timeout: transport.registrationTimeout)
         } catch {
             printer.cancel()
             await connection.stop()

@@ -132,6 +132,7 @@ struct RunScenarios: AsyncParsableCommand {
     /// The target for a scenario; with a trace, its driver actions are recorded too.
     private func target(for scenario: Scenario, tracing traceWriter: FrameTraceWriter?) async throws -> ScenarioTarget {
         var target = try await plainTarget(for: scenario)
+        target.registrationTimeout = transport.registrationTimeout
         if let writer = traceWriter, let driver = target.driver {
             target.driver = TracingDriver(driver, writer: writer)
         }
@@ -225,7 +226,7 @@ struct Replay: AsyncParsableCommand {
         } catch {
             throw CommandFailure.invalid(error.description)
         }
-        let target: ScenarioTarget
+        var target: ScenarioTarget
         if let tcp = transport.tcp {
             var driver: (any ScenarioDriver)?
             if let control {
@@ -237,6 +238,7 @@ struct Replay: AsyncParsableCommand {
         } else {
             target = EmbeddedEmulator.target(configuration: .standard)
         }
+        target.registrationTimeout = transport.registrationTimeout
         let comparisons: [TraceReplay.Comparison]
         do {
             comparisons = try await replay.replay(on: target)

@@ -18,6 +18,12 @@ struct TransportOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Connect timeout in seconds.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
+    @Option(name: .long, help: ArgumentHelp(
+        "How long the head unit may take to answer StartService and RegisterAppInterface, in seconds.", valueName: "seconds"))
+    var registerTimeout: Double = 20
+
+    var registrationTimeout: Duration { .milliseconds(Int64(registerTimeout * 1000)) }
+
     /// The placeholder `--usb` gets when given without a device.
     static let anyUSBDevice = "any"
     /// The placeholder `--bt` gets when given without an address: wait for the head unit.
@@ -29,6 +35,7 @@ struct TransportOptions: ParsableArguments {
     func validate() throws {
         if [tcp, usb, bt].compactMap({ $0 }).count > 1 { throw ValidationError("choose one transport: --tcp, --usb or --bt") }
         if connectTimeout <= 0 { throw ValidationError("--connect-timeout must be positive") }
+        if registerTimeout <= 0 { throw ValidationError("--register-timeout must be positive") }
     }
 
     /// Lets `--usb` and `--bt` stand alone: inserts their placeholder when no value follows.

@@ -16,6 +16,8 @@ public struct ScenarioTarget: Sendable {
     public var driver: (any ScenarioDriver)?
     /// Called when the run ends (e.g. to stop an embedded emulator).
     public var finish: @Sendable () async -> Void
+    /// How long the head unit may take to accept the app: StartService, then RegisterAppInterface.
+    public var registrationTimeout: Duration = .seconds(20)
 
     public init(name: String, makeTransport: @escaping @Sendable () throws -> any SDLTransport,
                 driver: (any ScenarioDriver)? = nil, finish: @escaping @Sendable () async -> Void = {}) {
@@ -86,6 +88,7 @@ public struct ScenarioRunner: Sendable {
             (try? makeTransport()) ?? UnavailableTransport()
         }])
         configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(200), maximumAttempts: 5)
+        configuration.registrationTimeout = target.registrationTimeout
         let manager = SDLManager(configuration: configuration)
         if let frameObserver { await manager.observeFrames(frameObserver) }
         let messages = await manager.messages()
@@ -107,7 +110,7 @@ public struct ScenarioRunner: Sendable {
             if case .unsuccessfulResponse(_, let code, let info) = error {
                 message = "the head unit refused the app with \(code)" + (info.map { ": \($0)" } ?? "")
             } else {
-                message = "registration failed: \(error.description)"
+                message = error.description  // reported as "connection failed: …", which says the rest
             }
             return await finish(.connectionFailed, message, [], sent: await context.sent)
         }

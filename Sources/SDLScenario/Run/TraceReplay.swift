@@ -102,7 +102,7 @@ public struct TraceReplay: Sendable {
 
     /// Replays against `target`; returns one comparison per request, in order.
     public func replay(on target: ScenarioTarget, responseTimeout: Duration = .seconds(15)) async throws -> [Comparison] {
-        let connection = SDLConnection(transport: try target.makeTransport())
+        let connection = SDLConnection(transport: try target.makeTransport(), configuration: .init(startTimeout: target.registrationTimeout))
         try await connection.start()
         let responses = ResponseBook()
         let stream = await connection.messages()

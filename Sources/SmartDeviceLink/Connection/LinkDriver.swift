@@ -217,8 +217,10 @@ package final class LinkIO: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Why the link ended, for "connection lost: …": a closed transport says only its cause.
     private static func reason(_ error: any Error) -> String {
-        (error as? TransportError)?.description ?? "\(error)"
+        if case .closed(let why)? = error as? TransportError { return why }
+        return (error as? TransportError)?.description ?? "\(error)"
     }
 
     /// Small writes queued together go out as one: one system call, one TCP segment.

@@ -159,6 +159,8 @@ public actor SDLConnection {
     /// Callers of stop() waiting for the EndServiceACK (stop may be called concurrently).
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var endDeadline: ContinuousClock.Instant?
+    /// Why the first bytes that were not a frame were not: says what listens there instead.
+    private var firstMalformed: String?
 
     public init(transport: any SDLTransport, configuration: Configuration = Configuration()) {
         self.transport = transport
@@ -413,7 +415,12 @@ public actor SDLConnection {
         guard !isClosed else { return }
         let now = driver.now
         if let waiter = startWaiter, waiter.deadline <= now {
-            failStart(.startTimedOut(seconds: configuration.startTimeout.seconds))
+            let seconds = configuration.startTimeout.seconds
+            if let firstMalformed {
+                failStart(.notSDL(seconds: seconds, droppedBytes: driver.machine.droppedByteCount, firstProblem: firstMalformed))
+            } else {
+                failStart(.startTimedOut(seconds: seconds))
+            }
             return
         }
         if let endDeadline, endDeadline <= now {
@@ -463,6 +470,7 @@ public actor SDLConnection {
                 Task { await self.linkLost("heartbeat timeout: nothing received from the head unit") }
             case .malformed(let reason):
                 configuration.logger.warning("malformed data from the head unit: \(reason)")
+                if firstMalformed == nil { firstMalformed = reason }
             case .dropped(let reason):
                 configuration.logger.debug("frame dropped: \(reason)")
             case .serviceEnded, .serviceEndFailed, .startServiceRequested, .secondaryTransportRequested,
@@ -513,7 +521,8 @@ public actor SDLConnection {
         for entry in pending.removeAll() { entry.waiter.resume(throwing: SDLError.connectionLost(reason)) }
         for (_, waiter) in serviceWaiters { waiter.resume(throwing: SDLError.connectionLost(reason)) }
         serviceWaiters.removeAll()
-        startWaiter?.continuation.resume(throwing: SDLError.connectionLost(reason))
+        // Closed before StartService was answered: a port that takes connections and drops them.
+        startWaiter?.continuation.resume(throwing: SDLError.connectionLost("\(reason), before StartService was answered: is this an SDL head unit?"))
         startWaiter = nil
         broadcast.finish()
         await driver.io.close()

@@ -7,6 +7,9 @@ public enum SDLError: Error, Sendable, CustomStringConvertible {
     case sessionRejected(reason: String, rejectedParams: [String])
     /// No StartServiceACK arrived in time.
     case startTimedOut(seconds: Double)
+    /// No StartServiceACK arrived in time, and what did arrive was not SDL frames: `firstProblem`
+    /// says why the first of them was not (most likely another service listens there).
+    case notSDL(seconds: Double, droppedBytes: Int, firstProblem: String)
     /// No response arrived in time for a request.
     case requestTimedOut(function: String, correlationID: Int32, seconds: Double)
     /// The link was lost while the request was pending.
@@ -31,6 +34,9 @@ public enum SDLError: Error, Sendable, CustomStringConvertible {
             return "the head unit refused the session: \(reason)\(detail)"
         case .startTimedOut(let seconds):
             return "no answer to StartService within \(seconds.formatted2) s: is this an SDL head unit, and is its HMI up?"
+        case .notSDL(let seconds, let dropped, let problem):
+            return "no answer to StartService within \(seconds.formatted2) s, and the \(dropped) bytes that came are not SDL (\(problem)): "
+                + "is this the head unit's SDL port?"
         case .requestTimedOut(let function, let correlationID, let seconds):
             return "\(function) (correlation id \(correlationID)) got no response within \(seconds.formatted2) s"
         case .connectionLost(let why):

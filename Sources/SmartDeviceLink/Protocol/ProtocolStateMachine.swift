@@ -194,6 +194,9 @@ public struct ProtocolStateMachine: Sendable {
     /// The services currently started in a session.
     public func services(of sessionID: UInt8) -> Set<ServiceType> { sessions[sessionID]?.services ?? [] }
 
+    /// Bytes received that formed no frame and were dropped.
+    public var droppedByteCount: Int { decoder.droppedByteCount }
+
     // MARK: - App role: starting and ending
 
     /// App: sends the first StartService(RPC).

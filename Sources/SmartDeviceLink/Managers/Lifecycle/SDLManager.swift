@@ -86,8 +86,14 @@ public actor SDLManager: RPCChannel {
             try await connectAndRegister()
         } catch {
             lastError = error
+            // A link that dropped while registering is as transient as one that drops later:
+            // the reconnect policy applies. A refusal or a silent peer is final.
+            if case .connectionLost = error, configuration.reconnect.maximumAttempts > 0, !stopping {
+                await reconnect(after: nil)
+                if state == .ready { return }
+            }
             transition(to: .stopped)
-            throw error
+            throw lastError ?? error
         }
     }
 
@@ -291,6 +297,7 @@ public actor SDLManager: RPCChannel {
 
     private func linkEnded(_ ended: SDLConnection) async {
         guard ended === connection else { return }
+        let wasRegistered = registration != nil
         connection = nil
         registration = nil
         await updateHMI(.initial)
@@ -298,6 +305,8 @@ public actor SDLManager: RPCChannel {
             transition(to: .stopped)
             return
         }
+        // A link lost while registering fails the registration itself; its caller decides.
+        guard wasRegistered else { return }
         await reconnect(after: nil)
     }
 
@@ -324,12 +333,23 @@ public actor SDLManager: RPCChannel {
         }
         if policy.maximumAttempts <= 0 {
             lastError = .connectionLost("the link dropped and reconnecting is off")
-        } else if let last = lastError, case .transport = last {
-            lastError = .connectionLost("the link dropped and \(policy.maximumAttempts) reconnect attempts failed, the last: \(last)")
-        } else if lastError == nil {
+        } else if let last = lastError {
+            switch last {
+            case .transport, .connectionLost:
+                lastError = .connectionLost("the link dropped and \(policy.maximumAttempts) reconnect attempts failed, the last: \(Self.cause(last))")
+            default:
+                break  // a refusal or a timeout says what happened by itself
+            }
+        } else {
             lastError = .connectionLost("the link dropped and could not be reconnected")
         }
         transition(to: .stopped)
+    }
+
+    /// An error's own words, without the "connection lost: " that the caller adds again.
+    private static func cause(_ error: SDLError) -> String {
+        if case .connectionLost(let why) = error { return why }
+        return error.description
     }
 
     // MARK: - Incoming
