@@ -114,6 +114,6 @@ final class BackgroundProcess: Sendable {
 
     /// Stops a long-running process (e.g. `sdl-run emulate`).
     func stop() {
-        if process.isRunning { process.interrupt() }
+        if process.isRunning { process.terminate() }
     }
 }
