@@ -4,9 +4,12 @@ import SmartDeviceLink
 /// reported and traced as if the scenario had sent it, and its response is kept so the
 /// step can be judged on it.
 struct ScenarioChannel: RPCChannel {
-    let context: RunContext
+    /// Weak: the run keeps its managers, and they must not keep the run (and with it the
+    /// SDLManager and every listener) after it ended.
+    weak var context: RunContext?
 
     func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
+        guard let context else { throw SDLError.notConnected }
         let envelope = try await context.managerRequest(Request.functionName, request.json.objectValue ?? [:],
                                                         bulk: request.bulkData ?? [], timeout: timeout)
         do {
@@ -17,12 +20,14 @@ struct ScenarioChannel: RPCChannel {
     }
 
     func notifications<Notification: RPCNotification>(_ type: Notification.Type) async -> AsyncStream<Notification> {
-        await context.connection.notifications(type)
+        guard let context else { return AsyncStream { $0.finish() } }
+        return await context.connection.notifications(type)
     }
 
     /// The run's lifecycle manager reconnects; an upload waits for it.
     func waitForReconnection() async -> LinkRecovery {
-        await context.connection.waitForReconnection()
+        guard let context else { return .gaveUp("the scenario run ended") }
+        return await context.connection.waitForReconnection()
     }
 }
 
