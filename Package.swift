@@ -63,7 +63,7 @@ let package = Package(
         // Fuzz targets: the parsers that read what peers and users send (`scripts/fuzz`).
         .target(name: "SDLFuzz", dependencies: ["SmartDeviceLink", "SDLScenario"], swiftSettings: strict),
         .executableTarget(name: "sdl-fuzz", dependencies: ["SDLFuzz"], swiftSettings: strict),
-        .executableTarget(name: "sdl-bench", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
+        .executableTarget(name: "sdl-bench", dependencies: ["SmartDeviceLink", "SDLEmulator", "SDLScenario"], swiftSettings: strict),
         .testTarget(name: "SmartDeviceLinkTests", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
         .testTarget(name: "SDLManagerTests", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
         .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),

@@ -6,11 +6,17 @@ import SmartDeviceLink
 /// ratios (ours ÷ baseline; lower is better). Run it in release mode:
 ///
 ///     swift run -c release sdl-bench [--quick]
+///     swift run -c release sdl-bench soak [RUNS]      (see Soak)
 ///
 /// No assertions: these numbers are for people, the tests never time anything.
 @main
 struct Bench {
     static func main() async throws {
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "soak" {
+            let runs = arguments.dropFirst().first.flatMap { Int($0) } ?? 1000
+            return try await Soak.run(runs: runs)
+        }
         let quick = CommandLine.arguments.contains("--quick")
         let scale = quick ? 1 : 8
         var rows: [(String, String, Double, Double)] = []
