@@ -63,3 +63,34 @@ struct HeadUnitEventsTests {
         task.cancel()
     }
 }
+
+@Suite("Why the app is no longer registered")
+struct UnregisteredReasonTests {
+    @Test("after the head unit unregistered the app for TOO_MANY_REQUESTS, a request fails saying so, not 'not connected'")
+    func tooManyRequestsIsNamed() async throws {
+        var settings = EmulatorConfiguration.standard
+        settings.floodLimit = (count: 20, ms: 60_000)
+        let emulator = HeadUnitEmulator(configuration: settings)
+        let manager = SDLManager(configuration: configuration(emulator, appID: "flood-1") {
+            $0.reconnect = ReconnectPolicy(initialDelay: .milliseconds(20), maximumAttempts: 0)
+        })
+        try await manager.start()
+        var failure: SDLError?
+        for _ in 0..<60 where failure == nil {
+            do {
+                _ = try await manager.send(ListFiles(), timeout: .seconds(2))
+            } catch {
+                failure = error
+            }
+        }
+        #expect(failure != nil, "the head unit never unregistered the flooding app")
+        // The request in flight may only see the link close; the next one knows why.
+        for await state in await manager.states() where state == .stopped { break }
+        do {
+            _ = try await manager.send(ListFiles(), timeout: .seconds(2))
+            Issue.record("a request after the unregistration succeeded")
+        } catch {
+            #expect(error.description == "connection lost: the head unit unregistered the app (TOO_MANY_REQUESTS)")
+        }
+    }
+}

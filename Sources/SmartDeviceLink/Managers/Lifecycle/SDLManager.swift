@@ -47,6 +47,10 @@ public actor SDLManager: RPCChannel {
     private var connection: SDLConnection?
     private var stopping = false
     private var reconnecting = false
+    /// True while connectAndRegister runs: a link lost then fails that registration.
+    private var registering = false
+    /// Why the head unit last unregistered the app, until it registers again.
+    private var unregisteredBy: AppInterfaceUnregisteredReason?
     private var hashID: String?
     private var pendingLanguage: (Language, Language)?
     private let stateObservers = Broadcast<LifecycleState>()
@@ -202,13 +206,19 @@ public actor SDLManager: RPCChannel {
     /// registered: the head unit already sends notifications (OnHMIStatus FULL...) that the
     /// app may answer while its managers are still being set up.
     private func registeredConnection() throws(SDLError) -> SDLConnection {
-        guard let connection, registration != nil else { throw SDLError.notConnected }
+        guard let connection, registration != nil else {
+            // Say why the app is not registered when the head unit said it (TOO_MANY_REQUESTS...).
+            if let unregisteredBy { throw SDLError.connectionLost("the head unit unregistered the app (\(unregisteredBy))") }
+            throw SDLError.notConnected
+        }
         return connection
     }
 
     // MARK: - Connecting
 
     private func connectAndRegister() async throws(SDLError) {
+        registering = true
+        defer { registering = false }
         transition(to: reconnecting ? state : .connecting)
         var failure = SDLError.invalidRequest("the transport plan is empty: give SDLConfiguration at least one transport")
         for choice in configuration.transports {
@@ -260,6 +270,7 @@ public actor SDLManager: RPCChannel {
                     rejectedParams: [])
             }
             registration = response
+            unregisteredBy = nil
             transition(to: .registered)
             transition(to: .settingUpManagers)
             if let session { await fileManager.fitChunks(to: session) }
@@ -297,7 +308,6 @@ public actor SDLManager: RPCChannel {
 
     private func linkEnded(_ ended: SDLConnection) async {
         guard ended === connection else { return }
-        let wasRegistered = registration != nil
         connection = nil
         registration = nil
         await updateHMI(.initial)
@@ -306,7 +316,7 @@ public actor SDLManager: RPCChannel {
             return
         }
         // A link lost while registering fails the registration itself; its caller decides.
-        guard wasRegistered else { return }
+        guard !registering else { return }
         await reconnect(after: nil)
     }
 
@@ -381,6 +391,7 @@ public actor SDLManager: RPCChannel {
     /// re-register for a language change, and reconnect for the rest (ignition cycles...).
     private func unregistered(_ reason: AppInterfaceUnregisteredReason) async {
         logger.notice("the head unit unregistered the app: \(reason)")
+        unregisteredBy = reason
         let fatal: Set<AppInterfaceUnregisteredReason> = [.appUnauthorized, .unsupportedHmiResource, .protocolViolation, .masterReset, .factoryDefaults]
         registration = nil
         if fatal.contains(reason) {
