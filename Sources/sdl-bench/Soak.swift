@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SDLScenario
 
 /// `sdl-bench soak [RUNS]`: runs the examples one after another against the embedded
@@ -27,6 +30,7 @@ enum Soak {
             } else if (index + 1) % max(runs / 5, 1) == 0 {
                 print("soak: after \(index + 1) runs \(megabytes(residentBytes()))")
             }
+            fflush(nil)  // progress shows as it happens, also when written to a file (nil: every stream)
         }
         let end = residentBytes()
         let seconds = (ContinuousClock.now - started).seconds

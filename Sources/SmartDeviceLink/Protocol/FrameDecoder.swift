@@ -103,7 +103,7 @@ public struct FrameDecoder: Sendable {
         // Check what can be checked early so garbage is dropped without waiting.
         if available >= 2 {
             let service = ServiceType(rawValue: buffer[start + 1])
-            guard ServiceType.known.contains(service) else {
+            guard service.isKnown else {
                 return .invalid(.undefinedService(service.rawValue))
             }
         }

@@ -13,6 +13,15 @@ public struct ServiceType: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// The service types the protocol defines; any other value makes a frame malformed.
     public static let known: Set<ServiceType> = [.control, .rpc, .audio, .video, .hybrid]
 
+    /// Whether the protocol defines this service type. The decoder asks for every byte of a
+    /// run of garbage, so it is a comparison, not a set look-up that hashes.
+    public var isKnown: Bool {
+        switch rawValue {
+        case 0x00, 0x07, 0x0A, 0x0B, 0x0F: return true
+        default: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .control: return "control"
