@@ -13,9 +13,12 @@ func emulatorChoice(_ emulator: HeadUnitEmulator) -> TransportChoice {
 
 func configuration(_ emulator: HeadUnitEmulator, name: String = "Lifecycle App", appID: String = "lifecycle-1",
                    change: (inout SDLConfiguration) -> Void = { _ in }) -> SDLConfiguration {
+    // The registration limit is for a head unit that never answers, not a measure: with every
+    // suite running at once on two cores (and under sanitizers), a handshake can wait seconds
+    // for a thread.
     var configuration = SDLConfiguration(appName: name, appID: appID, transports: [emulatorChoice(emulator)],
                                          reconnect: ReconnectPolicy(initialDelay: .milliseconds(20), maximumAttempts: 3),
-                                         registrationTimeout: .seconds(5))
+                                         registrationTimeout: .seconds(30))
     change(&configuration)
     return configuration
 }

@@ -1,143 +1,3 @@
-/// Which end of the link a state machine plays.
-public enum ProtocolRole: Sendable, Hashable {
-    /// The mobile side: starts sessions, our library.
-    case app
-    /// The head-unit side: answers StartService, the emulator.
-    case headUnit
-}
-
-/// Settings of a ``ProtocolStateMachine``.
-public struct ProtocolConfiguration: Sendable {
-    /// The highest version this side speaks. App: 5.4.1 (as java/ios); head unit: 5.4.0 (as core 8.2).
-    public var maximumVersion: ProtocolVersion
-    /// App: a head unit answering below this fails the start. The issue range is 2…5.4.1.
-    public var minimumVersion: ProtocolVersion
-    /// The payload limit per frame used before an ACK says otherwise, and what a head unit
-    /// advertises as `mtu` (core fills it with its maximum payload size, §2.2).
-    public var maximumPayloadSize: Int
-    /// App: send a Heartbeat after this much silence and treat twice that without any frame
-    /// as a timeout. nil (the default, as java and ios) never starts heartbeats.
-    /// Head unit: the supervision timeout applied once the app sent a Heartbeat (core: 7 s).
-    public var heartbeatInterval: Duration?
-    /// How long a partial multi-frame message may wait for its last frame (core: 10 s).
-    public var reassemblyTimeout: Duration
-    /// Head unit: values for the RPC StartServiceACK of protocol 5.1+/5.4+.
-    public var secondaryTransports: [String]?
-    public var audioServiceTransports: [Int32]?
-    public var videoServiceTransports: [Int32]?
-    public var vehicleInfo: VehicleTypeInfo?
-    /// Head unit: part of the hash id (`connection | session << 16`, as core's KeyFromPair).
-    public var connectionHandle: Int32
-
-    public init(
-        maximumVersion: ProtocolVersion = .latest, minimumVersion: ProtocolVersion = ProtocolVersion(2),
-        maximumPayloadSize: Int = 131_072, heartbeatInterval: Duration? = nil,
-        reassemblyTimeout: Duration = .seconds(10), secondaryTransports: [String]? = nil,
-        audioServiceTransports: [Int32]? = nil, videoServiceTransports: [Int32]? = nil,
-        vehicleInfo: VehicleTypeInfo? = nil, connectionHandle: Int32 = 1
-    ) {
-        self.maximumVersion = maximumVersion
-        self.minimumVersion = minimumVersion
-        self.maximumPayloadSize = maximumPayloadSize
-        self.heartbeatInterval = heartbeatInterval
-        self.reassemblyTimeout = reassemblyTimeout
-        self.secondaryTransports = secondaryTransports
-        self.audioServiceTransports = audioServiceTransports
-        self.videoServiceTransports = videoServiceTransports
-        self.vehicleInfo = vehicleInfo
-        self.connectionHandle = connectionHandle
-    }
-
-    /// The defaults of a head unit that behaves like sdl_core 8.2.
-    public static var headUnit: ProtocolConfiguration {
-        ProtocolConfiguration(maximumVersion: .coreMaximum, minimumVersion: ProtocolVersion(1), heartbeatInterval: .seconds(7))
-    }
-}
-
-/// Vehicle strings a protocol 5.4 StartServiceACK may carry.
-public struct VehicleTypeInfo: Sendable, Hashable {
-    public var make: String?
-    public var model: String?
-    public var modelYear: String?
-    public var trim: String?
-    public var systemSoftwareVersion: String?
-    public var systemHardwareVersion: String?
-    public init(make: String? = nil, model: String? = nil, modelYear: String? = nil, trim: String? = nil,
-                systemSoftwareVersion: String? = nil, systemHardwareVersion: String? = nil) {
-        self.make = make
-        self.model = model
-        self.modelYear = modelYear
-        self.trim = trim
-        self.systemSoftwareVersion = systemSoftwareVersion
-        self.systemHardwareVersion = systemHardwareVersion
-    }
-}
-
-/// What both sides know about a started session.
-public struct SessionInfo: Sendable, Hashable {
-    public var sessionID: UInt8
-    /// The negotiated version; its major number is the header version of every frame.
-    public var version: ProtocolVersion
-    public var hashID: Int32?
-    /// Payload bytes this side sends per frame at most (`mtu` − 12 when the peer gave one).
-    public var maximumSendPayload: Int
-    /// The peer's full StartServiceACK payload (v5), e.g. secondary transports, vehicle info.
-    public var ackPayload: ControlPayload?
-
-    public var headerVersion: UInt8 { UInt8(clamping: version.major) }
-}
-
-/// A StartService the head unit must accept or reject (head-unit role).
-public struct StartServiceRequest: Sendable, Hashable {
-    /// 0 for a new RPC session.
-    public var sessionID: UInt8
-    public var serviceType: ServiceType
-    public var headerVersion: UInt8
-    /// For RPC: the version the app offered (nil when it sent no BSON, i.e. v1–4 style).
-    public var offeredVersion: ProtocolVersion?
-    public var payload: ControlPayload?
-    public var isEncrypted: Bool
-}
-
-/// What the caller of a ``ProtocolStateMachine`` must do or learn.
-public enum ProtocolAction: Sendable, Hashable {
-    /// Write these bytes to the transport.
-    case send([UInt8])
-    /// App: the RPC session is up. Head unit: an RPC session was accepted.
-    case sessionStarted(SessionInfo)
-    /// App: the head unit refused the RPC session (StartServiceNAK) or answered a version below the minimum.
-    case sessionStartFailed(reason: String, rejectedParams: [String])
-    /// The session and all its services ended (EndService RPC acknowledged, or ended by the peer).
-    case sessionEnded(sessionID: UInt8)
-    case serviceStarted(sessionID: UInt8, serviceType: ServiceType, payload: ControlPayload?)
-    case serviceStartFailed(sessionID: UInt8, serviceType: ServiceType, reason: String, rejectedParams: [String])
-    case serviceEnded(sessionID: UInt8, serviceType: ServiceType)
-    case serviceEndFailed(sessionID: UInt8, serviceType: ServiceType, rejectedParams: [String])
-    /// A complete message of a data service (RPC, Hybrid, audio, video), reassembled.
-    case message(sessionID: UInt8, serviceType: ServiceType, payload: [UInt8])
-    /// Head unit: decide with ``ProtocolStateMachine/acceptStartService(_:sessionID:now:)`` or
-    /// ``ProtocolStateMachine/rejectStartService(_:reason:rejectedParams:)``.
-    case startServiceRequested(StartServiceRequest)
-    /// Head unit: the app asked to register this link as its secondary transport.
-    case secondaryTransportRequested(sessionID: UInt8)
-    /// App: the head unit announced (or withdrew, with an empty address) its TCP secondary.
-    case transportEventUpdate(address: String?, port: Int32?)
-    case secondaryTransportRegistered(sessionID: UInt8)
-    case secondaryTransportRejected(sessionID: UInt8, reason: String?)
-    /// Nothing arrived for too long: close the link.
-    case heartbeatTimedOut(sessionID: UInt8)
-    /// A run of bytes that do not form valid frames started; counts for flood limits.
-    case malformed(reason: String)
-    /// A frame was discarded (out of order, unknown partial message, expired).
-    case dropped(reason: String)
-}
-
-/// A call that the current state does not allow.
-public struct ProtocolStateError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// The SDL protocol session layer, for either role, without I/O: bytes and calls go in,
 /// ``ProtocolAction``s come out, and time is always a parameter (STYLE.md, swift-nio-ssh).
 ///
@@ -149,7 +9,8 @@ public struct ProtocolStateMachine: Sendable {
 
     private var decoder: FrameDecoder
     private var reassembler: FrameReassembler
-    private var sessions: [UInt8: Session] = [:]
+    // Internal, not private: the head-unit role's extension (ProtocolStateMachine+HeadUnit) uses them.
+    var sessions: [UInt8: Session] = [:]
     private var appStart: AppStart = .idle
 
     private enum AppStart: Sendable {
@@ -159,7 +20,7 @@ public struct ProtocolStateMachine: Sendable {
         case started
     }
 
-    private struct Session: Sendable {
+    struct Session: Sendable {
         var info: SessionInfo
         var services: Set<ServiceType> = [.rpc, .hybrid]
         /// Per-session counter; app starts at 1 (java/ios), head unit at 0 (core).
@@ -294,127 +155,6 @@ public struct ProtocolStateMachine: Sendable {
         appStart = .started
         return [.send(bytes)]
     }
-
-    // MARK: - Head-unit role decisions
-
-    /// Head unit: accepts a StartService from ``ProtocolAction/startServiceRequested(_:)``.
-    ///
-    /// For a new RPC session, `sessionID` is the id to assign (nil: the lowest free one on
-    /// this link). The ACK follows core: header version 5 with BSON when the app showed v5
-    /// support, else the head unit's maximum capped at 4 with a raw 4-byte hash id.
-    public mutating func acceptStartService(_ request: StartServiceRequest, sessionID: UInt8? = nil, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        guard role == .headUnit else { throw ProtocolStateError("only the head unit accepts services") }
-        if request.serviceType == .rpc && request.sessionID == 0 {
-            guard let id = sessionID ?? (1...255).lazy.map(UInt8.init).first(where: { sessions[$0] == nil }) else {
-                throw ProtocolStateError("all 255 session ids are in use")
-            }
-            let hash = configuration.connectionHandle | Int32(id) << 16
-            let supportsV5 = request.headerVersion >= 5 || (request.offeredVersion?.major ?? 0) >= 5
-            let negotiated: ProtocolVersion
-            var payload: [UInt8] = []
-            var ackPayload: ControlPayload?
-            if supportsV5 {
-                negotiated = min(request.offeredVersion ?? configuration.maximumVersion, configuration.maximumVersion)
-                var ack = ControlPayload(protocolVersion: negotiated.description, hashID: hash, mtu: Int64(configuration.maximumPayloadSize))
-                if negotiated >= ProtocolVersion(5, 1, 0) {
-                    ack.secondaryTransports = configuration.secondaryTransports ?? []
-                    ack.audioServiceTransports = configuration.audioServiceTransports ?? [1]
-                    ack.videoServiceTransports = configuration.videoServiceTransports ?? [1]
-                }
-                if negotiated >= ProtocolVersion(5, 4, 0), let vehicle = configuration.vehicleInfo {
-                    ack.make = vehicle.make
-                    ack.model = vehicle.model
-                    ack.modelYear = vehicle.modelYear
-                    ack.trim = vehicle.trim
-                    ack.systemSoftwareVersion = vehicle.systemSoftwareVersion
-                    ack.systemHardwareVersion = vehicle.systemHardwareVersion
-                }
-                payload = ack.encoded
-                ackPayload = ack
-            } else {
-                negotiated = ProtocolVersion(min(configuration.maximumVersion.major, 4))
-                if negotiated.major >= 2 { payload.appendBigEndian(UInt32(bitPattern: hash)) }
-            }
-            var session = Session(
-                info: SessionInfo(sessionID: id, version: negotiated, hashID: negotiated.major >= 2 ? hash : nil,
-                                  maximumSendPayload: negotiated.major >= 3 ? configuration.maximumPayloadSize : 1488,
-                                  ackPayload: ackPayload),
-                messageCounter: 0, lastReceived: now, lastSent: now)
-            session.announcedVersion = request.offeredVersion
-            let bytes = controlFrame(.startServiceACK, service: .rpc, session: &session, payload: payload, now: now)
-            sessions[id] = session
-            return [.send(bytes), .sessionStarted(session.info)]
-        }
-        guard var session = sessions[request.sessionID] else {
-            return rejectStartService(request, reason: "session \(request.sessionID) not found", rejectedParams: [])
-        }
-        // One service of each type per session (PS §5); core NAKs a second one. Starting RPC
-        // again encrypted is the protection upgrade, not a second service.
-        if session.services.contains(request.serviceType), !(request.serviceType == .rpc && request.isEncrypted) {
-            return rejectStartService(request, reason: "\(request.serviceType) is already started in session \(request.sessionID)",
-                                      rejectedParams: [])
-        }
-        var ack: ControlPayload?
-        if session.info.version.major >= 5 {
-            var payload = ControlPayload(mtu: Int64(configuration.maximumPayloadSize))
-            if request.serviceType == .video, let asked = request.payload {
-                payload.height = asked.height
-                payload.width = asked.width
-                payload.videoProtocol = asked.videoProtocol
-                payload.videoCodec = asked.videoCodec
-            }
-            ack = payload
-        }
-        session.services.insert(request.serviceType)
-        let bytes = controlFrame(.startServiceACK, service: request.serviceType, session: &session,
-                                 payload: ack?.encoded ?? [], encrypted: request.isEncrypted, now: now)
-        sessions[session.info.sessionID] = session
-        return [.send(bytes), .serviceStarted(sessionID: session.info.sessionID, serviceType: request.serviceType, payload: ack)]
-    }
-
-    /// Head unit: refuses a StartService. The NAK echoes the request's session id (0 for a new session).
-    public mutating func rejectStartService(_ request: StartServiceRequest, reason: String?, rejectedParams: [String]) -> [ProtocolAction] {
-        let version = request.headerVersion >= 5 || (request.offeredVersion?.major ?? 0) >= 5 ? UInt8(5) : max(request.headerVersion, 1)
-        var payload: [UInt8] = []
-        if version >= 5 {
-            var nak = ControlPayload(rejectedParams: rejectedParams.isEmpty ? nil : rejectedParams)
-            let announced = request.offeredVersion ?? sessions[request.sessionID]?.announcedVersion
-            if let announced, announced >= ProtocolVersion(5, 3, 0) { nak.reason = reason }
-            payload = nak.encoded
-        }
-        var header = FrameHeader(version: version, frameType: .control, serviceType: request.serviceType,
-                                 frameInfo: ControlFrameInfo.startServiceNAK.rawValue, sessionID: request.sessionID, dataSize: 0)
-        if var session = sessions[request.sessionID] {
-            header.messageID = nextMessageID(&session)
-            sessions[request.sessionID] = session
-        }
-        return [.send(Frame(header: header, payload: payload).encoded)]
-    }
-
-    /// Head unit: answers a RegisterSecondaryTransport on this link.
-    public mutating func answerSecondaryTransport(sessionID: UInt8, version: UInt8, accepted: Bool, reason: String? = nil) -> [ProtocolAction] {
-        let info: ControlFrameInfo = accepted ? .registerSecondaryTransportACK : .registerSecondaryTransportNAK
-        let payload = accepted ? [] : ControlPayload(reason: reason).encoded
-        // core always uses message id 2 here (§4.4).
-        let header = FrameHeader(version: version, frameType: .control, serviceType: .control,
-                                 frameInfo: info.rawValue, sessionID: sessionID, dataSize: 0, messageID: 2)
-        return [.send(Frame(header: header, payload: payload).encoded)]
-    }
-
-    /// Head unit: announces the TCP secondary transport; an empty address withdraws it.
-    public mutating func sendTransportEventUpdate(sessionID: UInt8, address: String, port: Int32?, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        guard var session = sessions[sessionID] else { throw ProtocolStateError("session \(sessionID) not found") }
-        let payload = ControlPayload(tcpIPAddress: address, tcpPort: address.isEmpty ? nil : port)
-        let bytes = controlFrame(.transportEventUpdate, service: .control, session: &session, payload: payload.encoded, now: now)
-        sessions[sessionID] = session
-        return [.send(bytes)]
-    }
-
-    /// Head unit: forgets a session without a frame (e.g. closed for flooding).
-    public mutating func dropSession(_ sessionID: UInt8) { sessions[sessionID] = nil }
-
-    /// Test hook: the message id the session uses next, to reach the 32-bit wrap cheaply.
-    mutating func setNextMessageID(_ id: UInt32, sessionID: UInt8) { sessions[sessionID]?.messageCounter = id }
 
     // MARK: - Input
 
@@ -709,14 +449,14 @@ public struct ProtocolStateMachine: Sendable {
 
     /// The next message id. The head unit starts at 0 (core's first ACK carries 0) and the
     /// app at 1; after a wrap both skip 0, which core rejects on data frames (§4.4).
-    private func nextMessageID(_ session: inout Session) -> UInt32 {
+    func nextMessageID(_ session: inout Session) -> UInt32 {
         let id = session.messageCounter
         session.messageCounter &+= 1
         if session.messageCounter == 0 { session.messageCounter = 1 }
         return id
     }
 
-    private mutating func controlFrame(
+    mutating func controlFrame(
         _ info: ControlFrameInfo, service: ServiceType, session: inout Session, payload: [UInt8],
         encrypted: Bool = false, now: ContinuousClock.Instant
     ) -> [UInt8] {

@@ -1,0 +1,98 @@
+public import Logging
+
+/// An RPC message as it arrived (or was sent), in its dynamic form.
+public struct RPCEnvelope: Sendable, Hashable {
+    public var messageType: RPCMessageType
+    public var functionID: UInt32
+    /// The spec name of the function, when this spec knows the id.
+    public var functionName: String
+    public var correlationID: Int32
+    public var parameters: JSONObject
+    public var bulkData: [UInt8]
+
+    public init(messageType: RPCMessageType, functionID: UInt32, functionName: String, correlationID: Int32,
+                parameters: JSONObject, bulkData: [UInt8] = []) {
+        self.messageType = messageType
+        self.functionID = functionID
+        self.functionName = functionName
+        self.correlationID = correlationID
+        self.parameters = parameters
+        self.bulkData = bulkData
+    }
+
+    /// For responses: the `success` parameter.
+    public var success: Bool? { parameters["success"]?.boolValue }
+    /// For responses: the `resultCode` parameter.
+    public var resultCode: String? { parameters["resultCode"]?.stringValue }
+}
+
+extension RPCEnvelope {
+    /// Decodes an RPC service payload: the binary header, the JSON parameters and the bulk data.
+    /// Both roles read messages with it.
+    public init(decoding payload: [UInt8]) throws(RPCEnvelopeError) {
+        let packet: RPCPacket
+        do {
+            packet = try RPCPacket(decoding: payload)
+        } catch {
+            throw RPCEnvelopeError(functionID: nil, correlationID: nil, reason: error.description)
+        }
+        let parsed: JSONValue
+        do {
+            parsed = packet.json.isEmpty ? .object([:]) : try JSONValue.parse(packet.json)
+        } catch {
+            throw RPCEnvelopeError(functionID: packet.functionID, correlationID: packet.correlationID,
+                                   reason: "the JSON cannot be parsed: \(error)")
+        }
+        guard case .object(let parameters) = parsed else {
+            throw RPCEnvelopeError(functionID: packet.functionID, correlationID: packet.correlationID,
+                                   reason: "the RPC's JSON is not an object")
+        }
+        self.init(messageType: packet.messageType, functionID: packet.functionID,
+                  functionName: RPCFunctionNames.name(for: packet.functionID) ?? "Function\(packet.functionID)",
+                  correlationID: packet.correlationID, parameters: parameters, bulkData: packet.bulkData)
+    }
+
+    /// The typed form of this message, with its bulk data.
+    public func decoded<Message: RPCMessage>(as type: Message.Type) throws(RPCDecodingError) -> Message {
+        var value = try Message(json: .object(parameters), path: Message.functionName)
+        if !bulkData.isEmpty { value.bulkData = bulkData }
+        return value
+    }
+}
+
+extension AsyncStream where Element == RPCEnvelope {
+    /// The notifications of one kind in this stream, decoded; undecodable ones are logged and skipped.
+    public func typed<Notification: RPCNotification>(_ type: Notification.Type, logger: Logger) -> AsyncStream<Notification> {
+        let all = self
+        return AsyncStream<Notification> { continuation in
+            let task = Task {
+                for await envelope in all where envelope.messageType == .notification && envelope.functionID == Notification.functionID {
+                    do {
+                        continuation.yield(try envelope.decoded(as: Notification.self))
+                    } catch {
+                        logger.warning("dropping undecodable \(Notification.functionName): \(error)")
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// An RPC payload that cannot be read; what could be read of its header is kept, so a head
+/// unit can still answer it.
+public struct RPCEnvelopeError: Error, Sendable, CustomStringConvertible {
+    public var functionID: UInt32?
+    public var correlationID: Int32?
+    public var reason: String
+    public var description: String { reason }
+}
+
+/// A frame seen on the link, for traces (`sdl-run --trace`).
+public struct FrameTraceEvent: Sendable {
+    public enum Direction: String, Sendable { case sent, received }
+    public var direction: Direction
+    public var time: ContinuousClock.Instant
+    public var frame: Frame
+}

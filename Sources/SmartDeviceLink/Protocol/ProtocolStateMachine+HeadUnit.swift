@@ -1,0 +1,124 @@
+/// The head-unit role's decisions: which services to accept, secondary transports, and the
+/// head unit's own control messages. The machine reports requests as actions; the owner
+/// answers through these.
+extension ProtocolStateMachine {
+
+    /// Head unit: accepts a StartService from ``ProtocolAction/startServiceRequested(_:)``.
+    ///
+    /// For a new RPC session, `sessionID` is the id to assign (nil: the lowest free one on
+    /// this link). The ACK follows core: header version 5 with BSON when the app showed v5
+    /// support, else the head unit's maximum capped at 4 with a raw 4-byte hash id.
+    public mutating func acceptStartService(_ request: StartServiceRequest, sessionID: UInt8? = nil, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard role == .headUnit else { throw ProtocolStateError("only the head unit accepts services") }
+        if request.serviceType == .rpc && request.sessionID == 0 {
+            guard let id = sessionID ?? (1...255).lazy.map(UInt8.init).first(where: { sessions[$0] == nil }) else {
+                throw ProtocolStateError("all 255 session ids are in use")
+            }
+            let hash = configuration.connectionHandle | Int32(id) << 16
+            let supportsV5 = request.headerVersion >= 5 || (request.offeredVersion?.major ?? 0) >= 5
+            let negotiated: ProtocolVersion
+            var payload: [UInt8] = []
+            var ackPayload: ControlPayload?
+            if supportsV5 {
+                negotiated = min(request.offeredVersion ?? configuration.maximumVersion, configuration.maximumVersion)
+                var ack = ControlPayload(protocolVersion: negotiated.description, hashID: hash, mtu: Int64(configuration.maximumPayloadSize))
+                if negotiated >= ProtocolVersion(5, 1, 0) {
+                    ack.secondaryTransports = configuration.secondaryTransports ?? []
+                    ack.audioServiceTransports = configuration.audioServiceTransports ?? [1]
+                    ack.videoServiceTransports = configuration.videoServiceTransports ?? [1]
+                }
+                if negotiated >= ProtocolVersion(5, 4, 0), let vehicle = configuration.vehicleInfo {
+                    ack.make = vehicle.make
+                    ack.model = vehicle.model
+                    ack.modelYear = vehicle.modelYear
+                    ack.trim = vehicle.trim
+                    ack.systemSoftwareVersion = vehicle.systemSoftwareVersion
+                    ack.systemHardwareVersion = vehicle.systemHardwareVersion
+                }
+                payload = ack.encoded
+                ackPayload = ack
+            } else {
+                negotiated = ProtocolVersion(min(configuration.maximumVersion.major, 4))
+                if negotiated.major >= 2 { payload.appendBigEndian(UInt32(bitPattern: hash)) }
+            }
+            var session = Session(
+                info: SessionInfo(sessionID: id, version: negotiated, hashID: negotiated.major >= 2 ? hash : nil,
+                                  maximumSendPayload: negotiated.major >= 3 ? configuration.maximumPayloadSize : 1488,
+                                  ackPayload: ackPayload),
+                messageCounter: 0, lastReceived: now, lastSent: now)
+            session.announcedVersion = request.offeredVersion
+            let bytes = controlFrame(.startServiceACK, service: .rpc, session: &session, payload: payload, now: now)
+            sessions[id] = session
+            return [.send(bytes), .sessionStarted(session.info)]
+        }
+        guard var session = sessions[request.sessionID] else {
+            return rejectStartService(request, reason: "session \(request.sessionID) not found", rejectedParams: [])
+        }
+        // One service of each type per session (PS §5); core NAKs a second one. Starting RPC
+        // again encrypted is the protection upgrade, not a second service.
+        if session.services.contains(request.serviceType), !(request.serviceType == .rpc && request.isEncrypted) {
+            return rejectStartService(request, reason: "\(request.serviceType) is already started in session \(request.sessionID)",
+                                      rejectedParams: [])
+        }
+        var ack: ControlPayload?
+        if session.info.version.major >= 5 {
+            var payload = ControlPayload(mtu: Int64(configuration.maximumPayloadSize))
+            if request.serviceType == .video, let asked = request.payload {
+                payload.height = asked.height
+                payload.width = asked.width
+                payload.videoProtocol = asked.videoProtocol
+                payload.videoCodec = asked.videoCodec
+            }
+            ack = payload
+        }
+        session.services.insert(request.serviceType)
+        let bytes = controlFrame(.startServiceACK, service: request.serviceType, session: &session,
+                                 payload: ack?.encoded ?? [], encrypted: request.isEncrypted, now: now)
+        sessions[session.info.sessionID] = session
+        return [.send(bytes), .serviceStarted(sessionID: session.info.sessionID, serviceType: request.serviceType, payload: ack)]
+    }
+
+    /// Head unit: refuses a StartService. The NAK echoes the request's session id (0 for a new session).
+    public mutating func rejectStartService(_ request: StartServiceRequest, reason: String?, rejectedParams: [String]) -> [ProtocolAction] {
+        let version = request.headerVersion >= 5 || (request.offeredVersion?.major ?? 0) >= 5 ? UInt8(5) : max(request.headerVersion, 1)
+        var payload: [UInt8] = []
+        if version >= 5 {
+            var nak = ControlPayload(rejectedParams: rejectedParams.isEmpty ? nil : rejectedParams)
+            let announced = request.offeredVersion ?? sessions[request.sessionID]?.announcedVersion
+            if let announced, announced >= ProtocolVersion(5, 3, 0) { nak.reason = reason }
+            payload = nak.encoded
+        }
+        var header = FrameHeader(version: version, frameType: .control, serviceType: request.serviceType,
+                                 frameInfo: ControlFrameInfo.startServiceNAK.rawValue, sessionID: request.sessionID, dataSize: 0)
+        if var session = sessions[request.sessionID] {
+            header.messageID = nextMessageID(&session)
+            sessions[request.sessionID] = session
+        }
+        return [.send(Frame(header: header, payload: payload).encoded)]
+    }
+
+    /// Head unit: answers a RegisterSecondaryTransport on this link.
+    public mutating func answerSecondaryTransport(sessionID: UInt8, version: UInt8, accepted: Bool, reason: String? = nil) -> [ProtocolAction] {
+        let info: ControlFrameInfo = accepted ? .registerSecondaryTransportACK : .registerSecondaryTransportNAK
+        let payload = accepted ? [] : ControlPayload(reason: reason).encoded
+        // core always uses message id 2 here (§4.4).
+        let header = FrameHeader(version: version, frameType: .control, serviceType: .control,
+                                 frameInfo: info.rawValue, sessionID: sessionID, dataSize: 0, messageID: 2)
+        return [.send(Frame(header: header, payload: payload).encoded)]
+    }
+
+    /// Head unit: announces the TCP secondary transport; an empty address withdraws it.
+    public mutating func sendTransportEventUpdate(sessionID: UInt8, address: String, port: Int32?, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        guard var session = sessions[sessionID] else { throw ProtocolStateError("session \(sessionID) not found") }
+        let payload = ControlPayload(tcpIPAddress: address, tcpPort: address.isEmpty ? nil : port)
+        let bytes = controlFrame(.transportEventUpdate, service: .control, session: &session, payload: payload.encoded, now: now)
+        sessions[sessionID] = session
+        return [.send(bytes)]
+    }
+
+    /// Head unit: forgets a session without a frame (e.g. closed for flooding).
+    public mutating func dropSession(_ sessionID: UInt8) { sessions[sessionID] = nil }
+
+    /// Test hook: the message id the session uses next, to reach the 32-bit wrap cheaply.
+    mutating func setNextMessageID(_ id: UInt32, sessionID: UInt8) { sessions[sessionID]?.messageCounter = id }
+}

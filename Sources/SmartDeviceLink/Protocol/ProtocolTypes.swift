@@ -1,0 +1,139 @@
+/// Which end of the link a state machine plays.
+public enum ProtocolRole: Sendable, Hashable {
+    /// The mobile side: starts sessions, our library.
+    case app
+    /// The head-unit side: answers StartService, the emulator.
+    case headUnit
+}
+
+/// Settings of a ``ProtocolStateMachine``.
+public struct ProtocolConfiguration: Sendable {
+    /// The highest version this side speaks. App: 5.4.1 (as java/ios); head unit: 5.4.0 (as core 8.2).
+    public var maximumVersion: ProtocolVersion
+    /// App: a head unit answering below this fails the start. The issue range is 2…5.4.1.
+    public var minimumVersion: ProtocolVersion
+    /// The payload limit per frame used before an ACK says otherwise, and what a head unit
+    /// advertises as `mtu` (core fills it with its maximum payload size, §2.2).
+    public var maximumPayloadSize: Int
+    /// App: send a Heartbeat after this much silence and treat twice that without any frame
+    /// as a timeout. nil (the default, as java and ios) never starts heartbeats.
+    /// Head unit: the supervision timeout applied once the app sent a Heartbeat (core: 7 s).
+    public var heartbeatInterval: Duration?
+    /// How long a partial multi-frame message may wait for its last frame (core: 10 s).
+    public var reassemblyTimeout: Duration
+    /// Head unit: values for the RPC StartServiceACK of protocol 5.1+/5.4+.
+    public var secondaryTransports: [String]?
+    public var audioServiceTransports: [Int32]?
+    public var videoServiceTransports: [Int32]?
+    public var vehicleInfo: VehicleTypeInfo?
+    /// Head unit: part of the hash id (`connection | session << 16`, as core's KeyFromPair).
+    public var connectionHandle: Int32
+
+    public init(
+        maximumVersion: ProtocolVersion = .latest, minimumVersion: ProtocolVersion = ProtocolVersion(2),
+        maximumPayloadSize: Int = 131_072, heartbeatInterval: Duration? = nil,
+        reassemblyTimeout: Duration = .seconds(10), secondaryTransports: [String]? = nil,
+        audioServiceTransports: [Int32]? = nil, videoServiceTransports: [Int32]? = nil,
+        vehicleInfo: VehicleTypeInfo? = nil, connectionHandle: Int32 = 1
+    ) {
+        self.maximumVersion = maximumVersion
+        self.minimumVersion = minimumVersion
+        self.maximumPayloadSize = maximumPayloadSize
+        self.heartbeatInterval = heartbeatInterval
+        self.reassemblyTimeout = reassemblyTimeout
+        self.secondaryTransports = secondaryTransports
+        self.audioServiceTransports = audioServiceTransports
+        self.videoServiceTransports = videoServiceTransports
+        self.vehicleInfo = vehicleInfo
+        self.connectionHandle = connectionHandle
+    }
+
+    /// The defaults of a head unit that behaves like sdl_core 8.2.
+    public static var headUnit: ProtocolConfiguration {
+        ProtocolConfiguration(maximumVersion: .coreMaximum, minimumVersion: ProtocolVersion(1), heartbeatInterval: .seconds(7))
+    }
+}
+
+/// Vehicle strings a protocol 5.4 StartServiceACK may carry.
+public struct VehicleTypeInfo: Sendable, Hashable {
+    public var make: String?
+    public var model: String?
+    public var modelYear: String?
+    public var trim: String?
+    public var systemSoftwareVersion: String?
+    public var systemHardwareVersion: String?
+    public init(make: String? = nil, model: String? = nil, modelYear: String? = nil, trim: String? = nil,
+                systemSoftwareVersion: String? = nil, systemHardwareVersion: String? = nil) {
+        self.make = make
+        self.model = model
+        self.modelYear = modelYear
+        self.trim = trim
+        self.systemSoftwareVersion = systemSoftwareVersion
+        self.systemHardwareVersion = systemHardwareVersion
+    }
+}
+
+/// What both sides know about a started session.
+public struct SessionInfo: Sendable, Hashable {
+    public var sessionID: UInt8
+    /// The negotiated version; its major number is the header version of every frame.
+    public var version: ProtocolVersion
+    public var hashID: Int32?
+    /// Payload bytes this side sends per frame at most (`mtu` − 12 when the peer gave one).
+    public var maximumSendPayload: Int
+    /// The peer's full StartServiceACK payload (v5), e.g. secondary transports, vehicle info.
+    public var ackPayload: ControlPayload?
+
+    public var headerVersion: UInt8 { UInt8(clamping: version.major) }
+}
+
+/// A StartService the head unit must accept or reject (head-unit role).
+public struct StartServiceRequest: Sendable, Hashable {
+    /// 0 for a new RPC session.
+    public var sessionID: UInt8
+    public var serviceType: ServiceType
+    public var headerVersion: UInt8
+    /// For RPC: the version the app offered (nil when it sent no BSON, i.e. v1–4 style).
+    public var offeredVersion: ProtocolVersion?
+    public var payload: ControlPayload?
+    public var isEncrypted: Bool
+}
+
+/// What the caller of a ``ProtocolStateMachine`` must do or learn.
+public enum ProtocolAction: Sendable, Hashable {
+    /// Write these bytes to the transport.
+    case send([UInt8])
+    /// App: the RPC session is up. Head unit: an RPC session was accepted.
+    case sessionStarted(SessionInfo)
+    /// App: the head unit refused the RPC session (StartServiceNAK) or answered a version below the minimum.
+    case sessionStartFailed(reason: String, rejectedParams: [String])
+    /// The session and all its services ended (EndService RPC acknowledged, or ended by the peer).
+    case sessionEnded(sessionID: UInt8)
+    case serviceStarted(sessionID: UInt8, serviceType: ServiceType, payload: ControlPayload?)
+    case serviceStartFailed(sessionID: UInt8, serviceType: ServiceType, reason: String, rejectedParams: [String])
+    case serviceEnded(sessionID: UInt8, serviceType: ServiceType)
+    case serviceEndFailed(sessionID: UInt8, serviceType: ServiceType, rejectedParams: [String])
+    /// A complete message of a data service (RPC, Hybrid, audio, video), reassembled.
+    case message(sessionID: UInt8, serviceType: ServiceType, payload: [UInt8])
+    /// Head unit: decide with ``ProtocolStateMachine/acceptStartService(_:sessionID:now:)`` or
+    /// ``ProtocolStateMachine/rejectStartService(_:reason:rejectedParams:)``.
+    case startServiceRequested(StartServiceRequest)
+    /// Head unit: the app asked to register this link as its secondary transport.
+    case secondaryTransportRequested(sessionID: UInt8)
+    /// App: the head unit announced (or withdrew, with an empty address) its TCP secondary.
+    case transportEventUpdate(address: String?, port: Int32?)
+    case secondaryTransportRegistered(sessionID: UInt8)
+    case secondaryTransportRejected(sessionID: UInt8, reason: String?)
+    /// Nothing arrived for too long: close the link.
+    case heartbeatTimedOut(sessionID: UInt8)
+    /// A run of bytes that do not form valid frames started; counts for flood limits.
+    case malformed(reason: String)
+    /// A frame was discarded (out of order, unknown partial message, expired).
+    case dropped(reason: String)
+}
+
+/// A call that the current state does not allow.
+public struct ProtocolStateError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
