@@ -25,7 +25,7 @@ extension HeadUnitEmulator {
         let duration = Int(p["duration"]?.intValue ?? 5000)
         let token = after(duration) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
         apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token, softButtonIDs: softButtonIDs(p))
-        apps[request.key]?.systemContext = "ALERT"
+        apps[request.key]?.systemContext = .alert
         if !tts.isEmpty { apps[request.key]?.attenuated = true }
         refreshStatus(request.key)
     }
@@ -35,7 +35,7 @@ extension HeadUnitEmulator {
         guard let modal = apps[key]?.modal, token == nil || modal.token == token else { return }
         cancelTimer(modal.token)
         apps[key]?.modal = nil
-        apps[key]?.systemContext = "MAIN"
+        apps[key]?.systemContext = .main
         if apps[key]?.speak == nil { apps[key]?.attenuated = false }
         respond(modal.request, resultCode, info: info, extra)
         refreshStatus(key)
@@ -73,7 +73,7 @@ extension HeadUnitEmulator {
             choiceIDs: choices.compactMap { $0["choiceID"]?.intValue.map(Int.init) },
             triggerSource: mode == "VR_ONLY" ? "VR" : "MENU",
             keyboardText: Self.showsKeyboard(layout: layout, mode: mode) ? "" : nil)
-        apps[request.key]?.systemContext = mode == "MANUAL_ONLY" ? "HMI_OBSCURED" : "VRSESSION"
+        apps[request.key]?.systemContext = mode == "MANUAL_ONLY" ? .hmiObscured : .vrsession
         refreshStatus(request.key)
     }
 
@@ -176,7 +176,7 @@ extension HeadUnitEmulator {
         let timeout = Int(request.parameters["timeout"]?.intValue ?? 30000)
         let token = after(timeout) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
         apps[request.key]?.modal = PendingUI(kind: .scrollable, request: request, token: token, softButtonIDs: softButtonIDs(request.parameters))
-        apps[request.key]?.systemContext = "HMI_OBSCURED"
+        apps[request.key]?.systemContext = .hmiObscured
         refreshStatus(request.key)
     }
 
@@ -196,7 +196,7 @@ extension HeadUnitEmulator {
         let position = p["position"]!
         let token = after(timeout) { $0.finishModal(request.key, token: nil, resultCode: "TIMED_OUT", ["sliderPosition": position]) }
         apps[request.key]?.modal = PendingUI(kind: .slider, request: request, token: token)
-        apps[request.key]?.systemContext = "HMI_OBSCURED"
+        apps[request.key]?.systemContext = .hmiObscured
         refreshStatus(request.key)
     }
 

@@ -51,8 +51,8 @@ public struct PolicyTable: Sendable, Hashable {
     public func permissions(for appID: String) -> [String: Set<String>] { apps[appID] ?? defaultPermissions }
 
     /// Whether `rpc` is allowed for `appID` in `hmiLevel`.
-    public func allows(_ rpc: String, appID: String, hmiLevel: String) -> Bool {
-        permissions(for: appID)[rpc]?.contains(hmiLevel) ?? false
+    public func allows(_ rpc: String, appID: String, hmiLevel: HMILevel) -> Bool {
+        permissions(for: appID)[rpc]?.contains(hmiLevel.rawValue) ?? false
     }
 
     /// A default in the spirit of sdl_core's preloaded table: its Base-4 group plus vehicle

@@ -15,7 +15,7 @@ extension HeadUnitEmulator {
         let key = try resolve(appID)
         finishModal(key, token: nil, resultCode: "ABORTED")
         finishAudioPassThru(key, token: nil, resultCode: "ABORTED")
-        apps[key]?.hmiLevel = "NONE"
+        apps[key]?.hmiLevel = .none
         refreshStatus(key)
     }
 

@@ -33,16 +33,16 @@ extension HeadUnitEmulator {
     /// to BACKGROUND: only one app is ever FULL.
     func activate(_ key: SessionKey) {
         guard let app = apps[key] else { return }
-        for (otherKey, other) in apps where otherKey != key && (other.hmiLevel == "FULL" || other.hmiLevel == "LIMITED") {
+        for (otherKey, other) in apps where otherKey != key && other.isForeground {
             let sameKind = (other.isMedia && app.isMedia)
                 || (other.appHMITypes.contains("NAVIGATION") && app.appHMITypes.contains("NAVIGATION"))
                 || (other.appHMITypes.contains("COMMUNICATION") && app.appHMITypes.contains("COMMUNICATION"))
-            let next = other.isAudible && !sameKind ? "LIMITED" : "BACKGROUND"
-            if other.hmiLevel == "LIMITED" && next == "LIMITED" { continue }
+            let next: HMILevel = other.isAudible && !sameKind ? .limited : .background
+            if other.hmiLevel == .limited && next == .limited { continue }
             apps[otherKey]?.hmiLevel = next
             refreshStatus(otherKey)
         }
-        apps[key]?.hmiLevel = "FULL"
+        apps[key]?.hmiLevel = .full
         refreshStatus(key)
     }
 

@@ -56,7 +56,7 @@ extension HeadUnitEmulator {
     /// The user opens the app's menu: system context MENU.
     public func openMenu(appID: String? = nil) async throws(EmulatorError) {
         let key = try resolve(appID)
-        guard apps[key]?.hmiLevel == "FULL" else { throw .invalidAction("the menu of an app opens only in HMI level FULL; activate it first") }
+        guard apps[key]?.hmiLevel == .full else { throw .invalidAction("the menu of an app opens only in HMI level FULL; activate it first") }
         showMenu(key, menuID: 0)
     }
 
@@ -69,14 +69,14 @@ extension HeadUnitEmulator {
 
     func showMenu(_ key: SessionKey, menuID: Int) {
         apps[key]?.openMenuID = menuID
-        apps[key]?.systemContext = "MENU"
+        apps[key]?.systemContext = .menu
         refreshStatus(key)
     }
 
     func hideMenu(_ key: SessionKey) {
         guard apps[key]?.openMenuID != nil else { return }
         apps[key]?.openMenuID = nil
-        apps[key]?.systemContext = "MAIN"
+        apps[key]?.systemContext = .main
         refreshStatus(key)
     }
 
@@ -84,7 +84,7 @@ extension HeadUnitEmulator {
     /// submenu; else the menu (or submenu) opens.
     func showAppMenu(_ request: IncomingRequest) {
         guard let app = apps[request.key] else { return }
-        guard app.hmiLevel == "FULL" else {
+        guard app.hmiLevel == .full else {
             respond(request, "REJECTED", info: "ShowAppMenu needs HMI level FULL, the app is in \(app.hmiLevel)")
             return
         }

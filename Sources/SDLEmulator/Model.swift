@@ -97,10 +97,10 @@ public struct AppSnapshot: Sendable, Hashable {
     public var appName: String
     public var sessionID: UInt8
     public var isMedia: Bool
-    public var hmiLevel: String
-    public var audioStreamingState: String
-    public var systemContext: String
-    public var videoStreamingState: String
+    public var hmiLevel: HMILevel
+    public var audioStreamingState: AudioStreamingState
+    public var systemContext: SystemContext
+    public var videoStreamingState: VideoStreamingState
     /// AddCommand parameters by cmdID.
     public var commands: [Int: JSONObject]
     /// AddSubMenu parameters by menuID.
@@ -127,9 +127,9 @@ public struct AppSnapshot: Sendable, Hashable {
         }
         return [
             "appID": .string(appID), "appName": .string(appName), "sessionID": .int(Int64(sessionID)),
-            "isMediaApplication": .bool(isMedia), "hmiLevel": .string(hmiLevel),
-            "audioStreamingState": .string(audioStreamingState), "systemContext": .string(systemContext),
-            "videoStreamingState": .string(videoStreamingState), "commands": byID(commands), "submenus": byID(submenus),
+            "isMediaApplication": .bool(isMedia), "hmiLevel": hmiLevel.json,
+            "audioStreamingState": audioStreamingState.json, "systemContext": systemContext.json,
+            "videoStreamingState": videoStreamingState.json, "commands": byID(commands), "submenus": byID(submenus),
             "choiceSets": byID(choiceSets), "files": .array(files.sorted().map(JSONValue.string)),
             "vehicleSubscriptions": .array(vehicleSubscriptions.sorted().map(JSONValue.string)),
             "buttonSubscriptions": .array(buttonSubscriptions.sorted().map(JSONValue.string)),
@@ -203,8 +203,8 @@ struct AppState: Sendable {
     var appHMITypes: [String]
     var registrationOrder: Int
     var syncMsgVersion: JSONObject
-    var hmiLevel = "NONE"
-    var systemContext = "MAIN"
+    var hmiLevel: HMILevel = .none
+    var systemContext: SystemContext = .main
     var attenuated = false
     var lastStatus: JSONObject?
     var commands: [Int: JSONObject] = [:]
@@ -230,18 +230,19 @@ struct AppState: Sendable {
 
     var isVideo: Bool { appHMITypes.contains { ["NAVIGATION", "PROJECTION"].contains($0) } }
 
-    var audioStreamingState: String {
-        guard isAudible, hmiLevel == "FULL" || hmiLevel == "LIMITED" else { return "NOT_AUDIBLE" }
-        return attenuated ? "ATTENUATED" : "AUDIBLE"
+    /// FULL or LIMITED: on screen or playing, where audio and video may stream.
+    var isForeground: Bool { hmiLevel == .full || hmiLevel == .limited }
+
+    var audioStreamingState: AudioStreamingState {
+        guard isAudible, isForeground else { return .notAudible }
+        return attenuated ? .attenuated : .audible
     }
 
-    var videoStreamingState: String {
-        isVideo && (hmiLevel == "FULL" || hmiLevel == "LIMITED") ? "STREAMABLE" : "NOT_STREAMABLE"
-    }
+    var videoStreamingState: VideoStreamingState { isVideo && isForeground ? .streamable : .notStreamable }
 
     var status: JSONObject {
-        ["hmiLevel": .string(hmiLevel), "audioStreamingState": .string(audioStreamingState),
-         "systemContext": .string(systemContext), "videoStreamingState": .string(videoStreamingState)]
+        ["hmiLevel": hmiLevel.json, "audioStreamingState": audioStreamingState.json,
+         "systemContext": systemContext.json, "videoStreamingState": videoStreamingState.json]
     }
 
     /// The data sdl_core keeps for resumption, whose change triggers OnHashChange.
@@ -257,7 +258,7 @@ struct AppState: Sendable {
 /// What resumption restores after an unexpected disconnect.
 struct ResumptionRecord: Sendable {
     var hashID: String
-    var hmiLevel: String
+    var hmiLevel: HMILevel
     var commands: [Int: JSONObject]
     var submenus: [Int: JSONObject]
     var choiceSets: [Int: JSONObject]

@@ -101,10 +101,10 @@ extension HeadUnitEmulator {
         startVehicleTimelineIfNeeded()
         if let record = restored {
             // core resumes the HMI level of an app that was FULL or LIMITED when it dropped.
-            if record.hmiLevel == "FULL" {
+            if record.hmiLevel == .full {
                 activate(request.key)
-            } else if record.hmiLevel == "LIMITED" {
-                apps[request.key]?.hmiLevel = "LIMITED"
+            } else if record.hmiLevel == .limited {
+                apps[request.key]?.hmiLevel = .limited
                 refreshStatus(request.key)
             }
             hashChanged(request.key)
