@@ -28,7 +28,7 @@ extension RunContext {
             }
         }
         let mark = managerResponses.count
-        let menu = managers.screen.menu
+        let menu = connection.screenManager.menu
         do {
             try await menu.setMenu(cells(items))
         } catch {
@@ -53,7 +53,7 @@ extension RunContext {
                                            text2: action.text.count > 1 ? action.text[1] : nil, samplingRate: rate,
                                            bitsPerSample: bits, maxDuration: .milliseconds(action.maxDurationMS))
         let mark = managerResponses.count
-        let recording = await managers.audio.start(options)
+        let recording = await connection.audioPassThruManager.start(options)
         var writeError: (any Error)?
         for await pcm in recording.chunks where writeError == nil {
             do { try writer.write(pcm) } catch { writeError = error }
@@ -78,7 +78,7 @@ extension RunContext {
     /// PutFile through the library's file manager: chunks with offset, length and CRC32,
     /// read from disk chunk by chunk.
     private func putFile(_ action: PutFileAction) async throws(StepFailure) -> RPCEnvelope {
-        let files = managers.files
+        let files = connection.fileManager
         if let chunkSize = action.chunkSize { await files.setChunkSize(chunkSize) }
         let file = SDLFile(name: action.name, source: .path(action.path), fileType: FileType(rawValue: action.fileType),
                            isPersistent: action.persistent, overwrite: true)

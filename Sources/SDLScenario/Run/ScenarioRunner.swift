@@ -101,6 +101,13 @@ public struct ScenarioRunner: Sendable {
         }
         let context = RunContext(scenario: scenario, connection: manager, log: log, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
+        // The manager's own screen, file and audio managers act for the scenario: each of their
+        // requests is announced, reported and traced as the scenario's, and its response kept to
+        // judge the step. Weak: the run keeps the manager, the manager must not keep the run.
+        await manager.routeRequests { [weak context] function, parameters, bulk, timeout throws(SDLError) in
+            guard let context else { throw SDLError.notConnected }
+            return try await context.managerRequest(function, parameters, bulk: bulk, timeout: timeout)
+        }
         await context.record("RegisterAppInterface", scenario.app.registrationParameters)
         do {
             try await manager.start()
@@ -167,14 +174,6 @@ actor RunContext {
     var responseMark = 0
     /// Responses to requests the library's managers sent for high-level actions.
     var managerResponses: [RPCEnvelope] = []
-    private var madeManagers: ScenarioManagers?
-    /// The library's managers, acting through this run (see ``ScenarioChannel``).
-    var managers: ScenarioManagers {
-        if let madeManagers { return madeManagers }
-        let managers = ScenarioManagers(context: self)
-        madeManagers = managers
-        return managers
-    }
     var failedAlready = false
 
     init(scenario: Scenario, connection: SDLManager, log: MessageLog, driver: (any ScenarioDriver)?,

@@ -44,6 +44,7 @@ public actor SDLManager: RPCChannel {
 
     private var languageChangeHandler: LanguageChangeHandler?
     private var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
+    private var requestRoute: RequestRoute?
     private var connection: SDLConnection?
     private var stopping = false
     private var reconnecting = false
@@ -164,11 +165,47 @@ public actor SDLManager: RPCChannel {
 
     public func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
         let connection = try registeredConnection()
-        let response = try await connection.send(request, timeout: timeout)
+        let response = if let requestRoute {
+            try await Self.send(request, timeout: timeout, through: requestRoute)
+        } else {
+            try await connection.send(request, timeout: timeout)
+        }
         // A new layout brings its own display, button and soft-button capabilities.
         if let layout = response as? SetDisplayLayoutResponse { await systemCapabilityManager.update(layout: layout) }
         return response
     }
+
+    /// Sends a typed request, checked against the spec, in its dynamic form through `route`.
+    private static func send<Request: RPCRequest>(
+        _ request: Request, timeout: Duration?, through route: RequestRoute
+    ) async throws(SDLError) -> Request.Response {
+        let parameters = request.json.objectValue ?? [:]
+        do {
+            try RPCSpec.shared.validate(function: Request.functionName, messageType: .request, parameters: parameters)
+        } catch {
+            throw SDLError.invalidRequest(error.description)
+        }
+        let envelope = try await route(Request.functionName, parameters, request.bulkData ?? [], timeout)
+        do {
+            return try envelope.decoded(as: Request.Response.self)
+        } catch {
+            throw SDLError.invalidResponse("\(Request.functionName): \(error)")
+        }
+    }
+
+    /// Sends the requests of this manager's own managers (screen, files, audio pass-thru...)
+    /// through `route` instead of straight to the link: a tool that reports every request,
+    /// as the scenario runner does, sends them itself with
+    /// ``request(functionID:functionName:parameters:bulkData:timeout:)``. Nil restores the link.
+    package func routeRequests(through route: RequestRoute?) {
+        requestRoute = route
+    }
+
+    /// Where ``routeRequests(through:)`` sends a request: its name, parameters, bulk data
+    /// and timeout in, the response as it arrived out.
+    package typealias RequestRoute = @Sendable (
+        _ function: String, _ parameters: JSONObject, _ bulkData: [UInt8], _ timeout: Duration?
+    ) async throws(SDLError) -> RPCEnvelope
 
     public func notifications<Notification: RPCNotification>(_ type: Notification.Type) -> AsyncStream<Notification> {
         messages().typed(Notification.self, logger: logger)
@@ -438,38 +475,3 @@ public actor SDLManager: RPCChannel {
 
 
 }
-
-/// Lets managers created in SDLManager's initializer send through it without a strong cycle.
-final class ChannelRelay: RPCChannel, @unchecked Sendable {
-    // `lock` guards `target`, set once right after SDLManager's initialiser.
-    private let lock = NSLock()
-    private weak var target: SDLManager?
-
-    func attach(_ manager: SDLManager) {
-        lock.lock()
-        target = manager
-        lock.unlock()
-    }
-
-    private var manager: SDLManager? {
-        lock.lock()
-        defer { lock.unlock() }
-        return target
-    }
-
-    func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
-        guard let manager else { throw SDLError.notConnected }
-        return try await manager.send(request, timeout: timeout)
-    }
-
-    func notifications<Notification: RPCNotification>(_ type: Notification.Type) async -> AsyncStream<Notification> {
-        guard let manager else { return AsyncStream { $0.finish() } }
-        return await manager.notifications(type)
-    }
-
-    func waitForReconnection() async -> LinkRecovery {
-        guard let manager else { return .gaveUp("the manager is gone") }
-        return await manager.waitForReconnection()
-    }
-}
-
