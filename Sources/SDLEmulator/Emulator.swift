@@ -383,7 +383,7 @@ public actor HeadUnitEmulator {
     }
 
     private func dispatch(_ request: IncomingRequest) {
-        if request.name == "RegisterAppInterface" {
+        if request.functionID == RegisterAppInterface.functionID {
             registerApp(request)
             return
         }
@@ -400,45 +400,51 @@ public actor HeadUnitEmulator {
             respond(request, "INVALID_DATA", info: problem)
             return
         }
-        switch request.name {
-        case "UnregisterAppInterface": unregisterApp(request)
-        case "ChangeRegistration": changeRegistration(request)
-        case "AddCommand": addCommand(request)
-        case "DeleteCommand": deleteCommand(request)
-        case "AddSubMenu": addSubMenu(request)
-        case "DeleteSubMenu": deleteSubMenu(request)
-        case "CreateInteractionChoiceSet": createChoiceSet(request)
-        case "DeleteInteractionChoiceSet": deleteChoiceSet(request)
-        case "PerformInteraction": performInteraction(request)
-        case "Alert": alert(request)
-        case "Show": show(request)
-        case "Speak": speak(request)
-        case "SetGlobalProperties": setGlobalProperties(request)
-        case "ResetGlobalProperties": resetGlobalProperties(request)
-        case "SetMediaClockTimer": setMediaClockTimer(request)
-        case "ScrollableMessage": scrollableMessage(request)
-        case "Slider": slider(request)
-        case "SubscribeButton": subscribeButton(request)
-        case "UnsubscribeButton": unsubscribeButton(request)
-        case "SubscribeVehicleData": subscribeVehicleData(request)
-        case "UnsubscribeVehicleData": unsubscribeVehicleData(request)
-        case "GetVehicleData": getVehicleData(request)
-        case "PerformAudioPassThru": performAudioPassThru(request)
-        case "EndAudioPassThru": endAudioPassThru(request)
-        case "PutFile": putFile(request)
-        case "DeleteFile": deleteFile(request)
-        case "ListFiles": listFiles(request)
-        case "SetAppIcon": setAppIcon(request)
-        case "GetSystemCapability": getSystemCapability(request)
-        case "SetDisplayLayout": setDisplayLayout(request)
-        case "ShowAppMenu": showAppMenu(request)
-        case "CancelInteraction": cancelInteraction(request)
-        case "DialNumber": dialNumber(request)
-        case "SendLocation": sendLocation(request)
-        default:
+        guard let handle = Self.handlers[request.functionID] else {
             respond(request, "UNSUPPORTED_REQUEST", info: "the emulator does not model \(request.name)")
+            return
         }
+        handle(self, request)
     }
+
+    /// The requests the emulator models, by function id, each to its handler. RegisterAppInterface
+    /// comes before the registration and policy checks, so it is not here.
+    static let handlers: [UInt32: @Sendable (isolated HeadUnitEmulator, IncomingRequest) -> Void] = [
+        UnregisterAppInterface.functionID: { $0.unregisterApp($1) },
+        ChangeRegistration.functionID: { $0.changeRegistration($1) },
+        AddCommand.functionID: { $0.addCommand($1) },
+        DeleteCommand.functionID: { $0.deleteCommand($1) },
+        AddSubMenu.functionID: { $0.addSubMenu($1) },
+        DeleteSubMenu.functionID: { $0.deleteSubMenu($1) },
+        CreateInteractionChoiceSet.functionID: { $0.createChoiceSet($1) },
+        DeleteInteractionChoiceSet.functionID: { $0.deleteChoiceSet($1) },
+        PerformInteraction.functionID: { $0.performInteraction($1) },
+        Alert.functionID: { $0.alert($1) },
+        Show.functionID: { $0.show($1) },
+        Speak.functionID: { $0.speak($1) },
+        SetGlobalProperties.functionID: { $0.setGlobalProperties($1) },
+        ResetGlobalProperties.functionID: { $0.resetGlobalProperties($1) },
+        SetMediaClockTimer.functionID: { $0.setMediaClockTimer($1) },
+        ScrollableMessage.functionID: { $0.scrollableMessage($1) },
+        Slider.functionID: { $0.slider($1) },
+        SubscribeButton.functionID: { $0.subscribeButton($1) },
+        UnsubscribeButton.functionID: { $0.unsubscribeButton($1) },
+        SubscribeVehicleData.functionID: { $0.subscribeVehicleData($1) },
+        UnsubscribeVehicleData.functionID: { $0.unsubscribeVehicleData($1) },
+        GetVehicleData.functionID: { $0.getVehicleData($1) },
+        PerformAudioPassThru.functionID: { $0.performAudioPassThru($1) },
+        EndAudioPassThru.functionID: { $0.endAudioPassThru($1) },
+        PutFile.functionID: { $0.putFile($1) },
+        DeleteFile.functionID: { $0.deleteFile($1) },
+        ListFiles.functionID: { $0.listFiles($1) },
+        SetAppIcon.functionID: { $0.setAppIcon($1) },
+        GetSystemCapability.functionID: { $0.getSystemCapability($1) },
+        SetDisplayLayout.functionID: { $0.setDisplayLayout($1) },
+        ShowAppMenu.functionID: { $0.showAppMenu($1) },
+        CancelInteraction.functionID: { $0.cancelInteraction($1) },
+        DialNumber.functionID: { $0.dialNumber($1) },
+        SendLocation.functionID: { $0.sendLocation($1) },
+    ]
 
     /// Result codes for which sdl_core sets `success: true`. UNSUPPORTED_RESOURCE is not
     /// among them: core reports it as a success only when the rest of the request was
