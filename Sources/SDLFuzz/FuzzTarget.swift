@@ -125,7 +125,8 @@ struct FrameProperties {
         return events
     }
 
-    /// The reassembler never holds more than its limits, and no message exceeds its size.
+    /// The reassembler never holds more than its limits, and no message exceeds its size
+    /// by more than its last frame (an encrypted last frame carries more than its plaintext).
     private func reassemble(_ events: [FrameDecoder.Event]) throws(FuzzFinding) {
         var reassembler = FrameReassembler(timeout: .seconds(1), maximumMessageSize: 8192,
                                            maximumPendingMessages: 4, maximumPendingBytes: 16384)
@@ -133,7 +134,7 @@ struct FrameProperties {
         for case .frame(let frame) in events {
             now += .milliseconds(100)
             if case .message(_, let payload) = reassembler.receive(frame, now: now), frame.header.frameType == .consecutive,
-               payload.count > reassembler.maximumMessageSize {
+               payload.count > reassembler.maximumMessageSize + frame.payload.count {
                 throw FuzzTarget.frames.finding("a reassembled message of \(payload.count) bytes passed the limit")
             }
             guard reassembler.pendingCount <= reassembler.maximumPendingMessages else {
