@@ -21,8 +21,9 @@ public enum FuzzSeeds {
             let streams = ["sent", "received"].map { direction in
                 frames.filter { $0.direction == direction }.flatMap(\.bytes)
             }
-            // The first byte of a frames input picks the read sizes.
-            return streams.filter { !$0.isEmpty }.map { [0] + $0 }
+            // The first byte of a frames input picks the read sizes and the role that
+            // reads them: the head unit reads what was sent, the app what was received.
+            return zip(streams, [UInt8(0), 1]).filter { !$0.0.isEmpty }.map { [$0.1] + $0.0 }
         case .bson:
             return frames.compactMap { frame in
                 guard case .frame(let decoded)? = decode(frame.bytes), decoded.header.frameType == .control,

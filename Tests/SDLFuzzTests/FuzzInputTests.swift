@@ -43,7 +43,7 @@ struct FuzzInputTests {
         let trace = lines.joined(separator: "\n")
 
         let streams = try FuzzSeeds.fromTrace(Array(trace.utf8), for: .frames)
-        #expect(streams == [[0] + control.encoded + multi.flatMap(\.encoded), [0] + single.encoded])
+        #expect(streams == [[0] + control.encoded + multi.flatMap(\.encoded), [1] + single.encoded])
         #expect(try FuzzSeeds.fromTrace(Array(trace.utf8), for: .bson) == [bson])
         #expect(try FuzzSeeds.fromTrace(Array(trace.utf8), for: .rpc) == [rpc, rpc])
         #expect(throws: FuzzSeeds.TraceError.self) { try FuzzSeeds.fromTrace(Array("not json\n".utf8), for: .rpc) }
