@@ -28,6 +28,12 @@ struct PermissionTests {
         try await manager.start()
         _ = try await manager.send(ListFiles(), timeout: nil)
         let permissions = manager.permissionManager
+        // OnPermissionsChange is applied as the listener gets to it, which under a sanitizer can
+        // be after the response above: observers added before it would see one change more.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await permissions.groupStatus(of: ["ListFiles"]) != .allowed, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let (anyChange, anyTask) = Recorder<PermissionGroupStatus>.recording(AsyncStream { continuation in
             Task { await permissions.addObserver(for: ["Show", "Alert"], mode: .anyChange) { _, group in continuation.yield(group) } }
         })
