@@ -241,19 +241,9 @@ public actor SDLConnection {
     /// returned as a value (check `success`/`resultCode`); use ``sendExpectingSuccess(_:timeout:)``
     /// for the throwing form.
     public func send<Request: RPCRequest>(_ request: Request, timeout: Duration? = nil) async throws(SDLError) -> Request.Response {
-        let parameters = request.json.objectValue ?? [:]
-        do {
-            try RPCSpec.shared.validate(function: Request.functionName, messageType: .request, parameters: parameters)
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
-        let envelope = try await self.request(
-            functionID: Request.functionID, functionName: Request.functionName, parameters: parameters,
-            bulkData: request.bulkData ?? [], timeout: timeout)
-        do {
-            return try envelope.decoded(as: Request.Response.self)
-        } catch {
-            throw SDLError.invalidResponse(error.description)
+        try await request.exchange { parameters, bulkData throws(SDLError) in
+            try await self.request(functionID: Request.functionID, functionName: Request.functionName, parameters: parameters,
+                                   bulkData: bulkData, timeout: timeout)
         }
     }
 
@@ -436,5 +426,26 @@ extension Duration {
     /// The duration in seconds, as a Double.
     public var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
+extension RPCRequest {
+    /// Checks this request against the spec, sends its dynamic form with `send`, and decodes
+    /// the response: the one typed path of SDLConnection and of SDLManager's request route.
+    func exchange(
+        _ send: @Sendable (_ parameters: JSONObject, _ bulkData: [UInt8]) async throws(SDLError) -> RPCEnvelope
+    ) async throws(SDLError) -> Response {
+        let parameters = json.objectValue ?? [:]
+        do {
+            try RPCSpec.shared.validate(function: Self.functionName, messageType: .request, parameters: parameters)
+        } catch {
+            throw SDLError.invalidRequest(error.description)
+        }
+        let envelope = try await send(parameters, bulkData ?? [])
+        do {
+            return try envelope.decoded(as: Response.self)
+        } catch {
+            throw SDLError.invalidResponse(error.description)
+        }
     }
 }
