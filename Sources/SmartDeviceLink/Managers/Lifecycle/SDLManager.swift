@@ -164,33 +164,17 @@ public actor SDLManager: RPCChannel {
     }
 
     public func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
-        let connection = try registeredConnection()
+        let connection = try await registeredConnection()
         let response = if let requestRoute {
-            try await Self.send(request, timeout: timeout, through: requestRoute)
+            try await request.exchange { parameters, bulkData throws(SDLError) in
+                try await requestRoute(Request.functionName, parameters, bulkData, timeout)
+            }
         } else {
             try await connection.send(request, timeout: timeout)
         }
         // A new layout brings its own display, button and soft-button capabilities.
         if let layout = response as? SetDisplayLayoutResponse { await systemCapabilityManager.update(layout: layout) }
         return response
-    }
-
-    /// Sends a typed request, checked against the spec, in its dynamic form through `route`.
-    private static func send<Request: RPCRequest>(
-        _ request: Request, timeout: Duration?, through route: RequestRoute
-    ) async throws(SDLError) -> Request.Response {
-        let parameters = request.json.objectValue ?? [:]
-        do {
-            try RPCSpec.shared.validate(function: Request.functionName, messageType: .request, parameters: parameters)
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
-        let envelope = try await route(Request.functionName, parameters, request.bulkData ?? [], timeout)
-        do {
-            return try envelope.decoded(as: Request.Response.self)
-        } catch {
-            throw SDLError.invalidResponse("\(Request.functionName): \(error)")
-        }
     }
 
     /// Sends the requests of this manager's own managers (screen, files, audio pass-thru...)
@@ -221,7 +205,7 @@ public actor SDLManager: RPCChannel {
     /// Sends a request by function id with JSON parameters and waits for its response.
     public func request(functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [],
                         timeout: Duration? = nil) async throws(SDLError) -> RPCEnvelope {
-        let connection = try registeredConnection()
+        let connection = try await registeredConnection()
         return try await connection.request(functionID: functionID, functionName: functionName, parameters: parameters,
                                             bulkData: bulkData, timeout: timeout)
     }
@@ -229,20 +213,26 @@ public actor SDLManager: RPCChannel {
     /// Sends a request without waiting; its response arrives through ``messages()``.
     @discardableResult
     public func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
-        let connection = try registeredConnection()
+        let connection = try await registeredConnection()
         return try await connection.post(functionID: functionID, parameters: parameters, bulkData: bulkData)
     }
 
     /// Sends a notification to the head unit.
     public func notify(functionID: UInt32, parameters: JSONObject) async throws(SDLError) {
-        let connection = try registeredConnection()
+        let connection = try await registeredConnection()
         try await connection.notify(functionID: functionID, parameters: parameters)
     }
 
     /// The link of the current registration. Requests may go out as soon as the app is
     /// registered: the head unit already sends notifications (OnHMIStatus FULL...) that the
     /// app may answer while its managers are still being set up.
-    private func registeredConnection() throws(SDLError) -> SDLConnection {
+    private func registeredConnection() async throws(SDLError) -> SDLConnection {
+        // The head unit's first notifications (OnHMIStatus FULL) can reach an observer before
+        // this actor has taken in the RegisterAppInterface response: a caller reacting to them
+        // waits for that registration to finish instead of being told "not connected".
+        if registration == nil, registering {
+            for await _ in states() where registration != nil || !registering { break }
+        }
         guard let connection, registration != nil else {
             // Say why the app is not registered when the head unit said it (TOO_MANY_REQUESTS...).
             if let unregisteredBy { throw SDLError.connectionLost("the head unit unregistered the app (\(unregisteredBy))") }
