@@ -3,28 +3,27 @@ import SmartDeviceLink
 extension HeadUnitEmulator {
     static let mediaButtons: Set<String> = ["PLAY_PAUSE", "SEEKLEFT", "SEEKRIGHT", "TUNEUP", "TUNEDOWN"]
 
-    private func softButtonIDs(_ parameters: JSONObject) -> [Int] {
-        parameters["softButtons"]?.arrayValue?.compactMap { $0["softButtonID"]?.intValue.map(Int.init) } ?? []
+    /// A second modal request while one is shown is REJECTED (core/HMI); true when answered so.
+    private func rejectedBehindModal(_ request: IncomingRequest, of app: AppState) -> Bool {
+        guard let shown = app.modal else { return false }
+        respond(request, "REJECTED", info: "another \(shown.request.name) is shown")
+        return true
     }
 
     /// Alert: systemContext ALERT while shown (and ATTENUATED audio for spoken alerts of
     /// audible apps), SUCCESS after `duration` (5000 ms) or a soft-button press; a second
     /// modal request while one is shown is REJECTED (core/HMI).
-    func alert(_ request: IncomingRequest) {
+    func alert(_ request: IncomingRequest, _ alert: Alert) {
         guard let app = apps[request.key] else { return }
-        let p = request.parameters
-        let tts = p["ttsChunks"]?.arrayValue ?? []
-        guard p["alertText1"] != nil || p["alertText2"] != nil || p["alertText3"] != nil || !tts.isEmpty else {
+        let tts = alert.ttsChunks ?? []
+        guard alert.alertText1 != nil || alert.alertText2 != nil || alert.alertText3 != nil || !tts.isEmpty else {
             respond(request, "INVALID_DATA", info: "an Alert needs alertText1, alertText2 or ttsChunks")
             return
         }
-        guard app.modal == nil else {
-            respond(request, "REJECTED", info: "another \(app.modal!.request.name) is shown")
-            return
-        }
-        let duration = Int(p["duration"]?.intValue ?? 5000)
-        let token = after(duration) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
-        apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token, softButtonIDs: softButtonIDs(p))
+        guard !rejectedBehindModal(request, of: app) else { return }
+        let token = after(alert.duration ?? 5000) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
+        apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token,
+                                             softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [], cancelID: alert.cancelID)
         apps[request.key]?.systemContext = .alert
         if !tts.isEmpty { apps[request.key]?.attenuated = true }
         refreshStatus(request.key)
@@ -43,37 +42,30 @@ extension HeadUnitEmulator {
 
     /// PerformInteraction: INVALID_ID for unknown choice sets; HMI_OBSCURED (manual) or
     /// VRSESSION (voice) while shown; the driver's choice answers SUCCESS, else TIMED_OUT.
-    func performInteraction(_ request: IncomingRequest) {
+    func performInteraction(_ request: IncomingRequest, _ interaction: PerformInteraction) {
         guard let app = apps[request.key] else { return }
-        let p = request.parameters
-        let setIDs = p["interactionChoiceSetIDList"]!.arrayValue!.compactMap { $0.intValue.map(Int.init) }
+        let setIDs = interaction.interactionChoiceSetIDList
         if let missing = setIDs.first(where: { app.choiceSets[$0] == nil }) {
             respond(request, "INVALID_ID", info: "no choice set \(missing)")
             return
         }
-        guard app.modal == nil else {
-            respond(request, "REJECTED", info: "another \(app.modal!.request.name) is shown")
-            return
-        }
-        let mode = p["interactionMode"]!.stringValue!
-        let layout = p["interactionLayout"]?.stringValue
-        guard !setIDs.isEmpty || layout == "KEYBOARD" else {
+        guard !rejectedBehindModal(request, of: app) else { return }
+        let mode = interaction.interactionMode, layout = interaction.interactionLayout
+        guard !setIDs.isEmpty || layout == .keyboard else {
             respond(request, "INVALID_DATA", info: "interactionChoiceSetIDList may be empty only for the KEYBOARD layout")
             return
         }
-        let choices = setIDs.flatMap { app.choiceSets[$0]?["choiceSet"]?.arrayValue ?? [] }
-        if mode != "MANUAL_ONLY", choices.contains(where: { $0["vrCommands"] == nil }) {
+        let choices = setIDs.flatMap { app.choiceSets[$0]?.choiceSet ?? [] }
+        if mode != .manualOnly, choices.contains(where: { $0.vrCommands == nil }) {
             respond(request, "INVALID_DATA", info: "\(mode) needs vrCommands in every choice")
             return
         }
-        let timeout = Int(p["timeout"]?.intValue ?? 10000)
-        let token = after(timeout) { $0.finishModal(request.key, token: nil, resultCode: "TIMED_OUT") }
+        let token = after(interaction.timeout ?? 10000) { $0.finishModal(request.key, token: nil, resultCode: "TIMED_OUT") }
         apps[request.key]?.modal = PendingUI(
-            kind: .interaction, request: request, token: token,
-            choiceIDs: choices.compactMap { $0["choiceID"]?.intValue.map(Int.init) },
-            triggerSource: mode == "VR_ONLY" ? "VR" : "MENU",
+            kind: .interaction, request: request, token: token, choiceSetIDs: setIDs, choiceIDs: choices.map(\.choiceID),
+            cancelID: interaction.cancelID, triggerSource: mode == .vrOnly ? "VR" : "MENU",
             keyboardText: Self.showsKeyboard(layout: layout, mode: mode) ? "" : nil)
-        apps[request.key]?.systemContext = mode == "MANUAL_ONLY" ? .hmiObscured : .vrsession
+        apps[request.key]?.systemContext = mode == .manualOnly ? .hmiObscured : .vrsession
         refreshStatus(request.key)
     }
 
@@ -96,13 +88,13 @@ extension HeadUnitEmulator {
     }
 
     /// Speak: ATTENUATED audio for audible apps while speaking, SUCCESS after the speech.
-    func speak(_ request: IncomingRequest) {
+    func speak(_ request: IncomingRequest, _ speech: Speak) {
         guard let app = apps[request.key] else { return }
         guard app.speak == nil else {
             respond(request, "REJECTED", info: "a Speak is in progress")
             return
         }
-        guard !(request.parameters["ttsChunks"]?.arrayValue?.isEmpty ?? true) else {
+        guard !speech.ttsChunks.isEmpty else {
             respond(request, "INVALID_DATA", info: "ttsChunks is empty")
             return
         }
@@ -135,31 +127,30 @@ extension HeadUnitEmulator {
     }
 
     /// ResetGlobalProperties: forgets the named properties.
-    func resetGlobalProperties(_ request: IncomingRequest) {
-        let names: [String: String] = [
-            "HELPPROMPT": "helpPrompt", "TIMEOUTPROMPT": "timeoutPrompt", "VRHELPTITLE": "vrHelpTitle", "VRHELPITEMS": "vrHelp",
-            "MENUNAME": "menuTitle", "MENUICON": "menuIcon", "KEYBOARDPROPERTIES": "keyboardProperties", "USER_LOCATION": "userLocation",
+    func resetGlobalProperties(_ request: IncomingRequest, _ reset: ResetGlobalProperties) {
+        let names: [GlobalProperty: String] = [
+            .helpprompt: "helpPrompt", .timeoutprompt: "timeoutPrompt", .vrhelptitle: "vrHelpTitle", .vrhelpitems: "vrHelp",
+            .menuname: "menuTitle", .menuicon: "menuIcon", .keyboardproperties: "keyboardProperties", .userLocation: "userLocation",
         ]
-        guard let list = request.parameters["properties"]?.arrayValue?.compactMap(\.stringValue), !list.isEmpty,
-              list.allSatisfy({ names[$0] != nil }) else {
+        let keys = reset.properties.compactMap { names[$0] }
+        guard !keys.isEmpty, keys.count == reset.properties.count else {
             respond(request, "INVALID_DATA", info: "properties must list GlobalProperty values")
             return
         }
-        for name in list { apps[request.key]?.globalProperties[names[name]!] = nil }
+        for key in keys { apps[request.key]?.globalProperties[key] = nil }
         respond(request, "SUCCESS")
         hashChanged(request.key)
     }
 
     /// SetMediaClockTimer: media apps only (REJECTED otherwise, as core); counting needs startTime.
-    func setMediaClockTimer(_ request: IncomingRequest) {
+    func setMediaClockTimer(_ request: IncomingRequest, _ timer: SetMediaClockTimer) {
         guard let app = apps[request.key] else { return }
         guard app.isMedia || app.appHMITypes.contains("NAVIGATION") else {
             respond(request, "REJECTED", info: "only media and navigation apps have a media clock")
             return
         }
-        let mode = request.parameters["updateMode"]!.stringValue!
-        if mode == "COUNTUP" || mode == "COUNTDOWN", request.parameters["startTime"] == nil {
-            respond(request, "INVALID_DATA", info: "\(mode) needs startTime")
+        if timer.updateMode == .countup || timer.updateMode == .countdown, timer.startTime == nil {
+            respond(request, "INVALID_DATA", info: "\(timer.updateMode) needs startTime")
             return
         }
         apps[request.key]?.show["mediaClockTimer"] = .object(request.parameters)
@@ -167,44 +158,37 @@ extension HeadUnitEmulator {
     }
 
     /// ScrollableMessage: HMI_OBSCURED while shown, SUCCESS after its timeout (30 s) or a soft button.
-    func scrollableMessage(_ request: IncomingRequest) {
-        guard let app = apps[request.key] else { return }
-        guard app.modal == nil else {
-            respond(request, "REJECTED", info: "another \(app.modal!.request.name) is shown")
-            return
-        }
-        let timeout = Int(request.parameters["timeout"]?.intValue ?? 30000)
-        let token = after(timeout) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
-        apps[request.key]?.modal = PendingUI(kind: .scrollable, request: request, token: token, softButtonIDs: softButtonIDs(request.parameters))
+    func scrollableMessage(_ request: IncomingRequest, _ message: ScrollableMessage) {
+        guard let app = apps[request.key], !rejectedBehindModal(request, of: app) else { return }
+        let token = after(message.timeout ?? 30000) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
+        apps[request.key]?.modal = PendingUI(kind: .scrollable, request: request, token: token,
+                                             softButtonIDs: message.softButtons?.map(\.softButtonID) ?? [], cancelID: message.cancelID)
         apps[request.key]?.systemContext = .hmiObscured
         refreshStatus(request.key)
     }
 
     /// Slider: HMI_OBSCURED while shown; TIMED_OUT (with the position) after its timeout (10 s).
-    func slider(_ request: IncomingRequest) {
+    func slider(_ request: IncomingRequest, _ slider: Slider) {
         guard let app = apps[request.key] else { return }
-        let p = request.parameters
-        guard p["position"]!.intValue! <= p["numTicks"]!.intValue! else {
+        guard slider.position <= slider.numTicks else {
             respond(request, "INVALID_DATA", info: "position exceeds numTicks")
             return
         }
-        guard app.modal == nil else {
-            respond(request, "REJECTED", info: "another \(app.modal!.request.name) is shown")
-            return
+        guard !rejectedBehindModal(request, of: app) else { return }
+        let position = JSONValue.int(Int64(slider.position))
+        let token = after(slider.timeout ?? 10000) {
+            $0.finishModal(request.key, token: nil, resultCode: "TIMED_OUT", ["sliderPosition": position])
         }
-        let timeout = Int(p["timeout"]?.intValue ?? 10000)
-        let position = p["position"]!
-        let token = after(timeout) { $0.finishModal(request.key, token: nil, resultCode: "TIMED_OUT", ["sliderPosition": position]) }
-        apps[request.key]?.modal = PendingUI(kind: .slider, request: request, token: token)
+        apps[request.key]?.modal = PendingUI(kind: .slider, request: request, token: token, cancelID: slider.cancelID)
         apps[request.key]?.systemContext = .hmiObscured
         refreshStatus(request.key)
     }
 
     /// SubscribeButton: UNSUPPORTED_RESOURCE for buttons the head unit lacks, REJECTED for
     /// media buttons of non-media apps, IGNORED when already subscribed (core).
-    func subscribeButton(_ request: IncomingRequest) {
+    func subscribeButton(_ request: IncomingRequest, _ button: ButtonName) {
         guard let app = apps[request.key] else { return }
-        let name = request.parameters["buttonName"]!.stringValue!
+        let name = button.rawValue
         let available = Set(configuration.capabilities["buttonCapabilities"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
         guard available.contains(name) else {
             respond(request, "UNSUPPORTED_RESOURCE", info: "the head unit has no button \(name)")
@@ -224,8 +208,8 @@ extension HeadUnitEmulator {
     }
 
     /// UnsubscribeButton: IGNORED when not subscribed.
-    func unsubscribeButton(_ request: IncomingRequest) {
-        let name = request.parameters["buttonName"]!.stringValue!
+    func unsubscribeButton(_ request: IncomingRequest, _ button: ButtonName) {
+        let name = button.rawValue
         guard apps[request.key]?.buttonSubscriptions.remove(name) != nil else {
             respond(request, "IGNORED", info: "not subscribed to \(name)")
             return

@@ -6,21 +6,23 @@ extension HeadUnitEmulator {
     /// size) every `audioPassThruChunkMs`, in (scaled) real time, until `maxDuration`
     /// (SUCCESS), EndAudioPassThru (SUCCESS) or the driver cancels (ABORTED). A second one
     /// while one runs is REJECTED.
-    func performAudioPassThru(_ request: IncomingRequest) {
+    func performAudioPassThru(_ request: IncomingRequest, _ recording: PerformAudioPassThru) {
         guard let app = apps[request.key] else { return }
         guard app.audioPassThru == nil, !apps.values.contains(where: { $0.audioPassThru != nil }) else {
             respond(request, "REJECTED", info: "an audio pass-thru is already running")
             return
         }
-        let p = request.parameters
-        let rate = ["8KHZ": 8000, "16KHZ": 16000, "22KHZ": 22050, "44KHZ": 44100][p["samplingRate"]!.stringValue!]!
-        let bits = p["bitsPerSample"]!.stringValue! == "8_BIT" ? 8 : 16
+        let rates: [SamplingRate: Int] = [._8khz: 8000, ._16khz: 16000, ._22khz: 22050, ._44khz: 44100]
         let supported = configuration.capabilities["audioPassThruCapabilities"]?.arrayValue ?? []
-        guard supported.contains(where: { $0["samplingRate"] == p["samplingRate"] && $0["bitsPerSample"] == p["bitsPerSample"] }) else {
-            respond(request, "UNSUPPORTED_RESOURCE", info: "the microphone does not record \(p["samplingRate"]!) at \(p["bitsPerSample"]!)")
+        guard let rate = rates[recording.samplingRate],
+              supported.contains(where: { $0["samplingRate"] == recording.samplingRate.json && $0["bitsPerSample"] == recording.bitsPerSample.json })
+        else {
+            respond(request, "UNSUPPORTED_RESOURCE",
+                    info: "the microphone does not record \(recording.samplingRate) at \(recording.bitsPerSample)")
             return
         }
-        let maxDuration = Int(p["maxDuration"]!.intValue!)
+        let bits = recording.bitsPerSample == ._8Bit ? 8 : 16
+        let maxDuration = recording.maxDuration
         let signal: Microphone.Signal
         do {
             signal = try Microphone.Signal(source: configuration.microphone, sampleRate: rate, bits: bits)

@@ -4,9 +4,9 @@ extension HeadUnitEmulator {
     /// SetDisplayLayout, as core: REJECTED for a template the display does not list; else
     /// SUCCESS with the template's capabilities (graphic- and button-only templates have no
     /// main text fields) and, for apps of RPC 5.1 or later, OnSystemCapabilityUpdated(DISPLAYS).
-    func setDisplayLayout(_ request: IncomingRequest) {
+    func setDisplayLayout(_ request: IncomingRequest, _ change: SetDisplayLayout) {
         guard let app = apps[request.key] else { return }
-        let layout = request.parameters["displayLayout"]?.stringValue ?? ""
+        let layout = change.displayLayout
         var display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
         let templates = display["templatesAvailable"]?.arrayValue?.compactMap(\.stringValue) ?? []
         guard templates.contains(layout) else {
@@ -22,8 +22,8 @@ extension HeadUnitEmulator {
             extra[key] = configuration.capabilities[key]
         }
         respond(request, "SUCCESS", extra)
-        let major = app.syncMsgVersion["majorVersion"]?.intValue ?? 0, minor = app.syncMsgVersion["minorVersion"]?.intValue ?? 0
-        guard major > 5 || (major == 5 && minor >= 1) else { return }
+        let version = app.syncMsgVersion
+        guard version.majorVersion > 5 || (version.majorVersion == 5 && version.minorVersion >= 1) else { return }
         notify(request.key, "OnSystemCapabilityUpdated", ["systemCapability": [
             "systemCapabilityType": "DISPLAYS", "displayCapabilities": displaysCapability(of: display),
         ]])

@@ -22,9 +22,9 @@ extension HeadUnitEmulator {
     /// The user picks a menu command (or says its VR command): OnCommand.
     public func selectCommand(_ cmdID: Int, appID: String? = nil, triggerSource: String = "MENU") async throws(EmulatorError) {
         let key = try resolve(appID)
-        guard apps[key]?.commands[cmdID] != nil else { throw .unknownCommand(cmdID) }
+        guard let app = apps[key], app.commands[cmdID] != nil else { throw .unknownCommand(cmdID) }
         guard mayReceive(key, "OnCommand") else {
-            throw .invalidAction("the app is in HMI level \(apps[key]!.hmiLevel), where the policy does not allow OnCommand; activate it first")
+            throw .invalidAction("the app is in HMI level \(app.hmiLevel), where the policy does not allow OnCommand; activate it first")
         }
         notify(key, "OnCommand", ["cmdID": .int(Int64(cmdID)), "triggerSource": .string(triggerSource)])
         // Picking a command closes the menu.

@@ -182,14 +182,13 @@ public actor HeadUnitEmulator {
     // MARK: - Protocol
 
     private func received(_ chunk: [UInt8], on id: Int) {
-        guard connections[id] != nil else { return }
-        let actions = connections[id]!.machine.receive(chunk, now: clock.now)
+        guard let actions = connections[id]?.machine.receive(chunk, now: clock.now) else { return }
         perform(actions, on: id)
     }
 
     private func tick(_ id: Int) {
-        guard connections[id] != nil else { return }
-        perform(connections[id]!.machine.tick(now: clock.now), on: id)
+        guard let actions = connections[id]?.machine.tick(now: clock.now) else { return }
+        perform(actions, on: id)
     }
 
     func write(_ bytes: [UInt8], on id: Int) {
@@ -211,7 +210,7 @@ public actor HeadUnitEmulator {
                 emit(.sessionStarted(connection: id, sessionID: info.sessionID, protocolVersion: info.version.description))
                 if configuration.secondaryTransports != nil, info.version >= ProtocolVersion(5, 1, 0),
                    let address = configuration.secondaryTransportAddress,
-                   let more = try? connections[id]!.machine.sendTransportEventUpdate(
+                   let more = try? connections[id]?.machine.sendTransportEventUpdate(
                        sessionID: info.sessionID, address: address.host, port: address.port, now: clock.now) {
                     perform(more, on: id)
                 }
@@ -254,47 +253,49 @@ public actor HeadUnitEmulator {
             reason = nil
             secondaryConnections[sessionID] = id
         }
-        perform(connections[id]!.machine.answerSecondaryTransport(sessionID: sessionID, version: 5, accepted: reason == nil, reason: reason),
-                on: id)
+        let answer = connections[id]?.machine.answerSecondaryTransport(sessionID: sessionID, version: 5, accepted: reason == nil, reason: reason)
+        perform(answer ?? [], on: id)
     }
 
     private func startServiceRequested(_ request: StartServiceRequest, on id: Int) {
-        let actions: [ProtocolAction]
+        func reject(_ reason: String) -> [ProtocolAction]? {
+            connections[id]?.machine.rejectStartService(request, reason: reason, rejectedParams: [])
+        }
+        let actions: [ProtocolAction]?
         if request.serviceType == .rpc && request.sessionID == 0 {
             // core: the lowest free session id in 1…255, across every connection.
             let used = Set(sessions.map(\.session))
             if let free = (1...255).lazy.map(UInt8.init).first(where: { !used.contains($0) }),
-               let accepted = try? connections[id]!.machine.acceptStartService(request, sessionID: free, now: clock.now) {
+               let accepted = try? connections[id]?.machine.acceptStartService(request, sessionID: free, now: clock.now) {
                 actions = accepted
             } else {
-                actions = connections[id]!.machine.rejectStartService(request, reason: "no free session id", rejectedParams: [])
+                actions = reject("no free session id")
             }
         } else if request.isEncrypted {
-            actions = connections[id]!.machine.rejectStartService(request, reason: "this head unit has no TLS", rejectedParams: [])
+            actions = reject("this head unit has no TLS")
         } else if request.serviceType == .audio || request.serviceType == .video {
             // Audio and video only after the RegisterAppInterface response (PS §4.3), protocol 3+.
             let key = SessionKey(connection: id, session: request.sessionID)
-            let version = connections[id]!.machine.activeSessions[request.sessionID]?.version.major ?? 0
+            let version = connections[id]?.machine.activeSessions[request.sessionID]?.version.major ?? 0
             if apps[key] != nil, version >= 3,
-               let accepted = try? connections[id]!.machine.acceptStartService(request, now: clock.now) {
+               let accepted = try? connections[id]?.machine.acceptStartService(request, now: clock.now) {
                 actions = accepted
             } else {
-                actions = connections[id]!.machine.rejectStartService(
-                    request, reason: "register the app (protocol 3 or later) before starting \(request.serviceType)", rejectedParams: [])
+                actions = reject("register the app (protocol 3 or later) before starting \(request.serviceType)")
             }
         } else {
-            actions = connections[id]!.machine.rejectStartService(request, reason: "service \(request.serviceType) cannot be started", rejectedParams: [])
+            actions = reject("service \(request.serviceType) cannot be started")
         }
-        perform(actions, on: id)
+        perform(actions ?? [], on: id)
     }
 
     /// core's malformed-message filter: more than N runs within T ms close the connection.
     private func countMalformed(on id: Int) {
         let now = clock.now
         let window = Duration.milliseconds(configuration.malformedLimit.ms)
-        connections[id]!.malformed.append(now)
-        connections[id]!.malformed.removeAll { now - $0 > window }
-        if connections[id]!.malformed.count > configuration.malformedLimit.count {
+        connections[id]?.malformed.append(now)
+        connections[id]?.malformed.removeAll { now - $0 > window }
+        if let count = connections[id]?.malformed.count, count > configuration.malformedLimit.count {
             closeConnection(id, reason: "more than \(configuration.malformedLimit.count) malformed messages within \(configuration.malformedLimit.ms) ms")
         }
     }
@@ -304,17 +305,17 @@ public actor HeadUnitEmulator {
     private func flooded(_ key: SessionKey) -> Bool {
         let now = clock.now
         let window = Duration.milliseconds(configuration.floodLimit.ms)
-        var times = connections[key.connection]!.traffic[key.session] ?? []
+        guard var times = connections[key.connection]?.traffic[key.session, default: []] else { return false }
         times.append(now)
         if times.count > configuration.floodLimit.count { times.removeAll { now - $0 > window } }
-        connections[key.connection]!.traffic[key.session] = times
+        connections[key.connection]?.traffic[key.session] = times
         guard times.count > configuration.floodLimit.count else { return false }
-        connections[key.connection]!.traffic[key.session] = nil
+        connections[key.connection]?.traffic[key.session] = nil
         if apps[key] != nil {
             notify(key, "OnAppInterfaceUnregistered", ["reason": "TOO_MANY_REQUESTS"])
         }
         sessionGone(key, reason: "TOO_MANY_REQUESTS", keepResumption: false)
-        if let end = try? connections[key.connection]!.machine.endService(.rpc, sessionID: key.session, now: now) {
+        if let end = try? connections[key.connection]?.machine.endService(.rpc, sessionID: key.session, now: now) {
             perform(end, on: key.connection)
         }
         connections[key.connection]?.machine.dropSession(key.session)
@@ -407,44 +408,64 @@ public actor HeadUnitEmulator {
         handle(self, request)
     }
 
-    /// The requests the emulator models, by function id, each to its handler. RegisterAppInterface
-    /// comes before the registration and policy checks, so it is not here.
-    static let handlers: [UInt32: @Sendable (isolated HeadUnitEmulator, IncomingRequest) -> Void] = [
-        UnregisterAppInterface.functionID: { $0.unregisterApp($1) },
-        ChangeRegistration.functionID: { $0.changeRegistration($1) },
-        AddCommand.functionID: { $0.addCommand($1) },
-        DeleteCommand.functionID: { $0.deleteCommand($1) },
-        AddSubMenu.functionID: { $0.addSubMenu($1) },
-        DeleteSubMenu.functionID: { $0.deleteSubMenu($1) },
-        CreateInteractionChoiceSet.functionID: { $0.createChoiceSet($1) },
-        DeleteInteractionChoiceSet.functionID: { $0.deleteChoiceSet($1) },
-        PerformInteraction.functionID: { $0.performInteraction($1) },
-        Alert.functionID: { $0.alert($1) },
-        Show.functionID: { $0.show($1) },
-        Speak.functionID: { $0.speak($1) },
-        SetGlobalProperties.functionID: { $0.setGlobalProperties($1) },
-        ResetGlobalProperties.functionID: { $0.resetGlobalProperties($1) },
-        SetMediaClockTimer.functionID: { $0.setMediaClockTimer($1) },
-        ScrollableMessage.functionID: { $0.scrollableMessage($1) },
-        Slider.functionID: { $0.slider($1) },
-        SubscribeButton.functionID: { $0.subscribeButton($1) },
-        UnsubscribeButton.functionID: { $0.unsubscribeButton($1) },
-        SubscribeVehicleData.functionID: { $0.subscribeVehicleData($1) },
-        UnsubscribeVehicleData.functionID: { $0.unsubscribeVehicleData($1) },
-        GetVehicleData.functionID: { $0.getVehicleData($1) },
-        PerformAudioPassThru.functionID: { $0.performAudioPassThru($1) },
-        EndAudioPassThru.functionID: { $0.endAudioPassThru($1) },
-        PutFile.functionID: { $0.putFile($1) },
-        DeleteFile.functionID: { $0.deleteFile($1) },
-        ListFiles.functionID: { $0.listFiles($1) },
-        SetAppIcon.functionID: { $0.setAppIcon($1) },
-        GetSystemCapability.functionID: { $0.getSystemCapability($1) },
-        SetDisplayLayout.functionID: { $0.setDisplayLayout($1) },
-        ShowAppMenu.functionID: { $0.showAppMenu($1) },
-        CancelInteraction.functionID: { $0.cancelInteraction($1) },
-        DialNumber.functionID: { $0.dialNumber($1) },
-        SendLocation.functionID: { $0.sendLocation($1) },
-    ]
+    typealias Handler = @Sendable (isolated HeadUnitEmulator, IncomingRequest) -> Void
+
+    /// The requests the emulator models, by function id, each to its handler with the request
+    /// decoded into its generated type. RegisterAppInterface comes before the registration and
+    /// policy checks, so it is not here.
+    static let handlers: [UInt32: Handler] = Dictionary(uniqueKeysWithValues: [
+        decoding(UnregisterAppInterface.self) { hu, request, _ in hu.unregisterApp(request) },
+        decoding(ChangeRegistration.self) { $0.changeRegistration($1, $2) },
+        decoding(AddCommand.self) { $0.addCommand($1, $2) },
+        decoding(DeleteCommand.self) { $0.deleteCommand($1, $2) },
+        decoding(AddSubMenu.self) { $0.addSubMenu($1, $2) },
+        decoding(DeleteSubMenu.self) { $0.deleteSubMenu($1, $2) },
+        decoding(CreateInteractionChoiceSet.self) { $0.createChoiceSet($1, $2) },
+        decoding(DeleteInteractionChoiceSet.self) { $0.deleteChoiceSet($1, $2) },
+        decoding(PerformInteraction.self) { $0.performInteraction($1, $2) },
+        decoding(Alert.self) { $0.alert($1, $2) },
+        decoding(Show.self) { hu, request, _ in hu.show(request) },
+        decoding(Speak.self) { $0.speak($1, $2) },
+        decoding(SetGlobalProperties.self) { hu, request, _ in hu.setGlobalProperties(request) },
+        decoding(ResetGlobalProperties.self) { $0.resetGlobalProperties($1, $2) },
+        decoding(SetMediaClockTimer.self) { $0.setMediaClockTimer($1, $2) },
+        decoding(ScrollableMessage.self) { $0.scrollableMessage($1, $2) },
+        decoding(Slider.self) { $0.slider($1, $2) },
+        decoding(SubscribeButton.self) { $0.subscribeButton($1, $2.buttonName) },
+        decoding(UnsubscribeButton.self) { $0.unsubscribeButton($1, $2.buttonName) },
+        decoding(SubscribeVehicleData.self) { hu, request, _ in hu.subscribeVehicleData(request) },
+        decoding(UnsubscribeVehicleData.self) { hu, request, _ in hu.unsubscribeVehicleData(request) },
+        decoding(GetVehicleData.self) { hu, request, _ in hu.getVehicleData(request) },
+        decoding(PerformAudioPassThru.self) { $0.performAudioPassThru($1, $2) },
+        decoding(EndAudioPassThru.self) { hu, request, _ in hu.endAudioPassThru(request) },
+        decoding(PutFile.self) { $0.putFile($1, $2) },
+        decoding(DeleteFile.self) { $0.deleteFile($1, name: $2.syncFileName) },
+        decoding(ListFiles.self) { hu, request, _ in hu.listFiles(request) },
+        decoding(SetAppIcon.self) { $0.setAppIcon($1, name: $2.syncFileName) },
+        decoding(GetSystemCapability.self) { $0.getSystemCapability($1, $2) },
+        decoding(SetDisplayLayout.self) { $0.setDisplayLayout($1, $2) },
+        decoding(ShowAppMenu.self) { $0.showAppMenu($1, menuID: $2.menuID) },
+        decoding(CancelInteraction.self) { $0.cancelInteraction($1, $2) },
+        decoding(DialNumber.self) { $0.dialNumber($1, number: $2.number) },
+        decoding(SendLocation.self) { $0.sendLocation($1, $2) },
+    ])
+
+    /// A handler that gets the request as its generated type. The spec check ran first, so
+    /// decoding fails only where the generator and the validator read the spec differently:
+    /// that is answered INVALID_DATA, never a crash.
+    private static func decoding<Request: RPCRequest>(
+        _ type: Request.Type, _ body: @escaping @Sendable (isolated HeadUnitEmulator, IncomingRequest, Request) -> Void
+    ) -> (UInt32, Handler) {
+        (Request.functionID, { emulator, request in
+            do throws(RPCDecodingError) {
+                var typed = try Request(json: .object(request.parameters), path: Request.functionName)
+                typed.bulkData = request.bulkData
+                body(emulator, request, typed)
+            } catch {
+                emulator.respond(request, "INVALID_DATA", info: error.description)
+            }
+        })
+    }
 
     /// Result codes for which sdl_core sets `success: true`. UNSUPPORTED_RESOURCE is not
     /// among them: core reports it as a success only when the rest of the request was
@@ -475,9 +496,8 @@ public actor HeadUnitEmulator {
     }
 
     private func send(_ packet: RPCPacket, to key: SessionKey) {
-        guard connections[key.connection] != nil,
-              let actions = try? connections[key.connection]!.machine.send(packet.encoded, service: packet.serviceType,
-                                                                           sessionID: key.session, now: clock.now) else { return }
+        guard let actions = try? connections[key.connection]?.machine.send(packet.encoded, service: packet.serviceType,
+                                                                          sessionID: key.session, now: clock.now) else { return }
         perform(actions, on: key.connection)
     }
 }

@@ -33,16 +33,15 @@ extension HeadUnitEmulator {
     /// PutFile: chunks by offset/length, CORRUPTED_DATA when `crc` (CRC-32 of this chunk)
     /// does not match, OUT_OF_MEMORY above the quota, INVALID_DATA for names that would
     /// leave the storage folder; answers with spaceAvailable.
-    func putFile(_ request: IncomingRequest) {
+    func putFile(_ request: IncomingRequest, _ file: PutFile) {
         guard let app = apps[request.key] else { return }
-        let p = request.parameters
-        let name = p["syncFileName"]!.stringValue!
+        let name = file.syncFileName
         guard Self.isSafeFileName(name) else {
             respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
             return
         }
         let data = request.bulkData
-        if let crc = p["crc"]?.intValue, UInt32(truncatingIfNeeded: crc) != CRC32.checksum(data) {
+        if let crc = file.crc, UInt32(truncatingIfNeeded: crc) != CRC32.checksum(data) {
             respond(request, "CORRUPTED_DATA", info: "the CRC-32 of the data is \(CRC32.checksum(data)), not \(crc)",
                     ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
             return
@@ -50,7 +49,7 @@ extension HeadUnitEmulator {
         // core (ApplicationManagerImpl::SaveBinary): a chunk at an offset must continue the
         // file exactly where it ends; a gap, a repeat, or the chunk after one that failed its
         // CRC (and so was not written) is INVALID_DATA.
-        let offset = Int(p["offset"]?.intValue ?? 0)
+        let offset = file.offset ?? 0
         let existing = offset > 0 ? files[app.appID]?[name] : nil
         if offset > 0, existing?.size != offset {
             respond(request, "INVALID_DATA",
@@ -84,9 +83,8 @@ extension HeadUnitEmulator {
             respond(request, "GENERIC_ERROR", info: "storage failed: \(error)")
             return
         }
-        let persistent = p["persistentFile"]?.boolValue ?? existing?.persistent ?? false
-        files[app.appID, default: [:]][name] = StoredFile(name: name, persistent: persistent, size: newSize,
-                                                          fileType: p["fileType"]!.stringValue!)
+        let persistent = file.persistentFile ?? existing?.persistent ?? false
+        files[app.appID, default: [:]][name] = StoredFile(name: name, persistent: persistent, size: newSize, fileType: file.fileType.rawValue)
         respond(request, "SUCCESS", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
     }
 
@@ -100,9 +98,8 @@ extension HeadUnitEmulator {
     }
 
     /// DeleteFile: REJECTED for a file the app does not have.
-    func deleteFile(_ request: IncomingRequest) {
+    func deleteFile(_ request: IncomingRequest, name: String) {
         guard let app = apps[request.key] else { return }
-        let name = request.parameters["syncFileName"]!.stringValue!
         guard Self.isSafeFileName(name) else {
             respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
             return
@@ -118,9 +115,8 @@ extension HeadUnitEmulator {
     }
 
     /// SetAppIcon: REJECTED when the file was never put.
-    func setAppIcon(_ request: IncomingRequest) {
+    func setAppIcon(_ request: IncomingRequest, name: String) {
         guard let app = apps[request.key] else { return }
-        let name = request.parameters["syncFileName"]!.stringValue!
         guard Self.isSafeFileName(name) else {
             respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
             return

@@ -17,8 +17,8 @@ extension HeadUnitEmulator {
         let vehicleRPCs: Set<String> = ["GetVehicleData", "SubscribeVehicleData", "UnsubscribeVehicleData", "OnVehicleData"]
         let vehicleNames = JSONValue.array(VehicleDataNames.dataTypes.keys.sorted().map(JSONValue.string))
         let permissions = configuration.policy.permissions(for: app.appID)
-        let items = permissions.keys.sorted().map { rpc -> JSONValue in
-            let levels = ["BACKGROUND", "FULL", "LIMITED", "NONE"].filter { permissions[rpc]!.contains($0) }
+        let items = permissions.sorted { $0.key < $1.key }.map { rpc, allowed -> JSONValue in
+            let levels = ["BACKGROUND", "FULL", "LIMITED", "NONE"].filter(allowed.contains)
             return [
                 "rpcName": .string(rpc),
                 "hmiPermissions": ["allowed": .array(levels.map(JSONValue.string)), "userDisallowed": []],

@@ -4,9 +4,9 @@ import SmartDeviceLink
 extension HeadUnitEmulator {
     /// Layouts of PerformInteraction that show a keyboard (a search field for the two
     /// list layouts), when the mode lets the user type.
-    static func showsKeyboard(layout: String?, mode: String) -> Bool {
-        guard mode != "VR_ONLY" else { return false }
-        return ["KEYBOARD", "LIST_WITH_SEARCH", "ICON_WITH_SEARCH"].contains(layout ?? "")
+    static func showsKeyboard(layout: LayoutMode?, mode: InteractionMode) -> Bool {
+        guard mode != .vrOnly, let layout else { return false }
+        return [.keyboard, .listWithSearch, .iconWithSearch].contains(layout)
     }
 
     // MARK: - Keyboard (the driver types)
@@ -82,19 +82,18 @@ extension HeadUnitEmulator {
 
     /// ShowAppMenu: REJECTED unless the app is in FULL (core), INVALID_ID for an unknown
     /// submenu; else the menu (or submenu) opens.
-    func showAppMenu(_ request: IncomingRequest) {
+    func showAppMenu(_ request: IncomingRequest, menuID: Int?) {
         guard let app = apps[request.key] else { return }
         guard app.hmiLevel == .full else {
             respond(request, "REJECTED", info: "ShowAppMenu needs HMI level FULL, the app is in \(app.hmiLevel)")
             return
         }
-        let menuID = request.parameters["menuID"]?.intValue.map(Int.init)
         if let menuID, app.submenus[menuID] == nil {
             respond(request, "INVALID_ID", info: "no submenu with menuID \(menuID)")
             return
         }
-        guard app.modal == nil else {
-            respond(request, "REJECTED", info: "a \(app.modal!.request.name) is shown")
+        if let shown = app.modal {
+            respond(request, "REJECTED", info: "a \(shown.request.name) is shown")
             return
         }
         respond(request, "SUCCESS")
@@ -106,19 +105,17 @@ extension HeadUnitEmulator {
     /// CancelInteraction: the shown Alert, PerformInteraction, ScrollableMessage or
     /// Slider of that function (and cancelID, when given) ends with ABORTED and this
     /// answers SUCCESS; with nothing such shown, IGNORED (core).
-    func cancelInteraction(_ request: IncomingRequest) {
-        let kinds: [Int64: PendingUI.Kind] = [
-            Int64(Alert.functionID): .alert, Int64(PerformInteraction.functionID): .interaction,
-            Int64(ScrollableMessage.functionID): .scrollable, Int64(Slider.functionID): .slider,
+    func cancelInteraction(_ request: IncomingRequest, _ cancel: CancelInteraction) {
+        let kinds: [Int: PendingUI.Kind] = [
+            Int(Alert.functionID): .alert, Int(PerformInteraction.functionID): .interaction,
+            Int(ScrollableMessage.functionID): .scrollable, Int(Slider.functionID): .slider,
         ]
-        let functionID = request.parameters["functionID"]!.intValue!
-        guard let kind = kinds[functionID] else {
-            respond(request, "INVALID_ID", info: "function \(functionID) cannot be cancelled")
+        guard let kind = kinds[cancel.functionID] else {
+            respond(request, "INVALID_ID", info: "function \(cancel.functionID) cannot be cancelled")
             return
         }
-        let cancelID = request.parameters["cancelID"]
         guard let modal = apps[request.key]?.modal, modal.kind == kind,
-              cancelID == nil || modal.request.parameters["cancelID"] == cancelID else {
+              cancel.cancelID == nil || modal.cancelID == cancel.cancelID else {
             respond(request, "IGNORED", info: "no such interaction is shown")
             return
         }
@@ -131,9 +128,9 @@ extension HeadUnitEmulator {
 
     /// DialNumber: core keeps only digits, `*`, `#`, `,`, `;` and `+`; nothing left is
     /// INVALID_DATA; without a phone UNSUPPORTED_RESOURCE.
-    func dialNumber(_ request: IncomingRequest) {
+    func dialNumber(_ request: IncomingRequest, number dialed: String) {
         let allowed = Set("0123456789*#,;+")
-        let number = String(request.parameters["number"]!.stringValue!.filter(allowed.contains))
+        let number = String(dialed.filter(allowed.contains))
         guard number.contains(where: \.isNumber) else {
             respond(request, "INVALID_DATA", info: "the number has no digits")
             return
@@ -147,10 +144,9 @@ extension HeadUnitEmulator {
     }
 
     /// SendLocation: needs coordinates or an address; without navigation UNSUPPORTED_RESOURCE.
-    func sendLocation(_ request: IncomingRequest) {
-        let p = request.parameters
-        let hasCoordinates = p["latitudeDegrees"] != nil && p["longitudeDegrees"] != nil
-        let hasAddress = p["address"] != nil || !(p["addressLines"]?.arrayValue?.isEmpty ?? true)
+    func sendLocation(_ request: IncomingRequest, _ location: SendLocation) {
+        let hasCoordinates = location.latitudeDegrees != nil && location.longitudeDegrees != nil
+        let hasAddress = location.address != nil || !(location.addressLines?.isEmpty ?? true)
         guard hasCoordinates || hasAddress else {
             respond(request, "INVALID_DATA", info: "a location needs latitudeDegrees and longitudeDegrees, or an address")
             return
@@ -159,7 +155,7 @@ extension HeadUnitEmulator {
             respond(request, "UNSUPPORTED_RESOURCE", info: "the head unit has no navigation")
             return
         }
-        apps[request.key]?.sentLocations.append(p)
+        apps[request.key]?.sentLocations.append(location)
         respond(request, "SUCCESS")
     }
 }

@@ -101,12 +101,12 @@ public struct AppSnapshot: Sendable, Hashable {
     public var audioStreamingState: AudioStreamingState
     public var systemContext: SystemContext
     public var videoStreamingState: VideoStreamingState
-    /// AddCommand parameters by cmdID.
-    public var commands: [Int: JSONObject]
-    /// AddSubMenu parameters by menuID.
-    public var submenus: [Int: JSONObject]
-    /// CreateInteractionChoiceSet parameters by interactionChoiceSetID.
-    public var choiceSets: [Int: JSONObject]
+    /// The AddCommand requests in force, by cmdID.
+    public var commands: [Int: AddCommand]
+    /// The AddSubMenu requests in force, by menuID.
+    public var submenus: [Int: AddSubMenu]
+    /// The CreateInteractionChoiceSet requests in force, by interactionChoiceSetID.
+    public var choiceSets: [Int: CreateInteractionChoiceSet]
     public var files: [String]
     public var vehicleSubscriptions: Set<String>
     public var buttonSubscriptions: Set<String>
@@ -118,13 +118,10 @@ public struct AppSnapshot: Sendable, Hashable {
     public var openMenuID: Int?
     /// Numbers DialNumber dialed, as the head unit kept them.
     public var dialedNumbers: [String]
-    /// SendLocation parameters, in order.
-    public var sentLocations: [JSONObject]
+    /// The SendLocation requests, in order.
+    public var sentLocations: [SendLocation]
 
     public var json: JSONValue {
-        func byID(_ map: [Int: JSONObject]) -> JSONValue {
-            .array(map.keys.sorted().map { .object(map[$0]!) })
-        }
         return [
             "appID": .string(appID), "appName": .string(appName), "sessionID": .int(Int64(sessionID)),
             "isMediaApplication": .bool(isMedia), "hmiLevel": hmiLevel.json,
@@ -136,7 +133,7 @@ public struct AppSnapshot: Sendable, Hashable {
             "show": .object(show), "globalProperties": .object(globalProperties),
             "hashID": hashID.map(JSONValue.string) ?? .null,
             "openMenuID": openMenuID.map { .int(Int64($0)) } ?? .null,
-            "dialedNumbers": .array(dialedNumbers.map(JSONValue.string)), "sentLocations": .array(sentLocations.map(JSONValue.object)),
+            "dialedNumbers": .array(dialedNumbers.map(JSONValue.string)), "sentLocations": .array(sentLocations.map(\.json)),
         ]
     }
 }
@@ -179,7 +176,11 @@ struct PendingUI: Sendable {
     var request: IncomingRequest
     var token: Int
     var softButtonIDs: [Int] = []
+    /// The choice sets a PerformInteraction shows, and their choices' ids.
+    var choiceSetIDs: [Int] = []
     var choiceIDs: [Int] = []
+    /// The request's cancelID, which CancelInteraction may name.
+    var cancelID: Int?
     var triggerSource = "MENU"
     /// What was typed so far, when the view shows a keyboard.
     var keyboardText: String?
@@ -202,14 +203,14 @@ struct AppState: Sendable {
     var isMedia: Bool
     var appHMITypes: [String]
     var registrationOrder: Int
-    var syncMsgVersion: JSONObject
+    var syncMsgVersion: SyncMsgVersion
     var hmiLevel: HMILevel = .none
     var systemContext: SystemContext = .main
     var attenuated = false
     var lastStatus: JSONObject?
-    var commands: [Int: JSONObject] = [:]
-    var submenus: [Int: JSONObject] = [:]
-    var choiceSets: [Int: JSONObject] = [:]
+    var commands: [Int: AddCommand] = [:]
+    var submenus: [Int: AddSubMenu] = [:]
+    var choiceSets: [Int: CreateInteractionChoiceSet] = [:]
     var globalProperties: JSONObject = [:]
     var show: JSONObject = [:]
     var vehicleSubscriptions: Set<String> = []
@@ -222,7 +223,7 @@ struct AppState: Sendable {
     var appIcon: String?
     var openMenuID: Int?
     var dialedNumbers: [String] = []
-    var sentLocations: [JSONObject] = []
+    var sentLocations: [SendLocation] = []
 
     var isAudible: Bool {
         isMedia || appHMITypes.contains { ["MEDIA", "NAVIGATION", "COMMUNICATION"].contains($0) }
@@ -247,7 +248,6 @@ struct AppState: Sendable {
 
     /// The data sdl_core keeps for resumption, whose change triggers OnHashChange.
     var resumptionData: JSONValue {
-        func byID(_ map: [Int: JSONObject]) -> JSONValue { .array(map.keys.sorted().map { .object(map[$0]!) }) }
         return ["commands": byID(commands), "submenus": byID(submenus), "choiceSets": byID(choiceSets),
                 "globalProperties": .object(globalProperties),
                 "vehicleSubscriptions": .array(vehicleSubscriptions.sorted().map(JSONValue.string)),
@@ -259,10 +259,15 @@ struct AppState: Sendable {
 struct ResumptionRecord: Sendable {
     var hashID: String
     var hmiLevel: HMILevel
-    var commands: [Int: JSONObject]
-    var submenus: [Int: JSONObject]
-    var choiceSets: [Int: JSONObject]
+    var commands: [Int: AddCommand]
+    var submenus: [Int: AddSubMenu]
+    var choiceSets: [Int: CreateInteractionChoiceSet]
     var globalProperties: JSONObject
     var vehicleSubscriptions: Set<String>
     var buttonSubscriptions: Set<String>
+}
+
+/// Spec messages by id, as JSON in id order (snapshots and the resumption hash).
+func byID<Message: RPCMessage>(_ map: [Int: Message]) -> JSONValue {
+    .array(map.sorted { $0.key < $1.key }.map(\.value.json))
 }

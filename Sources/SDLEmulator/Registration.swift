@@ -9,7 +9,6 @@ extension HeadUnitEmulator {
 
     /// RegisterAppInterface, as core's RegisterAppInterfaceRequest.
     func registerApp(_ request: IncomingRequest) {
-        let p = request.parameters
         // core: a second RAI in a registered session is APPLICATION_REGISTERED_ALREADY.
         if apps[request.key] != nil {
             respond(request, "APPLICATION_REGISTERED_ALREADY")
@@ -19,15 +18,19 @@ extension HeadUnitEmulator {
             respond(request, "INVALID_DATA", info: problem)
             return
         }
-        let appName = p["appName"]!.stringValue!
-        let appID = p["appID"]!.stringValue!
-        let version = p["syncMsgVersion"]!.objectValue!
-        guard let major = version["majorVersion"]?.intValue, (1...10).contains(major),
-              let minor = version["minorVersion"]?.intValue, (0...1000).contains(minor) else {
+        let registration: RegisterAppInterface
+        do {
+            registration = try RegisterAppInterface(json: .object(request.parameters), path: request.name)
+        } catch {
+            respond(request, "INVALID_DATA", info: error.description)
+            return
+        }
+        let appName = registration.appName, appID = registration.appID, version = registration.syncMsgVersion
+        guard (1...10).contains(version.majorVersion), (0...1000).contains(version.minorVersion) else {
             respond(request, "INVALID_DATA", info: "syncMsgVersion needs majorVersion 1…10 and minorVersion 0…1000")
             return
         }
-        let language = p["languageDesired"]!.stringValue!, display = p["hmiDisplayLanguageDesired"]!.stringValue!
+        let language = registration.languageDesired.rawValue, display = registration.hmiDisplayLanguageDesired.rawValue
         guard Self.languages.contains(language), Self.languages.contains(display) else {
             respond(request, "INVALID_DATA", info: "unknown language \(Self.languages.contains(language) ? display : language)")
             return
@@ -37,7 +40,7 @@ extension HeadUnitEmulator {
             respond(request, "INVALID_DATA", info: "appName must not be blank or hold newlines or tabs")
             return
         }
-        let vrSynonyms = p["vrSynonyms"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let vrSynonyms = registration.vrSynonyms ?? []
         if apps.values.contains(where: { $0.appID == appID }) {
             respond(request, "APPLICATION_REGISTERED_ALREADY", info: "an app with appID \(appID) is already registered")
             return
@@ -51,12 +54,12 @@ extension HeadUnitEmulator {
         registrationCounter += 1
         var app = AppState(
             key: request.key, appID: appID, appName: appName, vrSynonyms: vrSynonyms,
-            isMedia: p["isMediaApplication"]!.boolValue!, appHMITypes: p["appHMIType"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            isMedia: registration.isMediaApplication, appHMITypes: registration.appHMIType?.map(\.rawValue) ?? [],
             registrationOrder: registrationCounter, syncMsgVersion: version)
         var resultCode = "SUCCESS"
         var info: String?
         var restored: ResumptionRecord?
-        if let hash = p["hashID"]?.stringValue {
+        if let hash = registration.hashID {
             if configuration.resumptionEnabled, let record = resumption[appID], record.hashID == hash {
                 restored = record
             } else {
@@ -81,7 +84,7 @@ extension HeadUnitEmulator {
         apps[request.key] = app
 
         // The RPC spec version: the lower of the app's and the head unit's (8.0.0).
-        let appVersion = ProtocolVersion(Int(major), Int(minor), Int(version["patchVersion"]?.intValue ?? 0))
+        let appVersion = ProtocolVersion(version.majorVersion, version.minorVersion, version.patchVersion ?? 0)
         let negotiated = min(appVersion, configuration.rpcSpecVersion)
         var response = configuration.capabilities
         response["syncMsgVersion"] = ["majorVersion": .int(Int64(negotiated.major)), "minorVersion": .int(Int64(negotiated.minor)),
@@ -118,19 +121,15 @@ extension HeadUnitEmulator {
     }
 
     /// ChangeRegistration: languages and names; a name taken by another app is DUPLICATE_NAME.
-    func changeRegistration(_ request: IncomingRequest) {
+    func changeRegistration(_ request: IncomingRequest, _ change: ChangeRegistration) {
         guard var app = apps[request.key] else { return }
-        let p = request.parameters
-        guard let language = p["language"]?.stringValue, let display = p["hmiDisplayLanguage"]?.stringValue else {
-            respond(request, "INVALID_DATA", info: "mandatory parameters language and hmiDisplayLanguage are missing")
-            return
-        }
+        let language = change.language.rawValue, display = change.hmiDisplayLanguage.rawValue
         guard Self.languages.contains(language), Self.languages.contains(display) else {
             respond(request, "INVALID_DATA", info: "unknown language")
             return
         }
-        let name = p["appName"]?.stringValue ?? app.appName
-        let synonyms = p["vrSynonyms"]?.arrayValue?.compactMap(\.stringValue) ?? app.vrSynonyms
+        let name = change.appName ?? app.appName
+        let synonyms = change.vrSynonyms ?? app.vrSynonyms
         let mine = Set(([name] + synonyms).map { $0.lowercased() })
         if apps.values.contains(where: { $0.key != request.key && !mine.isDisjoint(with: ([$0.appName] + $0.vrSynonyms).map { $0.lowercased() }) }) {
             respond(request, "DUPLICATE_NAME")
@@ -180,8 +179,8 @@ extension HeadUnitEmulator {
         ]]
     }
 
-    func getSystemCapability(_ request: IncomingRequest) {
-        let type = request.parameters["systemCapabilityType"]?.stringValue ?? ""
+    func getSystemCapability(_ request: IncomingRequest, _ query: GetSystemCapability) {
+        let type = query.systemCapabilityType.rawValue
         let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
         var capability: JSONObject = ["systemCapabilityType": .string(type)]
         switch type {

@@ -12,7 +12,7 @@ extension HeadUnitEmulator {
     }
 
     private func itemResult(_ name: String, _ code: String) -> JSONValue {
-        ["dataType": .string(VehicleDataNames.dataTypes[name]!), "resultCode": .string(code)]
+        ["dataType": .string(VehicleDataNames.dataTypes[name] ?? name), "resultCode": .string(code)]
     }
 
     /// SubscribeVehicleData, as core: a result per item (`dataType`, `resultCode`);

@@ -133,7 +133,7 @@ struct InteractionTests {
             try await rig.manager.dialNumber("call me")
         }
         try await rig.manager.sendLocation(SendLocation(longitudeDegrees: 13.4, latitudeDegrees: 52.5, locationName: "Berlin"))
-        #expect(await rig.app().sentLocations.first?["locationName"] == "Berlin")
+        #expect(await rig.app().sentLocations.first?.locationName == "Berlin")
         await #expect(throws: ManagerError.invalid("a location needs latitude and longitude, or an address")) {
             try await rig.manager.sendLocation(SendLocation(locationName: "Nowhere"))
         }

@@ -31,7 +31,7 @@ struct MenuManagerTests {
         #expect(await rig.channel.names(since: mark) == ["DeleteCommand", "AddCommand", "AddCommand"],
                 "Pause goes, Stop and Network come; Play, Settings, Audio and Display stay")
         #expect(second.kept == 4 && second.added == 2 && second.deleted == 1)
-        let titles = Set(await rig.app().commands.values.compactMap { $0["menuParams"]?["menuName"]?.stringValue })
+        let titles = Set(await rig.app().commands.values.compactMap { $0.menuParams?.menuName })
         #expect(titles == ["Play", "Stop", "Audio", "Display", "Network"])
         // The kept cell's handler is the new one; the deleted one's id is gone.
         try await rig.emulator.selectCommand(try #require(await rig.commandID("Network")))
@@ -48,8 +48,8 @@ struct MenuManagerTests {
             MenuCell(title: "Lists", subCells: [MenuCell(title: "A")]), MenuCell(title: "Lists", subCells: [MenuCell(title: "B")]),
         ])
         #expect(report.failures.isEmpty, "without unique names the second submenu would be DUPLICATE_NAME")
-        #expect(Set(await rig.app().submenus.values.compactMap { $0["menuName"]?.stringValue }) == ["Lists", "Lists (2)"])
-        let commands = await rig.app().commands.values.compactMap { $0["menuParams"]?["menuName"]?.stringValue }.sorted()
+        #expect(Set(await rig.app().submenus.values.map(\.menuName)) == ["Lists", "Lists (2)"])
+        let commands = await rig.app().commands.values.compactMap { $0.menuParams?.menuName }.sorted()
         #expect(commands == (commandsRenamed ? ["A", "B", "Song", "Song (2)"] : ["A", "B", "Song", "Song"]))
 
         let mark = await rig.channel.sent.count
@@ -65,14 +65,14 @@ struct MenuManagerTests {
         let rig = try await ScreenRig.start("menu-icons")
         try await rig.screen.menu.setMenu([MenuCell(title: "Art", icon: testArtwork)])
         #expect(await rig.app().files.contains(testArtwork.name))
-        #expect(await rig.app().commands.values.first?["cmdIcon"]?["value"]?.stringValue == testArtwork.name)
+        #expect(await rig.app().commands.values.first?.cmdIcon?.value == testArtwork.name)
         await rig.stop()
 
         let plain = try await ScreenRig.start("menu-no-graphics") {
             $0.setDisplay("graphicSupported", false)
         }
         try await plain.screen.menu.setMenu([MenuCell(title: "Art", icon: testArtwork)])
-        #expect(await plain.app().commands.values.first?["cmdIcon"] == nil)
+        #expect(await plain.app().commands.values.first?.cmdIcon == nil)
         #expect(await plain.app().files.isEmpty, "nothing uploaded that cannot be shown")
         await plain.stop()
     }
@@ -87,7 +87,7 @@ struct MenuManagerTests {
         ])
         #expect(await rig.channel.requests("AddCommand").count == 1)
         let stored = try #require(await rig.app().commands.first)
-        #expect(stored.value["menuParams"] == nil, "voice only: no menu entry")
+        #expect(stored.value.menuParams == nil, "voice only: no menu entry")
         try await rig.emulator.selectCommand(stored.key, triggerSource: "VR")
         #expect(await heard.wait(for: 1) == ["next"])
 

@@ -70,7 +70,7 @@ struct ModalTests {
         let set = ChoiceSet(title: "Colour?", cells: [red, green, blue])
         let answer = Task { try await rig.screen.choiceSets.present(set) }
         #expect(await rig.waitUntil { $0.systemContext == "HMI_OBSCURED" })
-        let greenID = try #require(await rig.app().choiceSets.values.first { $0["choiceSet"]?.arrayValue?.first?["menuName"] == "Green" }?["choiceSet"]?.arrayValue?.first?["choiceID"]?.intValue)
+        let greenID = try #require(await rig.app().choiceSets.values.first { $0.choiceSet.first?.menuName == "Green" }?.choiceSet.first?.choiceID)
         try await rig.emulator.selectChoice(Int(greenID))
         #expect(try await answer.value == .selected(green, .menu))
 
@@ -93,7 +93,7 @@ struct ModalTests {
         let answer = Task { try await rig.screen.choiceSets.present(ChoiceSet(title: "Sure?", cells: [yes, no]), style: .voice) }
         #expect(await rig.waitUntil { $0.systemContext == "VRSESSION" })
         #expect(await rig.channel.requests("PerformInteraction").last?["interactionMode"] == "VR_ONLY")
-        let id = try #require(await rig.app().choiceSets.values.first { $0["choiceSet"]?.arrayValue?.first?["menuName"] == "Yes" }?["choiceSet"]?.arrayValue?.first?["choiceID"]?.intValue)
+        let id = try #require(await rig.app().choiceSets.values.first { $0.choiceSet.first?.menuName == "Yes" }?.choiceSet.first?.choiceID)
         try await rig.emulator.selectChoice(Int(id))
         #expect(try await answer.value == .selected(yes, .vr))
 
@@ -129,7 +129,7 @@ struct ModalTests {
         let alert = Task { try await rig.screen.alerts.present(AlertView(text: "Later", duration: .seconds(3))) }
         try await Task.sleep(for: .milliseconds(50))
         #expect(await rig.channel.requests("Alert").isEmpty, "the alert waits while the choice set is shown")
-        let id = try #require(await rig.app().choiceSets.values.first?["choiceSet"]?.arrayValue?.first?["choiceID"]?.intValue)
+        let id = try #require(await rig.app().choiceSets.values.first?.choiceSet.first?.choiceID)
         try await rig.emulator.selectChoice(Int(id))
         #expect(try await answer.value == .selected(cell, .menu))
         #expect(try await alert.value.resultCode == .success)

@@ -56,7 +56,7 @@ struct RestoreTests {
         }
         let final = await app()
         #expect(restored, "\(String(describing: final))")
-        let home = try #require(await app()?.commands.first { $0.value["menuParams"]?["menuName"] == "Home" }?.key)
+        let home = try #require(await app()?.commands.first { $0.value.menuParams?.menuName == "Home" }?.key)
         try await emulator.selectCommand(home)
         #expect(await picked.wait(for: 1) == ["Home"], "the handler still answers after the reconnect")
         await manager.stop()

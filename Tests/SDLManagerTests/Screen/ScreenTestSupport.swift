@@ -63,7 +63,7 @@ struct ScreenRig {
 
     /// The cmdID the emulator stored for a menu title.
     func commandID(_ title: String) async -> Int? {
-        await app().commands.first { $0.value["menuParams"]?["menuName"]?.stringValue == title }?.key
+        await app().commands.first { $0.value.menuParams?.menuName == title }?.key
     }
 
     func stop() async {
