@@ -22,10 +22,11 @@ public actor HeadUnitEmulator {
     struct Connection {
         var id: Int
         /// The transport, the head-unit protocol machine, the ordered outbox and the timer.
-        var driver: LinkDriver
-        var machine: ProtocolStateMachine {
+        var driver: LinkDriver<HeadUnitProtocolMachine>
+        /// Mutated in place (`_modify`), so the decoder's buffer is never copied.
+        var machine: HeadUnitProtocolMachine {
             get { driver.machine }
-            set { driver.machine = newValue }
+            _modify { yield &driver.machine }
         }
         var malformed: [ContinuousClock.Instant] = []
         var traffic: [UInt8: [ContinuousClock.Instant]] = [:]
@@ -99,7 +100,7 @@ public actor HeadUnitEmulator {
             make: configuration.vehicleType["make"]?.stringValue, model: configuration.vehicleType["model"]?.stringValue,
             modelYear: configuration.vehicleType["modelYear"]?.stringValue, trim: configuration.vehicleType["trim"]?.stringValue,
             systemSoftwareVersion: configuration.systemSoftwareVersion)
-        let connection = Connection(id: id, driver: LinkDriver(transport: transport, role: .headUnit,
+        let connection = Connection(id: id, driver: LinkDriver(transport: transport,
                                                                configuration: protocolConfiguration, clock: clock))
         connection.driver.io.start(
             onBytes: { [weak self] chunk in await self?.received(chunk, on: id) },
@@ -226,13 +227,13 @@ public actor HeadUnitEmulator {
             case .heartbeatTimedOut(let sessionID):
                 sessionGone(SessionKey(connection: id, session: sessionID), reason: "heartbeat timeout", keepResumption: true)
                 if !sessions.contains(where: { $0.connection == id }) { closeConnection(id, reason: "heartbeat timeout") }
-            case .malformed(let reason):
-                emit(.malformed(connection: id, reason: reason))
+            case .violation(.malformedFrame(let problem)):
+                emit(.malformed(connection: id, reason: problem.description))
                 countMalformed(on: id)
             case .secondaryTransportRequested(let sessionID):
                 secondaryTransportRequested(sessionID, on: id)
             case .sessionStartFailed, .serviceStarted, .serviceStartFailed, .serviceEnded, .serviceEndFailed,
-                 .transportEventUpdate, .secondaryTransportRegistered, .secondaryTransportRejected, .dropped:
+                 .transportEventUpdate, .secondaryTransportRegistered, .secondaryTransportRejected, .violation:
                 break
             }
         }

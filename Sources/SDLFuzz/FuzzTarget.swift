@@ -88,7 +88,16 @@ struct FrameProperties {
         try reassemble(events)
         // One role per input, chosen by the seed's low bit: both get explored, each input
         // costs half, and the fuzzer runs twice as many.
-        try driveMachine(role: splitSeed & 1 == 0 ? .headUnit : .app)
+        if splitSeed & 1 == 0 {
+            var headUnit = HeadUnitProtocolMachine()
+            try drive(&headUnit, role: "head unit") { machine, request, now in
+                (try? machine.acceptStartService(request, now: now)) ?? []
+            }
+        } else {
+            var app = AppProtocolMachine()
+            let started = (try? app.startSession(now: start)) ?? []
+            try drive(&app, role: "app", first: started) { _, _, _ in [] }
+        }
     }
 
     /// The reads `stream` arrives in: sizes from 1 to 64 taken from a generator seeded by
@@ -145,25 +154,24 @@ struct FrameProperties {
         }
     }
 
-    /// Fed the stream in reads, a state machine in either role only ever sends well-formed
-    /// frames back, whatever it received.
-    private func driveMachine(role: ProtocolRole) throws(FuzzFinding) {
-        var machine = ProtocolStateMachine(role: role)
+    /// Fed the stream in reads, a protocol machine of either role only ever sends
+    /// well-formed frames back, whatever it received; `accept` answers its StartService requests.
+    private func drive<Machine: ProtocolMachine>(
+        _ machine: inout Machine, role: String, first: [ProtocolAction] = [],
+        accept: (inout Machine, StartServiceRequest, ContinuousClock.Instant) -> [ProtocolAction]
+    ) throws(FuzzFinding) {
         var sent = FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1))
         var now = start
-        var actions: [ProtocolAction] = []
-        if role == .app, let started = try? machine.startSession(now: now) { actions += started }
+        var actions = first
         for read in reads {
             now += .milliseconds(10)
             actions += machine.receive(read, now: now)
             var answers: [ProtocolAction] = []
-            for case .startServiceRequested(let request) in actions {
-                answers += (try? machine.acceptStartService(request, now: now)) ?? []
-            }
+            for case .startServiceRequested(let request) in actions { answers += accept(&machine, request, now) }
             actions += answers + machine.tick(now: now)
             for case .send(let bytes) in actions {
-                for case .malformed(let reason) in sent.decode(bytes) {
-                    throw FuzzTarget.frames.finding("the \(role) machine sent a malformed frame: \(reason)")
+                for case .malformed(let problem) in sent.decode(bytes) {
+                    throw FuzzTarget.frames.finding("the \(role) machine sent a malformed frame: \(problem)")
                 }
             }
             actions.removeAll(keepingCapacity: true)

@@ -1,5 +1,5 @@
 
-/// Drives one link in either role: the transport, the ``ProtocolStateMachine``, one ordered
+/// Drives one link in either role: the transport, the role's ``ProtocolMachine``, one ordered
 /// outbox, and a timer that wakes at the next deadline.
 ///
 /// The owner (the app's ``SDLConnection``, or one of the emulator's connections) is an actor
@@ -7,16 +7,16 @@
 /// the machine wants to send goes into the outbox in the order of those calls, synchronously,
 /// so bytes leave in the order the requests were made whatever the task scheduling. The
 /// owner gets the machine's other actions back to act on.
-package struct LinkDriver: Sendable {
-    package var machine: ProtocolStateMachine
+package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
+    package var machine: Machine
     package let io: LinkIO
     private let ownership: LinkOwnership
     package let clock: LinkClock
     /// Sees every frame sent and received, for traces.
     package var tap: FrameTap?
 
-    package init(transport: any SDLTransport, role: ProtocolRole, configuration: ProtocolConfiguration, clock: LinkClock) {
-        self.machine = ProtocolStateMachine(role: role, configuration: configuration)
+    package init(transport: any SDLTransport, configuration: ProtocolConfiguration, clock: LinkClock) {
+        self.machine = Machine(configuration: configuration)
         self.io = LinkIO(transport: transport, clock: clock)
         self.ownership = LinkOwnership(io)
         self.clock = clock
@@ -51,7 +51,7 @@ package struct LinkDriver: Sendable {
 
     /// Runs a machine operation that may throw, queueing its bytes.
     package mutating func perform(
-        _ operation: (inout ProtocolStateMachine, ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction]
+        _ operation: (inout Machine, ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction]
     ) throws(ProtocolStateError) -> [ProtocolAction] {
         let now = clock.now
         return route(try operation(&machine, now))

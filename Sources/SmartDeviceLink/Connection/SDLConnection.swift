@@ -54,7 +54,7 @@ public actor SDLConnection {
     public let configuration: Configuration
     public private(set) var state: State = .idle
 
-    private var driver: LinkDriver
+    private var driver: LinkDriver<AppProtocolMachine>
     private var pending = PendingRequests<CheckedContinuation<RPCEnvelope, any Error>>()
     private let broadcast = Broadcast<RPCEnvelope>()
     private var startWaiter: (continuation: CheckedContinuation<SessionInfo, any Error>, deadline: ContinuousClock.Instant)?
@@ -68,7 +68,7 @@ public actor SDLConnection {
     public init(transport: any SDLTransport, configuration: Configuration = Configuration()) {
         self.transport = transport
         self.configuration = configuration
-        self.driver = LinkDriver(transport: transport, role: .app, configuration: configuration.protocolConfiguration,
+        self.driver = LinkDriver(transport: transport, configuration: configuration.protocolConfiguration,
                                  clock: configuration.clock)
     }
 
@@ -361,11 +361,11 @@ public actor SDLConnection {
                 deliver(payload, service: service)
             case .heartbeatTimedOut:
                 Task { await self.linkLost("heartbeat timeout: nothing received from the head unit") }
-            case .malformed(let reason):
-                configuration.logger.warning("malformed data from the head unit: \(reason)")
-                if firstMalformed == nil { firstMalformed = reason }
-            case .dropped(let reason):
-                configuration.logger.debug("frame dropped: \(reason)")
+            case .violation(.malformedFrame(let problem)):
+                configuration.logger.warning("malformed data from the head unit: \(problem)")
+                if firstMalformed == nil { firstMalformed = problem.description }
+            case .violation(let violation):
+                configuration.logger.debug("\(violation)")
             case .serviceEnded, .serviceEndFailed, .startServiceRequested, .secondaryTransportRequested,
                  .transportEventUpdate, .secondaryTransportRegistered, .secondaryTransportRejected:
                 configuration.logger.debug("protocol event: \(action)")

@@ -8,9 +8,9 @@ public struct FrameDecoder: Sendable {
     /// What the decoder found in the stream.
     public enum Event: Sendable, Hashable {
         case frame(Frame)
-        /// The start of a run of bytes that do not form a valid header; `reason` says why
-        /// the first one failed. Bytes up to the next valid header are dropped silently.
-        case malformed(reason: String)
+        /// The start of a run of bytes that do not form a valid header, and why the first
+        /// one failed. Bytes up to the next valid header are dropped silently.
+        case malformed(FrameProblem)
     }
 
     /// The largest payload accepted in one frame. Bigger `DataSize` values are malformed.
@@ -70,7 +70,7 @@ public struct FrameDecoder: Sendable {
                 droppedByteCount += 1
                 if !inMalformedRun {
                     inMalformedRun = true
-                    return .malformed(reason: problem.description)
+                    return .malformed(problem)
                 }
             case .valid(let header):
                 let total = header.size + Int(header.dataSize)
@@ -151,7 +151,7 @@ public struct FrameDecoder: Sendable {
 
 /// Why bytes do not start a valid frame. Kept as a value: in a run of garbage every byte is
 /// tried as a header, and only the first failure of a run is ever put into words.
-enum FrameProblem: Sendable, Hashable, CustomStringConvertible {
+public enum FrameProblem: Sendable, Hashable, CustomStringConvertible {
     case version(UInt8)
     case reservedFrameType(UInt8)
     case undefinedService(UInt8)
@@ -163,7 +163,7 @@ enum FrameProblem: Sendable, Hashable, CustomStringConvertible {
     case firstFrameSize(UInt32)
     case messageIDZero
 
-    var description: String {
+    public var description: String {
         switch self {
         case .version(let version): return "protocol version \(version) is not 1…5"
         case .reservedFrameType(let type): return "frame type \(type) is reserved"

@@ -61,8 +61,8 @@ public struct FrameReassembler: Sendable {
         case message(header: FrameHeader, payload: [UInt8])
         /// Part of a message; more frames are needed.
         case pending
-        /// The frame was dropped; `reason` says why (out of order, unknown message, too big).
-        case dropped(reason: String)
+        /// The frame was dropped, and why.
+        case dropped(ReassemblyProblem)
     }
 
     private struct Partial: Sendable {
@@ -105,16 +105,16 @@ public struct FrameReassembler: Sendable {
         case .single:
             return .message(header: header, payload: frame.payload)
         case .first:
-            guard frame.payload.count >= 8 else { return .dropped(reason: "first frame payload shorter than 8 bytes") }
+            guard frame.payload.count >= 8 else { return .dropped(.shortFirstFrame) }
             if partials[key] != nil {
-                return .dropped(reason: "second first frame for pending message \(header.messageID)")
+                return .dropped(.repeatedFirstFrame(messageID: header.messageID))
             }
             let total = Int(frame.payload.bigEndianUInt32(at: 0))
             guard total <= maximumMessageSize else {
-                return .dropped(reason: "message of \(total) bytes exceeds the limit \(maximumMessageSize)")
+                return .dropped(.tooLarge(size: total, limit: maximumMessageSize))
             }
             guard partials.count < maximumPendingMessages else {
-                return .dropped(reason: "\(partials.count) messages are unfinished already; message \(header.messageID) dropped")
+                return .dropped(.tooManyPending(partials.count, messageID: header.messageID))
             }
             // Memory follows what arrives, not what a First frame announces.
             var payload: [UInt8] = []
@@ -123,22 +123,22 @@ public struct FrameReassembler: Sendable {
             return .pending
         case .consecutive:
             guard var partial = partials[key] else {
-                return .dropped(reason: "consecutive frame for unknown message \(header.messageID)")
+                return .dropped(.unknownMessage(header.messageID))
             }
             let number = header.frameInfo
             let expected: UInt8 = partial.lastNumber == 255 ? 1 : partial.lastNumber + 1
             guard number == 0 || number == expected else {
-                return .dropped(reason: "consecutive frame \(number) where \(expected) was expected")
+                return .dropped(.outOfOrder(number, expected: expected))
             }
             guard partial.payload.count + frame.payload.count <= max(partial.totalSize, 0) || number == 0 else {
                 partials[key] = nil
                 pendingBytes -= partial.payload.count
-                return .dropped(reason: "message \(header.messageID) is longer than its announced \(partial.totalSize) bytes")
+                return .dropped(.longerThanAnnounced(messageID: header.messageID, announced: partial.totalSize))
             }
             partials[key] = nil  // avoid a copy-on-write of the buffer while appending
             pendingBytes -= partial.payload.count
             guard pendingBytes + partial.payload.count + frame.payload.count <= maximumPendingBytes else {
-                return .dropped(reason: "unfinished messages would hold more than \(maximumPendingBytes) bytes; message \(header.messageID) dropped")
+                return .dropped(.pendingBytesExceeded(limit: maximumPendingBytes, messageID: header.messageID))
             }
             partial.payload.append(contentsOf: frame.payload)
             partial.lastNumber = number
@@ -176,4 +176,30 @@ public struct FrameReassembler: Sendable {
 
     /// Received bytes held in unfinished messages.
     public var pendingByteCount: Int { pendingBytes }
+}
+
+/// Why the reassembler dropped a frame.
+public enum ReassemblyProblem: Sendable, Hashable, CustomStringConvertible {
+    case shortFirstFrame
+    case repeatedFirstFrame(messageID: UInt32)
+    case tooLarge(size: Int, limit: Int)
+    case tooManyPending(Int, messageID: UInt32)
+    case unknownMessage(UInt32)
+    case outOfOrder(UInt8, expected: UInt8)
+    case longerThanAnnounced(messageID: UInt32, announced: Int)
+    case pendingBytesExceeded(limit: Int, messageID: UInt32)
+
+    public var description: String {
+        switch self {
+        case .shortFirstFrame: return "first frame payload shorter than 8 bytes"
+        case .repeatedFirstFrame(let id): return "second first frame for pending message \(id)"
+        case .tooLarge(let size, let limit): return "message of \(size) bytes exceeds the limit \(limit)"
+        case .tooManyPending(let count, let id): return "\(count) messages are unfinished already; message \(id) dropped"
+        case .unknownMessage(let id): return "consecutive frame for unknown message \(id)"
+        case .outOfOrder(let number, let expected): return "consecutive frame \(number) where \(expected) was expected"
+        case .longerThanAnnounced(let id, let announced): return "message \(id) is longer than its announced \(announced) bytes"
+        case .pendingBytesExceeded(let limit, let id):
+            return "unfinished messages would hold more than \(limit) bytes; message \(id) dropped"
+        }
+    }
 }

@@ -1,12 +1,5 @@
 /// Which end of the link a state machine plays.
-public enum ProtocolRole: Sendable, Hashable {
-    /// The mobile side: starts sessions, our library.
-    case app
-    /// The head-unit side: answers StartService, the emulator.
-    case headUnit
-}
-
-/// Settings of a ``ProtocolStateMachine``.
+/// Settings of a protocol machine (the app's or the head unit's side of one link).
 public struct ProtocolConfiguration: Sendable {
     /// The highest version this side speaks. App: 5.4.1 (as java/ios); head unit: 5.4.0 (as core 8.2).
     public var maximumVersion: ProtocolVersion
@@ -99,7 +92,7 @@ public struct StartServiceRequest: Sendable, Hashable {
     public var isEncrypted: Bool
 }
 
-/// What the caller of a ``ProtocolStateMachine`` must do or learn.
+/// What the driver of a protocol machine must do or learn.
 public enum ProtocolAction: Sendable, Hashable {
     /// Write these bytes to the transport.
     case send([UInt8])
@@ -115,8 +108,7 @@ public enum ProtocolAction: Sendable, Hashable {
     case serviceEndFailed(sessionID: UInt8, serviceType: ServiceType, rejectedParams: [String])
     /// A complete message of a data service (RPC, Hybrid, audio, video), reassembled.
     case message(sessionID: UInt8, serviceType: ServiceType, payload: [UInt8])
-    /// Head unit: decide with ``ProtocolStateMachine/acceptStartService(_:sessionID:now:)`` or
-    /// ``ProtocolStateMachine/rejectStartService(_:reason:rejectedParams:)``.
+    /// Head unit: decide with the machine's `acceptStartService` or `rejectStartService`.
     case startServiceRequested(StartServiceRequest)
     /// Head unit: the app asked to register this link as its secondary transport.
     case secondaryTransportRequested(sessionID: UInt8)
@@ -126,10 +118,41 @@ public enum ProtocolAction: Sendable, Hashable {
     case secondaryTransportRejected(sessionID: UInt8, reason: String?)
     /// Nothing arrived for too long: close the link.
     case heartbeatTimedOut(sessionID: UInt8)
-    /// A run of bytes that do not form valid frames started; counts for flood limits.
-    case malformed(reason: String)
-    /// A frame was discarded (out of order, unknown partial message, expired).
-    case dropped(reason: String)
+    /// The peer broke the protocol; the frame or bytes concerned were dropped.
+    case violation(ProtocolViolation)
+}
+
+/// What a peer did wrong, as a value: the driver counts and logs it, a head unit closes a
+/// link that does it too often (core's malformed-message filter).
+public enum ProtocolViolation: Sendable, Hashable, CustomStringConvertible {
+    /// The start of a run of bytes that form no valid frame; the run is dropped up to the
+    /// next valid header. Counts for core's malformed-message limit.
+    case malformedFrame(FrameProblem)
+    /// A frame the reassembler could not place (out of order, unknown message, too big).
+    case reassembly(ReassemblyProblem)
+    /// A partial message whose last frame did not come within the reassembly timeout.
+    case expired(messageID: UInt32, service: ServiceType)
+    /// A data frame for a session that is not started.
+    case unknownSession(UInt8, service: ServiceType)
+    /// A control message this role never receives, or one for a session or service that
+    /// is not there.
+    case unexpected(ControlFrameInfo, sessionID: UInt8, service: ServiceType)
+
+    public var description: String {
+        switch self {
+        case .malformedFrame(let problem): return "malformed frame: \(problem)"
+        case .reassembly(let problem): return "frame dropped: \(problem)"
+        case .expired(let id, let service): return "message \(id) on \(service) expired before its last frame"
+        case .unknownSession(let id, let service): return "\(service) frame for unknown session \(id)"
+        case .unexpected(let info, let id, let service): return "unexpected \(info) for \(service) in session \(id)"
+        }
+    }
+
+    /// Whether this counts for core's malformed-message limit (bytes that are no frame).
+    public var isMalformedFrame: Bool {
+        if case .malformedFrame = self { return true }
+        return false
+    }
 }
 
 /// A call that the current state does not allow.

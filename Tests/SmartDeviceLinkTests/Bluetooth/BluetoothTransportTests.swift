@@ -54,7 +54,7 @@ struct BluetoothTransportTests {
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
         let appSide = BluetoothTransport(mode: .waitForHeadUnit(channel: nil), connector: SocketPairConnector(descriptor: pair[0]))
         let headUnitSide = StreamSocketTransport(connectedDescriptor: pair[1], description: "head unit end", kind: .bluetooth)
-        var machine = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
+        var machine = HeadUnitProtocolMachine(configuration: .headUnit)
         try await headUnitSide.open()
         let headUnit = Task {
             for try await chunk in headUnitSide.incoming {

@@ -188,7 +188,7 @@ final class RawPeer: Sendable {
         let fd = self.fd
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             Thread {
-                var machine = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
+                var machine = HeadUnitProtocolMachine(configuration: .headUnit)
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 while true {
                     let count = read(fd, &buffer, buffer.count)

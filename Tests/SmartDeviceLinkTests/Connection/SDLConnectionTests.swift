@@ -5,7 +5,7 @@ import Testing
 /// answers requests with `respond` (nil = stay silent).
 actor ScriptedHeadUnit {
     let link: any SDLTransport
-    var machine = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
+    var machine = HeadUnitProtocolMachine(configuration: .headUnit)
     let respond: @Sendable (RPCPacket) -> JSONObject?
     private(set) var requests: [RPCPacket] = [] {
         didSet { wakeWaiters() }

@@ -146,7 +146,7 @@ struct ProtocolFrameDecoderTests {
             Issue.record("no malformed event")
             return
         }
-        #expect(!reason.isEmpty)
+        #expect(!reason.description.isEmpty)
     }
 
     @Test("a giant DataSize is malformed at once: nothing is buffered waiting for its payload")

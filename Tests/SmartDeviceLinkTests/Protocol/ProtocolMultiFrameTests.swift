@@ -245,7 +245,7 @@ struct ProtocolReassemblyBoundsTests {
         for id in 1...2_000 {
             if case .dropped(let reason) = reassembler.receive(Self.first(id: UInt32(id), total: 100_000), now: .now) {
                 dropped += 1
-                #expect(reason.contains("unfinished already"))
+                #expect(reason.description.contains("unfinished already"))
             }
         }
         #expect(reassembler.pendingCount == 64)
@@ -267,7 +267,7 @@ struct ProtocolReassemblyBoundsTests {
             Issue.record("held more than the limit")
             return
         }
-        #expect(reason.contains("more than 10000 bytes"))
+        #expect(reason.description.contains("more than 10000 bytes"))
         #expect(small.pendingCount == 0)
         #expect(small.pendingByteCount == 0)
     }

@@ -41,7 +41,7 @@ enum PT {
         for event in decoder.decode(bytes) {
             switch event {
             case .frame(let f): frames.append(f)
-            case .malformed(let reason): Issue.record("unexpected malformed run: \(reason)")
+            case .malformed(let problem): Issue.record("unexpected malformed run: \(problem)")
             }
         }
         #expect(decoder.bufferedByteCount == 0, "bytes left over after the last frame")
@@ -73,8 +73,8 @@ enum PT {
 /// An app and a head unit wired back to back: whatever one side sends is fed to the other
 /// until both are quiet. Non-send actions are collected per side.
 struct PTLink {
-    var app: ProtocolStateMachine
-    var hu: ProtocolStateMachine
+    var app: AppProtocolMachine
+    var hu: HeadUnitProtocolMachine
     /// Everything each side emitted except `.send`, in order.
     var appEvents: [ProtocolAction] = []
     var huEvents: [ProtocolAction] = []
@@ -84,8 +84,8 @@ struct PTLink {
     var autoAccept = true
 
     init(app: ProtocolConfiguration = ProtocolConfiguration(), hu: ProtocolConfiguration = .headUnit) {
-        self.app = ProtocolStateMachine(role: .app, configuration: app)
-        self.hu = ProtocolStateMachine(role: .headUnit, configuration: hu)
+        self.app = AppProtocolMachine(configuration: app)
+        self.hu = HeadUnitProtocolMachine(configuration: hu)
     }
 
     /// Delivers actions produced by one side, and everything that follows, until quiet.

@@ -56,9 +56,9 @@ enum PTFrames {
 }
 
 @Suite("Protocol: session state machine")
-struct ProtocolStateMachineTests {
-    static func app(_ config: ProtocolConfiguration = ProtocolConfiguration()) -> ProtocolStateMachine {
-        ProtocolStateMachine(role: .app, configuration: config)
+struct ProtocolMachineTests {
+    static func app(_ config: ProtocolConfiguration = ProtocolConfiguration()) -> AppProtocolMachine {
+        AppProtocolMachine(configuration: config)
     }
 
     static func startedInfo(_ actions: [ProtocolAction]) -> SessionInfo? {
@@ -199,7 +199,7 @@ struct ProtocolStateMachineTests {
             "1E 00 00 00 12 70 72 6F 74 6F 63 6F 6C 56 65 72 73 69 6F 6E 00 05 00 00 00 00 00 00 00 00",  // int64 5
           ])
     func huNAKsMissingProtocolVersion(bson: String) {
-        var hu = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
+        var hu = HeadUnitProtocolMachine(configuration: .headUnit)
         let payload = PT.bytes(bson)
         var start = PT.bytes("10 07 01 00 00 00 00 00")
         start[7] = UInt8(payload.count)
@@ -212,7 +212,7 @@ struct ProtocolStateMachineTests {
 
     @Test("HU role: a StartService payload that is not BSON is ignored; the session starts v1–4 style")
     func huIgnoresUnparsablePayload() throws {
-        var hu = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
+        var hu = HeadUnitProtocolMachine(configuration: .headUnit)
         let actions = hu.receive(PT.bytes("10 07 01 00 00 00 00 04  DE AD BE EF"), now: PT.t0)
         guard case .startServiceRequested(let request)? = actions.first else {
             Issue.record("no request: \(actions)")
@@ -259,18 +259,18 @@ struct ProtocolStateMachineTests {
     func messageIDWrap() throws {
         var link = PTLink()
         try link.start()
-        link.app.setNextMessageID(0xFFFF_FFFE, sessionID: 1)
+        link.app.setNextMessageID(0xFFFF_FFFE)
         for _ in 0..<3 {
             link.pump(fromApp: true, try link.app.send(PT.bytes("01 02 03"), service: .rpc, now: PT.t0), now: PT.t0)
         }
-        link.app.setNextMessageID(0xFFFF_FFFF, sessionID: 1)
+        link.app.setNextMessageID(0xFFFF_FFFF)
         link.pump(fromApp: true, try link.app.send([UInt8](repeating: 9, count: 300_000), service: .rpc, now: PT.t0), now: PT.t0)
         link.pump(fromApp: true, try link.app.send(PT.bytes("04"), service: .rpc, now: PT.t0), now: PT.t0)
         let data = link.wire.filter { $0.fromApp && $0.frame.header.frameType != .control }.map(\.frame)
         #expect(data.map(\.header.messageID) == [0xFFFF_FFFE, 0xFFFF_FFFF, 1, 0xFFFF_FFFF, 0xFFFF_FFFF, 0xFFFF_FFFF, 0xFFFF_FFFF, 1])
         #expect(data.filter { $0.header.frameType == .single || $0.header.frameType == .first }.allSatisfy { $0.header.frameInfo == 0 })
         #expect(link.huEvents.filter { if case .message = $0 { return true } else { return false } }.count == 5)
-        #expect(!link.huEvents.contains { if case .malformed = $0 { return true } else { return false } })
+        #expect(!link.huEvents.contains { if case .violation = $0 { return true } else { return false } })
         // The head unit's counter skips 0 the same way.
         link.clearLog()
         link.hu.setNextMessageID(0xFFFF_FFFF, sessionID: 1)
@@ -500,7 +500,7 @@ struct ProtocolStateMachineTests {
         var accepted = asked
         accepted.mtu = 131_072
         #expect(link.appEvents == [.serviceStarted(sessionID: 1, serviceType: .video, payload: accepted)])
-        #expect(link.app.services(of: 1).contains(.video))
+        #expect(link.app.services.contains(.video))
 
         link.clearLog()
         let frame = [UInt8](repeating: 0x67, count: 1000)
@@ -513,7 +513,7 @@ struct ProtocolStateMachineTests {
         #expect(link.wire.allSatisfy { $0.frame.payload.isEmpty && $0.frame.header.serviceType == .video })
         #expect(link.appEvents == [.serviceEnded(sessionID: 1, serviceType: .video)])
         #expect(link.huEvents == [.serviceEnded(sessionID: 1, serviceType: .video)])
-        #expect(link.app.services(of: 1) == [.rpc, .hybrid])
+        #expect(link.app.services == [.rpc, .hybrid])
         #expect(link.app.activeSessions[1] != nil)
     }
 
@@ -561,7 +561,7 @@ struct ProtocolStateMachineTests {
         #expect(nak.header.frameInfo == 0x03 && nak.header.serviceType == .video && nak.header.sessionID == 1 && nak.header.version == 5)
         #expect(PT.hex(nak.payload) == PT.hex(Array(PTFrames.nakRPC.dropFirst(12))))
         #expect(link.appEvents == [.serviceStartFailed(sessionID: 1, serviceType: .video, reason: "H265 only", rejectedParams: ["videoCodec"])])
-        #expect(!link.app.services(of: 1).contains(.video))
+        #expect(!link.app.services.contains(.video))
     }
 
     @Test("HU role: no `reason` in a NAK when the app announced a version below 5.3.0 (core, §4.3)")
@@ -642,7 +642,7 @@ struct ProtocolStateMachineTests {
         let nak = PT.bytes("50 00 09 01 00 00 00 13 00 00 00 02  13 00 00 00 02 72 65 61 73 6F 6E 00 02 00 00 00 78 00 00")
         #expect(app.receive(nak, now: PT.t0) == [.secondaryTransportRejected(sessionID: 1, reason: "x")])
         // And from the head-unit role.
-        var hu = ProtocolStateMachine(role: .headUnit, configuration: .headUnit)
+        var hu = HeadUnitProtocolMachine(configuration: .headUnit)
         #expect(PT.sentBytes(hu.answerSecondaryTransport(sessionID: 1, version: 5, accepted: false, reason: "x")) == nak)
     }
 
@@ -658,7 +658,7 @@ struct ProtocolStateMachineTests {
         #expect(link.wire.count == 4)
         #expect(link.appEvents == [.message(sessionID: 1, serviceType: .hybrid, payload: data)])
         let stray = link.app.receive(PT.bytes("51 07 00 09 00 00 00 01 00 00 00 01 AA"), now: PT.t0)
-        guard case .dropped? = stray.first else {
+        guard case .violation(.unknownSession(9, service: .rpc))? = stray.first else {
             Issue.record("frame for unknown session 9 not dropped: \(stray)")
             return
         }
@@ -670,7 +670,7 @@ struct ProtocolStateMachineTests {
         try link.start()
         let actions = link.app.receive(PT.bytes("FF EE DD") + PT.bytes("50 00 00 01 00 00 00 00 00 00 00 07"), now: PT.t0)
         #expect(actions.count == 2)
-        if case .malformed? = actions.first {} else { Issue.record("no malformed action") }
+        if case .violation(.malformedFrame(.version(15)))? = actions.first {} else { Issue.record("no malformed action: \(actions)") }
         #expect(PT.sentBytes(actions) == PT.bytes("50 00 FF 01 00 00 00 00 00 00 00 07"))
     }
 
@@ -749,9 +749,21 @@ struct ProtocolStateMachineTests {
         _ = app.receive(PTFrames.ack540, now: PT.at(0))
         _ = app.receive(PT.bytes("52 07 00 01 00 00 00 08 00 00 00 05  00 00 00 20 00 00 00 02"), now: PT.at(1))
         #expect(app.tick(now: PT.at(10.9)).isEmpty)
-        guard case .dropped? = app.tick(now: PT.at(11)).first else {
+        guard case .violation(.expired(messageID: 5, service: .rpc))? = app.tick(now: PT.at(11)).first else {
             Issue.record("not expired")
             return
         }
+    }
+
+    @Test("each role reports a control message only the other role receives as a typed violation, and answers nothing")
+    func wrongRoleControl() throws {
+        var link = PTLink()
+        try link.start()
+        // A StartService to the app (0x01) and a RegisterSecondaryTransportACK to the head unit (0x08).
+        let toApp = link.app.receive(PT.bytes("50 07 01 01 00 00 00 00 00 00 00 09"), now: PT.t0)
+        #expect(toApp == [.violation(.unexpected(.startService, sessionID: 1, service: .rpc))])
+        let toHU = link.hu.receive(PT.bytes("50 00 08 01 00 00 00 00 00 00 00 02"), now: PT.t0)
+        #expect(toHU == [.violation(.unexpected(.registerSecondaryTransportACK, sessionID: 1, service: .control))])
+        #expect(link.app.activeSessions[1] != nil && link.hu.activeSessions[1] != nil, "both sessions live on")
     }
 }

@@ -1,15 +1,15 @@
-/// The head-unit role's decisions: which services to accept, secondary transports, and the
-/// head unit's own control messages. The machine reports requests as actions; the owner
-/// answers through these.
-extension ProtocolStateMachine {
+/// The head unit's answers: which services to accept, secondary transports, and the head
+/// unit's own announcements. The machine reports requests as actions; the owner answers
+/// through these.
+extension HeadUnitProtocolMachine {
 
-    /// Head unit: accepts a StartService from ``ProtocolAction/startServiceRequested(_:)``.
+    /// Accepts a StartService from ``ProtocolAction/startServiceRequested(_:)``.
     ///
     /// For a new RPC session, `sessionID` is the id to assign (nil: the lowest free one on
     /// this link). The ACK follows core: header version 5 with BSON when the app showed v5
     /// support, else the head unit's maximum capped at 4 with a raw 4-byte hash id.
-    public mutating func acceptStartService(_ request: StartServiceRequest, sessionID: UInt8? = nil, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        guard role == .headUnit else { throw ProtocolStateError("only the head unit accepts services") }
+    package mutating func acceptStartService(_ request: StartServiceRequest, sessionID: UInt8? = nil,
+                                             now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         if request.serviceType == .rpc && request.sessionID == 0 {
             guard let id = sessionID ?? (1...255).lazy.map(UInt8.init).first(where: { sessions[$0] == nil }) else {
                 throw ProtocolStateError("all 255 session ids are in use")
@@ -41,13 +41,12 @@ extension ProtocolStateMachine {
                 negotiated = ProtocolVersion(min(configuration.maximumVersion.major, 4))
                 if negotiated.major >= 2 { payload.appendBigEndian(UInt32(bitPattern: hash)) }
             }
-            var session = Session(
+            var session = HeadUnitSession(
                 info: SessionInfo(sessionID: id, version: negotiated, hashID: negotiated.major >= 2 ? hash : nil,
                                   maximumSendPayload: negotiated.major >= 3 ? configuration.maximumPayloadSize : 1488,
                                   ackPayload: ackPayload),
-                messageCounter: 0, lastReceived: now, lastSent: now)
-            session.announcedVersion = request.offeredVersion
-            let bytes = controlFrame(.startServiceACK, service: .rpc, session: &session, payload: payload, now: now)
+                messageCounter: 0, lastReceived: now, lastSent: now, side: HeadUnitSide(announcedVersion: request.offeredVersion))
+            let bytes = session.controlFrame(.startServiceACK, service: .rpc, payload: payload, now: now)
             sessions[id] = session
             return [.send(bytes), .sessionStarted(session.info)]
         }
@@ -72,33 +71,30 @@ extension ProtocolStateMachine {
             ack = payload
         }
         session.services.insert(request.serviceType)
-        let bytes = controlFrame(.startServiceACK, service: request.serviceType, session: &session,
-                                 payload: ack?.encoded ?? [], encrypted: request.isEncrypted, now: now)
+        let bytes = session.controlFrame(.startServiceACK, service: request.serviceType, payload: ack?.encoded ?? [],
+                                         encrypted: request.isEncrypted, now: now)
         sessions[session.info.sessionID] = session
         return [.send(bytes), .serviceStarted(sessionID: session.info.sessionID, serviceType: request.serviceType, payload: ack)]
     }
 
-    /// Head unit: refuses a StartService. The NAK echoes the request's session id (0 for a new session).
-    public mutating func rejectStartService(_ request: StartServiceRequest, reason: String?, rejectedParams: [String]) -> [ProtocolAction] {
+    /// Refuses a StartService. The NAK echoes the request's session id (0 for a new session).
+    package mutating func rejectStartService(_ request: StartServiceRequest, reason: String?, rejectedParams: [String]) -> [ProtocolAction] {
         let version = request.headerVersion >= 5 || (request.offeredVersion?.major ?? 0) >= 5 ? UInt8(5) : max(request.headerVersion, 1)
         var payload: [UInt8] = []
         if version >= 5 {
             var nak = ControlPayload(rejectedParams: rejectedParams.isEmpty ? nil : rejectedParams)
-            let announced = request.offeredVersion ?? sessions[request.sessionID]?.announcedVersion
+            let announced = request.offeredVersion ?? sessions[request.sessionID]?.side.announcedVersion
             if let announced, announced >= ProtocolVersion(5, 3, 0) { nak.reason = reason }
             payload = nak.encoded
         }
         var header = FrameHeader(version: version, frameType: .control, serviceType: request.serviceType,
                                  frameInfo: ControlFrameInfo.startServiceNAK.rawValue, sessionID: request.sessionID, dataSize: 0)
-        if var session = sessions[request.sessionID] {
-            header.messageID = nextMessageID(&session)
-            sessions[request.sessionID] = session
-        }
+        if let messageID = sessions[request.sessionID]?.nextMessageID() { header.messageID = messageID }
         return [.send(Frame(header: header, payload: payload).encoded)]
     }
 
-    /// Head unit: answers a RegisterSecondaryTransport on this link.
-    public mutating func answerSecondaryTransport(sessionID: UInt8, version: UInt8, accepted: Bool, reason: String? = nil) -> [ProtocolAction] {
+    /// Answers a RegisterSecondaryTransport on this link.
+    package func answerSecondaryTransport(sessionID: UInt8, version: UInt8, accepted: Bool, reason: String? = nil) -> [ProtocolAction] {
         let info: ControlFrameInfo = accepted ? .registerSecondaryTransportACK : .registerSecondaryTransportNAK
         let payload = accepted ? [] : ControlPayload(reason: reason).encoded
         // core always uses message id 2 here (§4.4).
@@ -107,18 +103,13 @@ extension ProtocolStateMachine {
         return [.send(Frame(header: header, payload: payload).encoded)]
     }
 
-    /// Head unit: announces the TCP secondary transport; an empty address withdraws it.
-    public mutating func sendTransportEventUpdate(sessionID: UInt8, address: String, port: Int32?, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+    /// Announces the TCP secondary transport; an empty address withdraws it.
+    package mutating func sendTransportEventUpdate(sessionID: UInt8, address: String, port: Int32?,
+                                                   now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         guard var session = sessions[sessionID] else { throw ProtocolStateError("session \(sessionID) not found") }
         let payload = ControlPayload(tcpIPAddress: address, tcpPort: address.isEmpty ? nil : port)
-        let bytes = controlFrame(.transportEventUpdate, service: .control, session: &session, payload: payload.encoded, now: now)
+        let bytes = session.controlFrame(.transportEventUpdate, service: .control, payload: payload.encoded, now: now)
         sessions[sessionID] = session
         return [.send(bytes)]
     }
-
-    /// Head unit: forgets a session without a frame (e.g. closed for flooding).
-    public mutating func dropSession(_ sessionID: UInt8) { sessions[sessionID] = nil }
-
-    /// Test hook: the message id the session uses next, to reach the 32-bit wrap cheaply.
-    mutating func setNextMessageID(_ id: UInt32, sessionID: UInt8) { sessions[sessionID]?.messageCounter = id }
 }

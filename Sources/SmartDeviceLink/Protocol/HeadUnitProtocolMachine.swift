@@ -1,0 +1,233 @@
+/// The head unit's side of the SDL protocol on one link: any number of sessions, one per
+/// app on the link, as sdl_core runs them. StartService and RegisterSecondaryTransport come
+/// out as requests; the owner answers through the methods in
+/// HeadUnitProtocolMachine+Answers.swift.
+package struct HeadUnitProtocolMachine: ProtocolMachine {
+    package let configuration: ProtocolConfiguration
+    private var input: FrameInput
+    var sessions: [UInt8: HeadUnitSession] = [:]
+
+    /// What only the head unit tracks per session.
+    struct HeadUnitSide: Sendable {
+        var supervision: Supervision = .off
+        /// The protocolVersion the app announced in its RPC StartService; core adds `reason`
+        /// to NAKs of any service only when it is ≥ 5.3.0 (§4.3).
+        var announcedVersion: ProtocolVersion?
+    }
+
+    /// core's heartbeat supervision of a session (§4.6).
+    enum Supervision: Sendable {
+        /// Not until the app sends its first Heartbeat (core's opt-in).
+        case off
+        /// The app is heard from; a Heartbeat goes out after an interval of silence.
+        case watching
+        /// A Heartbeat went out unanswered; another interval of silence ends the session.
+        case awaitingAnswer
+    }
+    typealias HeadUnitSession = Session<HeadUnitSide>
+
+    package init(configuration: ProtocolConfiguration = .headUnit) {
+        self.configuration = configuration
+        self.input = FrameInput(configuration: configuration)
+    }
+
+    package var activeSessions: [UInt8: SessionInfo] { sessions.mapValues(\.info) }
+
+    /// The services currently started in a session.
+    package func services(of sessionID: UInt8) -> Set<ServiceType> { sessions[sessionID]?.services ?? [] }
+
+    package var droppedByteCount: Int { input.decoder.droppedByteCount }
+
+    private func session(_ id: UInt8, _ purpose: String) throws(ProtocolStateError) -> HeadUnitSession {
+        guard let session = sessions[id] else { throw ProtocolStateError("session \(id) not found for \(purpose)") }
+        return session
+    }
+
+    // MARK: - Sending
+
+    /// Frames a complete service payload for sending in a session.
+    package mutating func send(_ payload: [UInt8], service: ServiceType, sessionID: UInt8,
+                               now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        var session = try session(sessionID, "sending")
+        let bytes = try session.dataFrames(payload, service: service, now: now)
+        sessions[sessionID] = session
+        return [.send(bytes)]
+    }
+
+    /// Ends a service of a session; ending RPC ends the session once acknowledged.
+    package mutating func endService(_ service: ServiceType, sessionID: UInt8,
+                                     now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        var session = try session(sessionID, "ending \(service)")
+        guard session.services.contains(service) else { throw ProtocolStateError("\(service) is not started") }
+        session.ending.insert(service)
+        let bytes = session.controlFrame(.endService, service: service, now: now)
+        sessions[sessionID] = session
+        return [.send(bytes)]
+    }
+
+    /// Sends a Heartbeat in a session.
+    package mutating func sendHeartbeat(sessionID: UInt8, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        var session = try session(sessionID, "a heartbeat")
+        let bytes = session.controlFrame(.heartbeat, service: .control, now: now)
+        sessions[sessionID] = session
+        return [.send(bytes)]
+    }
+
+    /// Forgets a session without a frame (e.g. closed for flooding).
+    package mutating func dropSession(_ sessionID: UInt8) { sessions[sessionID] = nil }
+
+    /// Test hook: the message id the session uses next, to reach the 32-bit wrap cheaply.
+    mutating func setNextMessageID(_ id: UInt32, sessionID: UInt8) { sessions[sessionID]?.messageCounter = id }
+
+    // MARK: - Input and time
+
+    package mutating func receive(_ bytes: some Collection<UInt8>, now: ContinuousClock.Instant) -> [ProtocolAction] {
+        var actions: [ProtocolAction] = []
+        input.decoder.append(bytes)
+        while let frame = input.nextFrame(violations: &actions) { handle(frame, now: now, into: &actions) }
+        return actions
+    }
+
+    /// Supervises the sessions whose app opted in: a Heartbeat after an interval of silence,
+    /// the end of the session after another; other sessions on the link live on.
+    package mutating func tick(now: ContinuousClock.Instant) -> [ProtocolAction] {
+        var actions: [ProtocolAction] = []
+        input.expire(now: now, into: &actions)
+        guard let interval = configuration.heartbeatInterval else { return actions }
+        for id in sessions.keys.sorted() {
+            guard var session = sessions[id], session.info.version.major >= 3, session.side.supervision != .off,
+                  now - session.lastReceived >= interval else { continue }
+            if session.side.supervision == .awaitingAnswer {
+                guard now - session.lastSent >= interval else { continue }
+                sessions[id] = nil
+                actions.append(.heartbeatTimedOut(sessionID: id))
+                continue
+            }
+            session.side.supervision = .awaitingAnswer
+            actions.append(.send(session.controlFrame(.heartbeat, service: .control, now: now)))
+            sessions[id] = session
+        }
+        return actions
+    }
+
+    package var nextDeadline: ContinuousClock.Instant? {
+        var earliest = input.reassembler.nextExpiry
+        guard let interval = configuration.heartbeatInterval else { return earliest }
+        for session in sessions.values where session.info.version.major >= 3 {
+            let deadline: ContinuousClock.Instant
+            switch session.side.supervision {
+            case .off: continue
+            case .watching: deadline = session.lastReceived + interval
+            case .awaitingAnswer: deadline = max(session.lastSent, session.lastReceived) + interval
+            }
+            earliest = earliest.map { min($0, deadline) } ?? deadline
+        }
+        return earliest
+    }
+
+    package mutating func reset() {
+        input.reset()
+        sessions.removeAll()
+    }
+
+    // MARK: - Frames
+
+    private mutating func handle(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+        let header = frame.header
+        if var session = sessions[header.sessionID] {
+            session.lastReceived = now
+            if session.side.supervision == .awaitingAnswer { session.side.supervision = .watching }
+            // Follow an app that settled on a lower version (v1–4 negotiation).
+            if header.version >= 2, header.version < session.info.headerVersion {
+                session.info.version = ProtocolVersion(Int(header.version))
+            }
+            sessions[header.sessionID] = session
+        }
+        guard header.frameType == .control else {
+            guard sessions[header.sessionID] != nil else {
+                actions.append(.violation(.unknownSession(header.sessionID, service: header.serviceType)))
+                return
+            }
+            input.reassemble(frame, now: now, into: &actions)
+            return
+        }
+        guard let info = header.controlInfo else { return }
+        switch info {
+        case .heartbeat:
+            if var session = sessions[header.sessionID] {
+                if session.side.supervision == .off { session.side.supervision = .watching }
+                session.lastSent = now
+                sessions[header.sessionID] = session
+            }
+            actions.append(.send(ControlFrames.heartbeatACK(to: header)))
+        case .heartbeatACK, .serviceDataACK:
+            break
+        case .startService:
+            startServiceRequested(frame, into: &actions)
+        case .endService:
+            endServiceRequested(frame, now: now, into: &actions)
+        case .endServiceACK where sessions[header.sessionID] != nil:
+            finishEnd(of: header.serviceType, sessionID: header.sessionID, into: &actions)
+        case .endServiceNAK where sessions[header.sessionID] != nil:
+            sessions[header.sessionID]?.ending.remove(header.serviceType)
+            actions.append(.serviceEndFailed(sessionID: header.sessionID, serviceType: header.serviceType,
+                                             rejectedParams: ControlPayload(bytes: frame.payload)?.rejectedParams ?? []))
+        case .registerSecondaryTransport:
+            actions.append(.secondaryTransportRequested(sessionID: header.sessionID))
+        case .endServiceACK, .endServiceNAK, .startServiceACK, .startServiceNAK, .registerSecondaryTransportACK,
+             .registerSecondaryTransportNAK, .transportEventUpdate:
+            // Answers to what a head unit never asks, or for a session that is gone.
+            actions.append(.violation(.unexpected(info, sessionID: header.sessionID, service: header.serviceType)))
+        }
+    }
+
+    private mutating func startServiceRequested(_ frame: Frame, into actions: inout [ProtocolAction]) {
+        let header = frame.header
+        let parsed = frame.payload.isEmpty ? nil : ControlPayload(bytes: frame.payload)
+        var request = StartServiceRequest(sessionID: header.sessionID, serviceType: header.serviceType,
+                                          headerVersion: header.version, offeredVersion: nil, payload: parsed,
+                                          isEncrypted: header.isEncrypted)
+        if header.serviceType == .rpc, header.sessionID == 0, let parsed {
+            // core NAKs a parsable payload whose protocolVersion is missing, malformed or below 5 (§4.2).
+            guard let text = parsed.protocolVersion, let version = ProtocolVersion(text), version.major >= 5 else {
+                request.offeredVersion = ProtocolVersion(5)
+                actions.append(contentsOf: rejectStartService(request, reason: "invalid protocolVersion", rejectedParams: ["protocolVersion"]))
+                return
+            }
+            request.offeredVersion = version
+        }
+        actions.append(.startServiceRequested(request))
+    }
+
+    /// EndService from the app: ACK, or NAK for a service that is not started or an
+    /// EndService(RPC) whose hash id is not the session's.
+    private mutating func endServiceRequested(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+        let header = frame.header
+        guard var session = sessions[header.sessionID], session.services.contains(header.serviceType) else {
+            actions.append(.send(ControlFrames.endServiceNAK(to: header)))
+            return
+        }
+        if header.serviceType == .rpc, let expected = session.info.hashID, ControlFrames.hash(in: frame) != expected {
+            let payload = header.version >= 5 ? ControlPayload(rejectedParams: ["hashId"]).encoded : []
+            actions.append(.send(session.controlFrame(.endServiceNAK, service: .rpc, payload: payload, now: now)))
+            sessions[header.sessionID] = session
+            actions.append(.serviceEndFailed(sessionID: header.sessionID, serviceType: .rpc, rejectedParams: ["hashId"]))
+            return
+        }
+        actions.append(.send(session.controlFrame(.endServiceACK, service: header.serviceType, now: now)))
+        sessions[header.sessionID] = session
+        finishEnd(of: header.serviceType, sessionID: header.sessionID, into: &actions)
+    }
+
+    private mutating func finishEnd(of service: ServiceType, sessionID: UInt8, into actions: inout [ProtocolAction]) {
+        guard var session = sessions[sessionID] else { return }
+        if service == .rpc {
+            sessions[sessionID] = nil
+            actions.append(.sessionEnded(sessionID: sessionID))
+        } else {
+            session.endNonRPC(service)
+            sessions[sessionID] = session
+            actions.append(.serviceEnded(sessionID: sessionID, serviceType: service))
+        }
+    }
+}

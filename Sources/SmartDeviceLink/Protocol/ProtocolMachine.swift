@@ -1,0 +1,174 @@
+/// The SDL protocol session layer of one role, without I/O: bytes and calls go in,
+/// ``ProtocolAction``s come out, and time is always a parameter (STYLE.md, swift-nio-ssh).
+///
+/// Two machines implement it: ``AppProtocolMachine`` (the library) and
+/// ``HeadUnitProtocolMachine`` (the emulator). They share the decoder, the reassembler, the
+/// fragmenter and the frame helpers below; what differs between the roles lives in each.
+package protocol ProtocolMachine: Sendable {
+    init(configuration: ProtocolConfiguration)
+    var configuration: ProtocolConfiguration { get }
+    /// Feeds bytes from the transport.
+    mutating func receive(_ bytes: some Collection<UInt8>, now: ContinuousClock.Instant) -> [ProtocolAction]
+    /// Lets time pass: heartbeats, heartbeat timeouts, expiry of partial messages.
+    mutating func tick(now: ContinuousClock.Instant) -> [ProtocolAction]
+    /// The earliest time at which ``tick(now:)`` has something to do, or nil when nothing is
+    /// timed. A driver sleeps until then instead of polling; ticking earlier is harmless.
+    var nextDeadline: ContinuousClock.Instant? { get }
+    /// Forgets partial input and sessions, as when the transport is lost (§10 item 19).
+    mutating func reset()
+    /// The sessions that are up, by id.
+    var activeSessions: [UInt8: SessionInfo] { get }
+    /// Bytes received that formed no frame and were dropped.
+    var droppedByteCount: Int { get }
+}
+
+/// The receiving half both roles share: frames out of bytes, messages out of data frames.
+struct FrameInput: Sendable {
+    var decoder: FrameDecoder
+    var reassembler: FrameReassembler
+
+    init(configuration: ProtocolConfiguration) {
+        decoder = FrameDecoder(maximumPayloadSize: max(configuration.maximumPayloadSize, 1488))
+        reassembler = FrameReassembler(timeout: configuration.reassemblyTimeout)
+    }
+
+    /// The next frame of the bytes appended to the decoder; the start of a malformed run
+    /// on the way becomes a violation.
+    mutating func nextFrame(violations actions: inout [ProtocolAction]) -> Frame? {
+        while let event = decoder.next() {
+            switch event {
+            case .malformed(let problem): actions.append(.violation(.malformedFrame(problem)))
+            case .frame(let frame): return frame
+            }
+        }
+        return nil
+    }
+
+    /// A data frame of a started session: a complete message, or nothing while one is pending.
+    mutating func reassemble(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+        switch reassembler.receive(frame, now: now) {
+        case .message(let header, let payload):
+            actions.append(.message(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload))
+        case .pending:
+            break
+        case .dropped(let problem):
+            actions.append(.violation(.reassembly(problem)))
+        }
+    }
+
+    /// Partial messages whose last frame did not come in time.
+    mutating func expire(now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+        for key in reassembler.expire(now: now) {
+            actions.append(.violation(.expired(messageID: key.messageID, service: key.serviceType)))
+        }
+    }
+
+    /// Accepts payloads up to `limit` from now on (a negotiated `mtu` may raise it).
+    mutating func accept(upTo limit: Int) {
+        decoder.maximumPayloadSize = max(decoder.maximumPayloadSize, limit)
+    }
+
+    mutating func reset() {
+        decoder.reset()
+        reassembler.reset()
+    }
+}
+
+/// One session as a machine keeps it; `Side` holds what only one role tracks.
+struct Session<Side: Sendable>: Sendable {
+    var info: SessionInfo
+    var services: Set<ServiceType> = [.rpc, .hybrid]
+    /// Per-session counter; the app starts at 1 (java/ios), the head unit at 0 (core).
+    var messageCounter: UInt32
+    var lastReceived: ContinuousClock.Instant
+    var lastSent: ContinuousClock.Instant
+    /// Sent EndService and waiting for the ACK.
+    var ending: Set<ServiceType> = []
+    /// Payload limits per frame set by an audio/video ACK's `mtu`, overriding the session's
+    /// RPC value for that service (§2.2, PS §4.2.3.2).
+    var serviceSendLimits: [ServiceType: Int] = [:]
+    var side: Side
+
+    /// The next message id. After a wrap both roles skip 0, which core rejects on data frames (§4.4).
+    mutating func nextMessageID() -> UInt32 {
+        let id = messageCounter
+        messageCounter &+= 1
+        if messageCounter == 0 { messageCounter = 1 }
+        return id
+    }
+
+    /// A control frame of this session, with the next message id.
+    mutating func controlFrame(
+        _ info: ControlFrameInfo, service: ServiceType, payload: [UInt8] = [], encrypted: Bool = false, now: ContinuousClock.Instant
+    ) -> [UInt8] {
+        let header = FrameHeader(version: self.info.headerVersion, isEncrypted: encrypted, frameType: .control,
+                                 serviceType: service, frameInfo: info.rawValue, sessionID: self.info.sessionID,
+                                 dataSize: UInt32(payload.count), messageID: nextMessageID())
+        lastSent = now
+        return Frame(header: header, payload: payload).encoded
+    }
+
+    /// A complete service payload (an RPC packet, audio or video data) framed for sending,
+    /// fragmented to the service's limit, with a fresh message id.
+    mutating func dataFrames(_ payload: [UInt8], service: ServiceType, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [UInt8] {
+        let running = service == .hybrid ? services.contains(.rpc) : services.contains(service)
+        guard running else { throw ProtocolStateError("\(service) is not started in session \(info.sessionID)") }
+        let frames = FrameFragmenter.frames(
+            for: payload, version: info.headerVersion, serviceType: service, sessionID: info.sessionID,
+            messageID: nextMessageID(), maximumPayloadPerFrame: serviceSendLimits[service] ?? info.maximumSendPayload)
+        lastSent = now
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(payload.count + frames.count * 12)
+        for frame in frames {
+            frame.header.encode(into: &bytes)
+            bytes.append(contentsOf: frame.payload)
+        }
+        return bytes
+    }
+
+    /// Ends a non-RPC service after its EndService was acknowledged either way.
+    mutating func endNonRPC(_ service: ServiceType) {
+        services.remove(service)
+        ending.remove(service)
+        serviceSendLimits[service] = nil
+    }
+}
+
+/// Frame helpers that need no session.
+enum ControlFrames {
+    /// The Heartbeat ACK: always answered, echoing session and message id as core does (§4.6).
+    static func heartbeatACK(to header: FrameHeader) -> [UInt8] {
+        FrameHeader(version: header.version, frameType: .control, serviceType: .control,
+                    frameInfo: ControlFrameInfo.heartbeatACK.rawValue, sessionID: header.sessionID,
+                    dataSize: 0, messageID: header.messageID).encoded
+    }
+
+    /// The EndServiceNAK for a service that is not started.
+    static func endServiceNAK(to header: FrameHeader) -> [UInt8] {
+        FrameHeader(version: max(header.version, 2), frameType: .control, serviceType: header.serviceType,
+                    frameInfo: ControlFrameInfo.endServiceNAK.rawValue, sessionID: header.sessionID,
+                    dataSize: 0, messageID: header.messageID).encoded
+    }
+
+    /// Payload bytes per frame this side sends: `mtu − 12` is valid whether a peer reads
+    /// `mtu` as a payload or a frame limit (§2.2); v1/v2 stay at 1488.
+    static func sendLimit(version: ProtocolVersion, mtu: Int64?, configured: Int) -> Int {
+        guard version.major >= 3 else { return 1488 }
+        if let mtu, mtu > 12 { return Int(mtu) - 12 }
+        return min(configured, 131_072)
+    }
+
+    /// The hash id an EndService(RPC) carries: BSON from v5, else 4 raw bytes.
+    static func hashPayload(_ hash: Int32, version: ProtocolVersion) -> [UInt8] {
+        if version.major >= 5 { return ControlPayload(hashID: hash).encoded }
+        var payload: [UInt8] = []
+        payload.appendBigEndian(UInt32(bitPattern: hash))
+        return payload
+    }
+
+    /// The hash id in an EndService(RPC) or a v1–4 StartServiceACK.
+    static func hash(in frame: Frame) -> Int32? {
+        if frame.header.version >= 5 { return ControlPayload(bytes: frame.payload)?.hashID }
+        return frame.payload.count >= 4 ? Int32(bitPattern: frame.payload.bigEndianUInt32(at: 0)) : nil
+    }
+}
