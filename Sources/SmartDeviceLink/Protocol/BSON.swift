@@ -1,6 +1,6 @@
 /// A BSON value of the subset SDL control frames use (PROTOCOL.md §5). All integers are
 /// little-endian, unlike the frame header.
-public enum BSONValue: Sendable, Hashable {
+package enum BSONValue: Sendable, Hashable {
     case double(Double)
     case string(String)
     case document(BSONDocument)
@@ -11,38 +11,38 @@ public enum BSONValue: Sendable, Hashable {
 }
 
 /// One key and value of a document.
-public struct BSONElement: Sendable, Hashable {
-    public var key: String
-    public var value: BSONValue
-    public init(_ key: String, _ value: BSONValue) {
+package struct BSONElement: Sendable, Hashable {
+    package var key: String
+    package var value: BSONValue
+    package init(_ key: String, _ value: BSONValue) {
         self.key = key
         self.value = value
     }
 }
 
 /// Why bytes are not a BSON document of the supported subset.
-public struct BSONError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var offset: Int
-    public var reason: String
-    public var description: String { "invalid BSON at byte \(offset): \(reason)" }
+package struct BSONError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var offset: Int
+    package var reason: String
+    package var description: String { "invalid BSON at byte \(offset): \(reason)" }
 }
 
 /// A BSON document: ordered elements. Key order carries no meaning to peers (bson_c_lib
 /// keeps a hash map), so compare documents with ``BSONDocument/sameContent(as:)`` when
 /// order may differ.
-public struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
-    public var elements: [BSONElement]
+package struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+    package var elements: [BSONElement]
 
-    public init(_ elements: [BSONElement] = []) { self.elements = elements }
+    package init(_ elements: [BSONElement] = []) { self.elements = elements }
 
-    public init(dictionaryLiteral elements: (String, BSONValue)...) {
+    package init(dictionaryLiteral elements: (String, BSONValue)...) {
         self.elements = elements.map { BSONElement($0.0, $0.1) }
     }
 
-    public var isEmpty: Bool { elements.isEmpty }
+    package var isEmpty: Bool { elements.isEmpty }
 
     /// The value for `key`; setting nil removes it, setting a value replaces or appends it.
-    public subscript(key: String) -> BSONValue? {
+    package subscript(key: String) -> BSONValue? {
         get { elements.first { $0.key == key }?.value }
         set {
             if let index = elements.firstIndex(where: { $0.key == key }) {
@@ -54,7 +54,7 @@ public struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     }
 
     /// Same keys with the same values, in any order.
-    public func sameContent(as other: BSONDocument) -> Bool {
+    package func sameContent(as other: BSONDocument) -> Bool {
         guard elements.count == other.elements.count else { return false }
         return elements.allSatisfy { element in
             switch (element.value, other[element.key]) {
@@ -67,18 +67,18 @@ public struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     // MARK: Typed getters: a type mismatch reads as absent, as bson_c_lib's getters do.
 
-    public func string(_ key: String) -> String? {
+    package func string(_ key: String) -> String? {
         if case .string(let s)? = self[key] { return s }
         return nil
     }
 
-    public func int32(_ key: String) -> Int32? {
+    package func int32(_ key: String) -> Int32? {
         if case .int32(let i)? = self[key] { return i }
         return nil
     }
 
     /// An int64; an int32 is accepted too (`mtu` leniency, PROTOCOL.md §10 item 12).
-    public func int64(_ key: String) -> Int64? {
+    package func int64(_ key: String) -> Int64? {
         switch self[key] {
         case .int64(let i)?: return i
         case .int32(let i)?: return Int64(i)
@@ -86,17 +86,17 @@ public struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         }
     }
 
-    public func bool(_ key: String) -> Bool? {
+    package func bool(_ key: String) -> Bool? {
         if case .bool(let b)? = self[key] { return b }
         return nil
     }
 
-    public func strings(_ key: String) -> [String]? {
+    package func strings(_ key: String) -> [String]? {
         guard case .array(let items)? = self[key] else { return nil }
         return items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
     }
 
-    public func int32s(_ key: String) -> [Int32]? {
+    package func int32s(_ key: String) -> [Int32]? {
         guard case .array(let items)? = self[key] else { return nil }
         return items.compactMap { if case .int32(let i) = $0 { return i } else { return nil } }
     }
@@ -104,7 +104,7 @@ public struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     // MARK: Encoding
 
     /// The wire form.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = []
         encode(into: &out)
         return out
@@ -147,7 +147,7 @@ public struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     /// Parses a whole document. Any type byte outside the subset fails the document, as in
     /// bson_c_lib, and so do lengths that disagree with the data.
-    public init(decoding bytes: some Collection<UInt8>) throws(BSONError) {
+    package init(decoding bytes: some Collection<UInt8>) throws(BSONError) {
         let data = bytes.withContiguousStorageIfAvailable { Array($0) } ?? Array(bytes)
         var reader = BSONReader(bytes: data, index: 0)
         self = try reader.document(depth: 0)

@@ -110,7 +110,7 @@ public struct ControlPayload: Sendable, Hashable {
     }
 
     /// The BSON document, keys in a fixed order.
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         var doc = BSONDocument()
         func put(_ key: String, _ value: BSONValue?) { if let value { doc.elements.append(BSONElement(key, value)) } }
         put(Key.protocolVersion, protocolVersion.map(BSONValue.string))
@@ -138,7 +138,7 @@ public struct ControlPayload: Sendable, Hashable {
     }
 
     /// Reads the keys of a document; values of an unexpected BSON type read as absent.
-    public init(document doc: BSONDocument) {
+    package init(document doc: BSONDocument) {
         self.init(
             protocolVersion: doc.string(Key.protocolVersion), hashID: doc.int32(Key.hashID), mtu: doc.int64(Key.mtu),
             secondaryTransports: doc.strings(Key.secondaryTransports),

@@ -4,9 +4,9 @@
 /// item 1). Malformed input is handled as sdl_core does (§10 item 2): drop one byte and
 /// parse again from the next, and report a run of bad bytes once. A `DataSize` above the
 /// receive limit is malformed; nothing is ever allocated from it.
-public struct FrameDecoder: Sendable {
+package struct FrameDecoder: Sendable {
     /// What the decoder found in the stream.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         case frame(Frame)
         /// The start of a run of bytes that do not form a valid header, and why the first
         /// one failed. Bytes up to the next valid header are dropped silently.
@@ -14,33 +14,33 @@ public struct FrameDecoder: Sendable {
     }
 
     /// The largest payload accepted in one frame. Bigger `DataSize` values are malformed.
-    public var maximumPayloadSize: Int
+    package var maximumPayloadSize: Int
 
     private var buffer: [UInt8] = []
     private var readIndex = 0
     /// True while dropping bytes of a malformed run (so it is reported once).
     private var inMalformedRun = false
     /// Number of bytes dropped in malformed runs since creation; for diagnostics.
-    public private(set) var droppedByteCount = 0
+    package private(set) var droppedByteCount = 0
 
     /// - Parameter maximumPayloadSize: the receive limit; 131,072 (core's shipped
     ///   `MaximumPayloadSize`) accepts what any known head unit sends before negotiation.
-    public init(maximumPayloadSize: Int = 131_072) {
+    package init(maximumPayloadSize: Int = 131_072) {
         self.maximumPayloadSize = maximumPayloadSize
     }
 
     /// Bytes received but not yet part of a complete frame.
-    public var bufferedByteCount: Int { buffer.count - readIndex }
+    package var bufferedByteCount: Int { buffer.count - readIndex }
 
     /// Forgets partial input, as on a disconnect (§10 item 19).
-    public mutating func reset() {
+    package mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
         readIndex = 0
         inMalformedRun = false
     }
 
     /// Appends `bytes` and returns every complete frame and malformed run found so far.
-    public mutating func decode(_ bytes: some Collection<UInt8>) -> [Event] {
+    package mutating func decode(_ bytes: some Collection<UInt8>) -> [Event] {
         append(bytes)
         var events: [Event] = []
         while let event = next() { events.append(event) }
@@ -48,7 +48,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Appends received bytes without parsing.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
+    package mutating func append(_ bytes: some Collection<UInt8>) {
         if readIndex > 0, readIndex >= buffer.count / 2 {
             buffer.removeSubrange(0..<readIndex)
             readIndex = 0
@@ -60,7 +60,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// The next frame or malformed run, or nil when more bytes are needed.
-    public mutating func next() -> Event? {
+    package mutating func next() -> Event? {
         while readIndex < buffer.count {
             switch parseHeader(at: readIndex) {
             case .needMoreBytes:
@@ -124,7 +124,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Why `header` is malformed by the rules sdl_core applies to incoming frames, or nil.
-    public static func validationFailure(of header: FrameHeader, maximumPayloadSize: Int) -> String? {
+    package static func validationFailure(of header: FrameHeader, maximumPayloadSize: Int) -> String? {
         problem(of: header, maximumPayloadSize: maximumPayloadSize)?.description
     }
 
@@ -151,7 +151,7 @@ public struct FrameDecoder: Sendable {
 
 /// Why bytes do not start a valid frame. Kept as a value: in a run of garbage every byte is
 /// tried as a header, and only the first failure of a run is ever put into words.
-public enum FrameProblem: Sendable, Hashable, CustomStringConvertible {
+package enum FrameProblem: Sendable, Hashable, CustomStringConvertible {
     case version(UInt8)
     case reservedFrameType(UInt8)
     case undefinedService(UInt8)
@@ -163,7 +163,7 @@ public enum FrameProblem: Sendable, Hashable, CustomStringConvertible {
     case firstFrameSize(UInt32)
     case messageIDZero
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .version(let version): return "protocol version \(version) is not 1…5"
         case .reservedFrameType(let type): return "frame type \(type) is reserved"

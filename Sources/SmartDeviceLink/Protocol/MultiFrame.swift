@@ -1,5 +1,5 @@
 /// Splits a message into frames that fit the negotiated payload limit (PROTOCOL.md §2.3).
-public enum FrameFragmenter {
+package enum FrameFragmenter {
     /// The frames of one message.
     ///
     /// - A payload that fits `maximumPayloadPerFrame` becomes one Single frame.
@@ -8,7 +8,7 @@ public enum FrameFragmenter {
     ///   (never 0 while more follow), the last one numbered 0.
     ///
     /// Every frame carries the same version, service, session and message ID.
-    public static func frames(
+    package static func frames(
         for payload: [UInt8], version: UInt8, serviceType: ServiceType, sessionID: UInt8, messageID: UInt32,
         maximumPayloadPerFrame: Int, encrypted: Bool = false
     ) -> [Frame] {
@@ -48,15 +48,15 @@ public enum FrameFragmenter {
 /// 8-bit multi-frame IDs repeat, and an unrelated Single frame must not disturb a partial
 /// message. Time is a parameter: ``expire(now:)`` drops messages whose last frame did not
 /// arrive within ``timeout`` (core: 10 s, `ExpectedConsecutiveFramesTimeout`).
-public struct FrameReassembler: Sendable {
-    public struct Key: Hashable, Sendable {
-        public var sessionID: UInt8
-        public var serviceType: ServiceType
-        public var messageID: UInt32
+package struct FrameReassembler: Sendable {
+    package struct Key: Hashable, Sendable {
+        package var sessionID: UInt8
+        package var serviceType: ServiceType
+        package var messageID: UInt32
     }
 
     /// What happened to a frame given to the reassembler.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// A complete message: a Single frame, or the last Consecutive frame of one.
         case message(header: FrameHeader, payload: [UInt8])
         /// Part of a message; more frames are needed.
@@ -73,18 +73,18 @@ public struct FrameReassembler: Sendable {
         var startedAt: ContinuousClock.Instant
     }
 
-    public var timeout: Duration
+    package var timeout: Duration
     /// The largest message accepted (TotalSize of a First frame). Bigger ones are dropped.
-    public var maximumMessageSize: Int
+    package var maximumMessageSize: Int
     /// How many messages may wait for frames at once; a First frame beyond that is dropped.
-    public var maximumPendingMessages: Int
+    package var maximumPendingMessages: Int
     /// How many received bytes may wait in unfinished messages at once; a frame that would
     /// go beyond drops its message. A peer cannot make us hold more than this.
-    public var maximumPendingBytes: Int
+    package var maximumPendingBytes: Int
     private var partials: [Key: Partial] = [:]
     private var pendingBytes = 0
 
-    public init(timeout: Duration = .seconds(10), maximumMessageSize: Int = 64 << 20,
+    package init(timeout: Duration = .seconds(10), maximumMessageSize: Int = 64 << 20,
                 maximumPendingMessages: Int = 64, maximumPendingBytes: Int = 80 << 20) {
         self.timeout = timeout
         self.maximumMessageSize = maximumMessageSize
@@ -93,10 +93,10 @@ public struct FrameReassembler: Sendable {
     }
 
     /// Number of messages waiting for more frames.
-    public var pendingCount: Int { partials.count }
+    package var pendingCount: Int { partials.count }
 
     /// Feeds a Single, First or Consecutive frame.
-    public mutating func receive(_ frame: Frame, now: ContinuousClock.Instant) -> Outcome {
+    package mutating func receive(_ frame: Frame, now: ContinuousClock.Instant) -> Outcome {
         let header = frame.header
         let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
         switch header.frameType {
@@ -156,7 +156,7 @@ public struct FrameReassembler: Sendable {
     }
 
     /// Drops partial messages older than ``timeout``; returns their keys.
-    public mutating func expire(now: ContinuousClock.Instant) -> [Key] {
+    package mutating func expire(now: ContinuousClock.Instant) -> [Key] {
         let stale = partials.filter { now - $0.value.startedAt >= timeout }.map(\.key)
         for key in stale { pendingBytes -= partials.removeValue(forKey: key)?.payload.count ?? 0 }
         return stale
@@ -164,22 +164,22 @@ public struct FrameReassembler: Sendable {
 
     /// When the oldest partial message expires, if any is pending: the time a driver
     /// should next call ``expire(now:)``.
-    public var nextExpiry: ContinuousClock.Instant? {
+    package var nextExpiry: ContinuousClock.Instant? {
         partials.values.lazy.map(\.startedAt).min().map { $0 + timeout }
     }
 
     /// Forgets everything, as on a disconnect.
-    public mutating func reset() {
+    package mutating func reset() {
         partials.removeAll()
         pendingBytes = 0
     }
 
     /// Received bytes held in unfinished messages.
-    public var pendingByteCount: Int { pendingBytes }
+    package var pendingByteCount: Int { pendingBytes }
 }
 
 /// Why the reassembler dropped a frame.
-public enum ReassemblyProblem: Sendable, Hashable, CustomStringConvertible {
+package enum ReassemblyProblem: Sendable, Hashable, CustomStringConvertible {
     case shortFirstFrame
     case repeatedFirstFrame(messageID: UInt32)
     case tooLarge(size: Int, limit: Int)
@@ -189,7 +189,7 @@ public enum ReassemblyProblem: Sendable, Hashable, CustomStringConvertible {
     case longerThanAnnounced(messageID: UInt32, announced: Int)
     case pendingBytesExceeded(limit: Int, messageID: UInt32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .shortFirstFrame: return "first frame payload shorter than 8 bytes"
         case .repeatedFirstFrame(let id): return "second first frame for pending message \(id)"

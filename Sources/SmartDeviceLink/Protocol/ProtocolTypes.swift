@@ -81,19 +81,19 @@ public struct SessionInfo: Sendable, Hashable {
 }
 
 /// A StartService the head unit must accept or reject (head-unit role).
-public struct StartServiceRequest: Sendable, Hashable {
+package struct StartServiceRequest: Sendable, Hashable {
     /// 0 for a new RPC session.
-    public var sessionID: UInt8
-    public var serviceType: ServiceType
-    public var headerVersion: UInt8
+    package var sessionID: UInt8
+    package var serviceType: ServiceType
+    package var headerVersion: UInt8
     /// For RPC: the version the app offered (nil when it sent no BSON, i.e. v1–4 style).
-    public var offeredVersion: ProtocolVersion?
-    public var payload: ControlPayload?
-    public var isEncrypted: Bool
+    package var offeredVersion: ProtocolVersion?
+    package var payload: ControlPayload?
+    package var isEncrypted: Bool
 }
 
 /// What the driver of a protocol machine must do or learn.
-public enum ProtocolAction: Sendable, Hashable {
+package enum ProtocolAction: Sendable, Hashable {
     /// Write these bytes to the transport.
     case send([UInt8])
     /// App: the RPC session is up. Head unit: an RPC session was accepted.
@@ -124,7 +124,7 @@ public enum ProtocolAction: Sendable, Hashable {
 
 /// What a peer did wrong, as a value: the driver counts and logs it, a head unit closes a
 /// link that does it too often (core's malformed-message filter).
-public enum ProtocolViolation: Sendable, Hashable, CustomStringConvertible {
+package enum ProtocolViolation: Sendable, Hashable, CustomStringConvertible {
     /// The start of a run of bytes that form no valid frame; the run is dropped up to the
     /// next valid header. Counts for core's malformed-message limit.
     case malformedFrame(FrameProblem)
@@ -138,7 +138,7 @@ public enum ProtocolViolation: Sendable, Hashable, CustomStringConvertible {
     /// is not there.
     case unexpected(ControlFrameInfo, sessionID: UInt8, service: ServiceType)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedFrame(let problem): return "malformed frame: \(problem)"
         case .reassembly(let problem): return "frame dropped: \(problem)"
@@ -149,14 +149,14 @@ public enum ProtocolViolation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this counts for core's malformed-message limit (bytes that are no frame).
-    public var isMalformedFrame: Bool {
+    package var isMalformedFrame: Bool {
         if case .malformedFrame = self { return true }
         return false
     }
 }
 
 /// A call that the current state does not allow.
-public struct ProtocolStateError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
+package struct ProtocolStateError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 }

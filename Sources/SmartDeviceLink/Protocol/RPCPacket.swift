@@ -1,16 +1,16 @@
 /// An RPC as carried on the RPC and Hybrid services in protocol v2+: the 12-byte binary
 /// header, the JSON parameters and optional bulk data (PROTOCOL.md §3.1).
-public struct RPCPacket: Sendable, Hashable {
-    public var messageType: RPCMessageType
+package struct RPCPacket: Sendable, Hashable {
+    package var messageType: RPCMessageType
     /// The 28-bit function id.
-    public var functionID: UInt32
+    package var functionID: UInt32
     /// Signed on the wire; notifications carry 0 (core sends 0xFFFFFFFF, i.e. -1).
-    public var correlationID: Int32
+    package var correlationID: Int32
     /// The UTF-8 JSON of the parameter object.
-    public var json: [UInt8]
-    public var bulkData: [UInt8]
+    package var json: [UInt8]
+    package var bulkData: [UInt8]
 
-    public init(messageType: RPCMessageType, functionID: UInt32, correlationID: Int32, json: [UInt8], bulkData: [UInt8] = []) {
+    package init(messageType: RPCMessageType, functionID: UInt32, correlationID: Int32, json: [UInt8], bulkData: [UInt8] = []) {
         self.messageType = messageType
         self.functionID = functionID
         self.correlationID = correlationID
@@ -19,10 +19,10 @@ public struct RPCPacket: Sendable, Hashable {
     }
 
     /// Messages with binary data travel on the Hybrid service, others on RPC (§3.1).
-    public var serviceType: ServiceType { bulkData.isEmpty ? .rpc : .hybrid }
+    package var serviceType: ServiceType { bulkData.isEmpty ? .rpc : .hybrid }
 
     /// Header, JSON, bulk data.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(12 + json.count + bulkData.count)
         out.appendBigEndian(UInt32(messageType.rawValue) << 28 | (functionID & 0x0FFF_FFFF))
@@ -34,13 +34,13 @@ public struct RPCPacket: Sendable, Hashable {
     }
 
     /// Why a service payload is not an RPC packet.
-    public struct DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var reason: String
-        public var description: String { "malformed RPC payload: \(reason)" }
+    package struct DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var reason: String
+        package var description: String { "malformed RPC payload: \(reason)" }
     }
 
     /// Parses a reassembled RPC or Hybrid service payload.
-    public init(decoding payload: [UInt8]) throws(DecodingError) {
+    package init(decoding payload: [UInt8]) throws(DecodingError) {
         guard payload.count >= 12 else { throw DecodingError(reason: "\(payload.count) bytes, shorter than the 12-byte binary header") }
         let word = payload.bigEndianUInt32(at: 0)
         guard let type = RPCMessageType(rawValue: UInt8(word >> 28)) else {

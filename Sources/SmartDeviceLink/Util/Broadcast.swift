@@ -5,7 +5,7 @@
 /// This is the one subscriber list of the library and the emulator: a stream whose consumer
 /// goes away unsubscribes itself, and ``finish()`` (or the list's end) ends every stream,
 /// present and future.
-public final class Broadcast<Element: Sendable>: Sendable {
+package final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
         var nextID = 0
@@ -14,7 +14,7 @@ public final class Broadcast<Element: Sendable>: Sendable {
 
     private let state = Locked(State())
 
-    public init() {}
+    package init() {}
 
     // A stream's consumer waits inside the stream's storage, which the continuation here
     // keeps: unless the streams end with the list, the waiting tasks live forever.
@@ -22,7 +22,7 @@ public final class Broadcast<Element: Sendable>: Sendable {
 
     /// A new stream of the values yielded from now on, after `initial` when given; already
     /// finished if ``finish()`` ran.
-    public func subscribe(initial: Element? = nil) -> AsyncStream<Element> {
+    package func subscribe(initial: Element? = nil) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         let id: Int? = state.withLock { state in
             if let initial { continuation.yield(initial) }
@@ -42,14 +42,14 @@ public final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Sends `value` to every current subscriber.
-    public func yield(_ value: Element) {
+    package func yield(_ value: Element) {
         // Yield outside the lock: a consumer's termination handler takes it.
         let targets = state.withLock { Array($0.continuations.values) }
         for continuation in targets { continuation.yield(value) }
     }
 
     /// Ends every stream; later subscribers get a finished stream.
-    public func finish() {
+    package func finish() {
         let targets = state.withLock { state in
             state.finished = true
             defer { state.continuations.removeAll() }
@@ -59,5 +59,5 @@ public final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Whether anyone listens (to skip building values nobody reads).
-    public var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
+    package var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
 }

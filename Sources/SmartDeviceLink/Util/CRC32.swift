@@ -1,5 +1,5 @@
 /// CRC-32 (IEEE 802.3, the zlib/PNG polynomial), as PutFile's `crc` parameter uses.
-public struct CRC32: Sendable {
+package struct CRC32: Sendable {
     private static let table: [UInt32] = (0..<256).map { index in
         var value = UInt32(index)
         for _ in 0..<8 { value = value & 1 != 0 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
@@ -8,10 +8,10 @@ public struct CRC32: Sendable {
 
     public private(set) var value: UInt32 = 0
 
-    public init() {}
+    package init() {}
 
     /// Adds bytes; the running value covers everything given so far.
-    public mutating func update(_ bytes: some Sequence<UInt8>) {
+    package mutating func update(_ bytes: some Sequence<UInt8>) {
         // Contiguous storage (arrays, slices, Data) takes the fast path: generic code is not
         // specialised across modules, and a per-byte generic loop is ~20× slower.
         let done: Void? = bytes.withContiguousStorageIfAvailable { update(contiguous: $0) }
@@ -27,7 +27,7 @@ public struct CRC32: Sendable {
     }
 
     /// The CRC-32 of `bytes`.
-    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var crc = CRC32()
         crc.update(bytes)
         return crc.value

@@ -642,7 +642,7 @@ struct ProtocolMachineTests {
         let nak = PT.bytes("50 00 09 01 00 00 00 13 00 00 00 02  13 00 00 00 02 72 65 61 73 6F 6E 00 02 00 00 00 78 00 00")
         #expect(app.receive(nak, now: PT.t0) == [.secondaryTransportRejected(sessionID: 1, reason: "x")])
         // And from the head-unit role.
-        var hu = HeadUnitProtocolMachine(configuration: .headUnit)
+        let hu = HeadUnitProtocolMachine(configuration: .headUnit)
         #expect(PT.sentBytes(hu.answerSecondaryTransport(sessionID: 1, version: 5, accepted: false, reason: "x")) == nak)
     }
 
