@@ -1,4 +1,5 @@
 import SDLEmulator
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -161,6 +162,31 @@ struct LifecycleTests {
         #expect(await states.values == [.ready, .reconnecting(attempt: 1), .registered, .settingUpManagers, .ready])
         #expect(await manager.state == .ready)
         #expect(await emulator.snapshot().apps.contains { $0.appID == "lifecycle-1" })
+        await manager.stop()
+        task.cancel()
+    }
+
+    @Test("the reconnect back-off waits on the configured clock: nothing is tried until that clock has moved")
+    func backOffOnInjectedClock() async throws {
+        let emulator = HeadUnitEmulator()
+        let clock = ManualClock()
+        let manager = SDLManager(configuration: configuration(emulator, appID: "clocked-1") {
+            $0.reconnect = ReconnectPolicy(initialDelay: .seconds(30), maximumAttempts: 1)
+            $0.clock = LinkClock(clock)
+        })
+        try await manager.start()
+        let (states, task) = Recorder.recording(await manager.states())
+        try await emulator.dropTransport(appID: "clocked-1")
+        await states.waitFor(2)
+        #expect(await states.values == [.ready, .reconnecting(attempt: 1)])
+        // The manager is parked on the injected clock (no wall-clock sleep), and the head
+        // unit has not seen it again.
+        for _ in 0..<1_000 where clock.sleeperCount == 0 { await Task.yield() }
+        #expect(clock.sleeperCount >= 1)
+        #expect(await emulator.snapshot().apps.isEmpty)
+        clock.advance(by: .seconds(30))
+        await states.waitFor(5)
+        #expect(await states.values.suffix(3) == [.registered, .settingUpManagers, .ready])
         await manager.stop()
         task.cancel()
     }

@@ -107,8 +107,10 @@ struct MenuManagerTests {
         let emulator = HeadUnitEmulator()
         let manager = SDLManager(configuration: configuration(emulator, appID: "menu-none"))
         try await manager.start()
-        let update = Task { try await manager.screenManager.menu.setMenu([MenuCell(title: "Later")]) }
-        try await Task.sleep(for: .milliseconds(100))
+        let menu = manager.screenManager.menu
+        let update = Task { try await menu.setMenu([MenuCell(title: "Later")]) }
+        for _ in 0..<500 where await menu.waitingUpdates < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await menu.waitingUpdates == 1, "the update waits for the HMI level")
         #expect(await emulator.snapshot().apps.first?.commands.isEmpty == true, "nothing sent in NONE")
         try await emulator.activateApp("menu-none")
         let report = try await update.value

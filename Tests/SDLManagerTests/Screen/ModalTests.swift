@@ -1,5 +1,5 @@
 import SDLEmulator
-import SmartDeviceLink
+@testable import SmartDeviceLink
 import Testing
 
 @Suite("Alerts, choice sets and buttons against the emulator", .serialized)
@@ -127,7 +127,8 @@ struct ModalTests {
         let answer = Task { try await rig.screen.choiceSets.present(ChoiceSet(title: "Pick", cells: [cell], timeout: .seconds(10))) }
         #expect(await rig.waitUntil { $0.systemContext == "HMI_OBSCURED" })
         let alert = Task { try await rig.screen.alerts.present(AlertView(text: "Later", duration: .seconds(3))) }
-        try await Task.sleep(for: .milliseconds(50))
+        for _ in 0..<500 where await rig.screen.waitingModals < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await rig.screen.waitingModals == 1, "the alert is queued behind the choice set")
         #expect(await rig.channel.requests("Alert").isEmpty, "the alert waits while the choice set is shown")
         let id = try #require(await rig.app().choiceSets.values.first?.choiceSet.first?.choiceID)
         try await rig.emulator.selectChoice(Int(id))

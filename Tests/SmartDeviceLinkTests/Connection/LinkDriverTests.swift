@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import SmartDeviceLink
+import SDLTestSupport
 import Synchronization
 import Testing
 

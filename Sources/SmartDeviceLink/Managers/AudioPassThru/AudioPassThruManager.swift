@@ -99,12 +99,15 @@ public actor AudioPassThruManager {
     /// Recordings asked for, oldest first; chunks belong to the oldest (the one recording).
     private var running: [Running] = []
     private var nextID = 0
-    private var lastChunk = ContinuousClock.now
+    private let clock: LinkClock
+    private var lastChunk: ContinuousClock.Instant
     private var listening = false
 
-    /// A manager over any channel (``SDLManager`` has one of its own).
-    public init(channel: any RPCChannel) {
+    /// A manager over any channel (``SDLManager`` has one of its own, on its configured clock).
+    public init(channel: any RPCChannel, clock: LinkClock = .continuous) {
         self.channel = channel
+        self.clock = clock
+        self.lastChunk = clock.now
     }
 
     private func startListening() async {
@@ -152,7 +155,7 @@ public actor AudioPassThruManager {
     private func deliver(_ pcm: [UInt8]) {
         guard !running.isEmpty, !pcm.isEmpty else { return }
         running[0].bytes += pcm.count
-        lastChunk = .now
+        lastChunk = clock.now
         running[0].continuation.yield(pcm)
     }
 
@@ -160,10 +163,10 @@ public actor AudioPassThruManager {
     /// (they travel different paths after the link), so the chunk stream stays open a
     /// moment, and until no chunk has come for a while.
     private func drain(_ id: Int) async -> Int {
-        try? await Task.sleep(for: .milliseconds(50))
-        let deadline = ContinuousClock.now + .seconds(1)
-        while ContinuousClock.now - lastChunk < .milliseconds(100), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        try? await clock.sleep(for: .milliseconds(50))
+        let deadline = clock.now + .seconds(1)
+        while clock.now - lastChunk < .milliseconds(100), clock.now < deadline {
+            try? await clock.sleep(for: .milliseconds(20))
         }
         return end(id)
     }

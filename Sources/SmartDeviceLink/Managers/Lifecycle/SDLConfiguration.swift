@@ -28,6 +28,9 @@ public struct SDLConfiguration: Sendable {
     public var registrationTimeout: Duration
     /// Default time a request waits for its response.
     public var requestTimeout: Duration
+    /// The time the manager, its links and its managers run on: reconnect back-off, request
+    /// and registration timeouts, heartbeats. Real time unless a test injects its own clock.
+    public var clock: LinkClock
 
     public init(
         appName: String, appID: String, shortName: String? = nil, appTypes: [AppHMIType] = [.default], isMedia: Bool = false,
@@ -36,7 +39,7 @@ public struct SDLConfiguration: Sendable {
         nightColorScheme: TemplateColorScheme? = nil, minimumProtocolVersion: ProtocolVersion = ProtocolVersion(2),
         minimumRPCVersion: ProtocolVersion = ProtocolVersion(1), transports: [TransportChoice],
         reconnect: ReconnectPolicy = ReconnectPolicy(), registrationTimeout: Duration = .seconds(20),
-        requestTimeout: Duration = .seconds(10)
+        requestTimeout: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.appName = appName
         self.appID = appID
@@ -55,6 +58,7 @@ public struct SDLConfiguration: Sendable {
         self.reconnect = reconnect
         self.registrationTimeout = registrationTimeout
         self.requestTimeout = requestTimeout
+        self.clock = LinkClock(clock)
     }
 
     /// The RegisterAppInterface request for this configuration.

@@ -68,7 +68,7 @@ public actor SDLManager: RPCChannel {
         self.screenManager = ScreenManager(channel: relay, fileManager: fileManager, systemCapabilityManager: systemCapabilityManager)
         self.buttonManager = ButtonManager(channel: relay)
         self.vehicleDataManager = VehicleDataManager(channel: relay)
-        self.audioPassThruManager = AudioPassThruManager(channel: relay)
+        self.audioPassThruManager = AudioPassThruManager(channel: relay, clock: configuration.clock)
         relay.attach(self)
     }
 
@@ -252,9 +252,11 @@ public actor SDLManager: RPCChannel {
             guard !stopping else { throw SDLError.connectionLost("stopped") }
             var protocolConfiguration = ProtocolConfiguration()
             protocolConfiguration.minimumVersion = configuration.minimumProtocolVersion
-            let connection = SDLConnection(transport: choice.make(), configuration: SDLConnection.Configuration(
+            var connectionConfiguration = SDLConnection.Configuration(
                 protocolConfiguration: protocolConfiguration, startTimeout: configuration.registrationTimeout,
-                requestTimeout: configuration.requestTimeout))
+                requestTimeout: configuration.requestTimeout)
+            connectionConfiguration.clock = configuration.clock
+            let connection = SDLConnection(transport: choice.make(), configuration: connectionConfiguration)
             if let frameObserver { await connection.observeFrames(frameObserver) }
             do {
                 session = try await connection.start()
@@ -356,7 +358,7 @@ public actor SDLManager: RPCChannel {
         for attempt in 1...max(policy.maximumAttempts, 1) where policy.maximumAttempts > 0 {
             transition(to: .reconnecting(attempt: attempt))
             if immediateReason == nil || attempt > 1 {
-                try? await Task.sleep(for: policy.delay(beforeAttempt: attempt))
+                try? await configuration.clock.sleep(for: policy.delay(beforeAttempt: attempt))
             }
             guard !stopping else { break }
             do {

@@ -20,6 +20,9 @@ public struct ScreenManager: Sendable {
     public let alerts: AlertManager
     private let context: ScreenContext
 
+    /// Alerts, choice sets and keyboards waiting for the modal view shown before them.
+    var waitingModals: Int { get async { await context.modals.waitingCount } }
+
     /// A screen manager over any channel (``SDLManager`` makes one of its own).
     public init(channel: any RPCChannel, fileManager: SDLFileManager, systemCapabilityManager: SystemCapabilityManager) {
         let context = ScreenContext(channel: channel, files: fileManager, capabilities: systemCapabilityManager)

@@ -21,6 +21,9 @@ actor SerialQueue {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
+    /// Bodies waiting for their turn.
+    var waitingCount: Int { waiting.count }
+
     func acquire() async {
         guard busy else {
             busy = true
