@@ -490,7 +490,8 @@ public actor HeadUnitEmulator {
 
     /// Sends a notification to an app.
     func notify(_ key: SessionKey, _ name: String, _ parameters: JSONObject, bulkData: [UInt8] = []) {
-        let packet = RPCPacket(messageType: .notification, functionID: (RPCRegistry.functionID(forName: name) ?? 0), correlationID: 0,
+        // core writes 0xFFFFFFFF in a notification's correlation id field (observed on 8.2).
+        let packet = RPCPacket(messageType: .notification, functionID: (RPCRegistry.functionID(forName: name) ?? 0), correlationID: -1,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         send(packet, to: key)
         emit(.notificationSent(appID: apps[key]?.appID ?? "-", name: name, parameters: parameters))

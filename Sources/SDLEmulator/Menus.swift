@@ -51,8 +51,9 @@ extension HeadUnitEmulator {
         hashChanged(request.key)
     }
 
-    /// AddSubMenu: INVALID_ID for a used menuID or an unknown parentID, DUPLICATE_NAME for
-    /// a menuName already used in the same parent (core's AddSubMenuRequest).
+    /// AddSubMenu: INVALID_ID for a used menuID or an unknown parentID (core's
+    /// AddSubMenuRequest). Two submenus may share a name: since SDL-0180 only voice commands
+    /// must be unique, and core 8.2 accepts the second one.
     func addSubMenu(_ request: IncomingRequest, _ submenu: AddSubMenu) {
         guard var app = apps[request.key] else { return }
         let parent = submenu.parentID ?? 0
@@ -62,10 +63,6 @@ extension HeadUnitEmulator {
         }
         if parent != 0, app.submenus[parent] == nil {
             respond(request, "INVALID_ID", info: "no submenu with menuID \(parent)")
-            return
-        }
-        if app.submenus.values.contains(where: { ($0.parentID ?? 0) == parent && $0.menuName == submenu.menuName }) {
-            respond(request, "DUPLICATE_NAME", info: "a submenu named \"\(submenu.menuName)\" already exists here")
             return
         }
         app.submenus[submenu.menuID] = submenu

@@ -83,9 +83,11 @@ extension HeadUnitEmulator {
         }
         apps[request.key] = app
 
-        // The RPC spec version: the lower of the app's and the head unit's (8.0.0).
+        // The RPC spec version: the lower of the app's and the head unit's (8.0.0). Apps before
+        // 5.0 knew no negotiation; core answers them with its base version 4.5.1
+        // (RegisterAppInterfaceRequest, utils::base_rpc_version).
         let appVersion = ProtocolVersion(version.majorVersion, version.minorVersion, version.patchVersion ?? 0)
-        let negotiated = min(appVersion, configuration.rpcSpecVersion)
+        let negotiated = appVersion < ProtocolVersion(5, 0, 0) ? ProtocolVersion(4, 5, 1) : min(appVersion, configuration.rpcSpecVersion)
         var response = configuration.capabilities
         response["syncMsgVersion"] = ["majorVersion": .int(Int64(negotiated.major)), "minorVersion": .int(Int64(negotiated.minor)),
                                       "patchVersion": .int(Int64(negotiated.patch))]

@@ -53,7 +53,7 @@ extension HeadUnitEmulator {
         }
     }
 
-    /// UnsubscribeVehicleData: DATA_NOT_SUBSCRIBED per item not subscribed; IGNORED when none was.
+    /// UnsubscribeVehicleData: DATA_NOT_SUBSCRIBED per item not subscribed, IGNORED overall then.
     func unsubscribeVehicleData(_ request: IncomingRequest) {
         guard let app = apps[request.key] else { return }
         guard let items = requestedItems(request), !items.isEmpty else {
@@ -71,12 +71,14 @@ extension HeadUnitEmulator {
             }
         }
         apps[request.key]?.vehicleSubscriptions.subtract(removed)
-        if removed.isEmpty {
-            respond(request, "IGNORED", info: "no item was subscribed", results)
+        // core (UnsubscribeVehicleDataRequest): IGNORED with this info when any item was not
+        // subscribed; success is false only when none was.
+        if removed.count == items.count {
+            respond(request, "SUCCESS", results)
         } else {
-            respond(request, removed.count == items.count ? "SUCCESS" : "WARNINGS", results)
-            hashChanged(request.key)
+            respond(request, "IGNORED", success: !removed.isEmpty, info: "Some provided VehicleData was not subscribed.", results)
         }
+        if !removed.isEmpty { hashChanged(request.key) }
     }
 
     /// GetVehicleData: the current values; VEHICLE_DATA_NOT_AVAILABLE when none of the items has one.

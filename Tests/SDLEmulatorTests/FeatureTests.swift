@@ -127,6 +127,22 @@ struct VehicleDataTests {
         await headUnit.stop()
     }
 
+    @Test("Unsubscribe with items not subscribed: IGNORED, \"Some provided VehicleData was not subscribed.\", success only when some item was (UnsubscribeVehicleDataRequest, core-checked)")
+    func unsubscribeNotSubscribed() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        #expect(try await app.request("SubscribeVehicleData", ["speed": true]).resultCode == "SUCCESS")
+        let none = try await app.request("UnsubscribeVehicleData", ["rpm": true])
+        #expect(none.resultCode == "IGNORED" && none.success == false)
+        #expect(none["info"] == "Some provided VehicleData was not subscribed.")
+        let some = try await app.request("UnsubscribeVehicleData", ["speed": true, "rpm": true])
+        #expect(some.resultCode == "IGNORED" && some.success == true, "speed was unsubscribed")
+        #expect(some["info"] == "Some provided VehicleData was not subscribed.")
+        #expect(some["speed"]?["resultCode"] == "SUCCESS" && some["rpm"]?["resultCode"] == "DATA_NOT_SUBSCRIBED")
+        #expect(await headUnit.snapshot().apps[0].vehicleSubscriptions.isEmpty)
+        await headUnit.stop()
+    }
+
     @Test("setVehicleData sends OnVehicleData to subscribers only, with subscribed items")
     func onVehicleData() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())

@@ -177,4 +177,48 @@ struct ProtocolTests {
         #expect(await headUnit.snapshot().apps.isEmpty)
         await headUnit.stop()
     }
+
+    @Test("an app that settles on protocol 2 never gets a frame above the v2 limit of 1,488 payload bytes, even for an 8 KB RegisterAppInterface response (core-checked)")
+    func version2FrameSize() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        var configuration = SDLConnection.Configuration(protocolConfiguration: ProtocolConfiguration(maximumVersion: ProtocolVersion(2)))
+        configuration.startTimeout = .seconds(30)
+        let connection = SDLConnection(transport: await headUnit.connectInMemory(), configuration: configuration)
+        let received = Locked<[FrameHeader]>([])
+        await connection.observeFrames { event in
+            if event.direction == .received { received.withLock { $0.append(event.frame.header) } }
+        }
+        let session = try await connection.start()
+        #expect(session.version.major == 2)
+        let response = try await connection.request(
+            functionID: RegisterAppInterface.functionID, functionName: "RegisterAppInterface", parameters: TestApp.registration(name: "Old App", appID: "v2-app"), timeout: nil)
+        #expect(response.success == true)
+        let headers = received.withLock { $0 }
+        #expect(headers.contains { $0.frameType == .first }, "the response took more than one frame")
+        #expect(headers.filter { $0.frameType != .control }.allSatisfy { $0.version == 2 })
+        #expect(headers.allSatisfy { $0.dataSize <= 1488 }, "largest frame: \(headers.map(\.dataSize).max() ?? 0) bytes")
+        await connection.stop()
+        await headUnit.stop()
+    }
+
+    @Test("notifications carry 0xFFFFFFFF in the RPC header's correlation id, as core 8.2 writes it")
+    func notificationCorrelationID() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let connection = SDLConnection(transport: await headUnit.connectInMemory())
+        let payloads = Locked<[[UInt8]]>([])
+        await connection.observeFrames { event in
+            if event.direction == .received, event.frame.header.serviceType == .rpc, event.frame.header.frameType == .single {
+                payloads.withLock { $0.append(event.frame.payload) }
+            }
+        }
+        _ = try await connection.start()
+        _ = try await connection.request(functionID: RegisterAppInterface.functionID, functionName: "RegisterAppInterface",
+                                         parameters: TestApp.registration(name: "Corr App", appID: "corr-1"), timeout: nil)
+        func notifications() -> [[UInt8]] { payloads.withLock { $0 }.filter { $0.count >= 12 && $0[0] >> 4 == 2 } }
+        for _ in 0..<200 where notifications().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!notifications().isEmpty, "OnHMIStatus follows the registration")
+        #expect(notifications().allSatisfy { Array($0[4..<8]) == [0xFF, 0xFF, 0xFF, 0xFF] })
+        await connection.stop()
+        await headUnit.stop()
+    }
 }

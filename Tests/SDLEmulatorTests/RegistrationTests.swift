@@ -94,9 +94,8 @@ struct RegistrationTests {
         await headUnit.stop()
     }
 
-    @Test("syncMsgVersion in the response is the lower of the app's and the head unit's 8.0.0", arguments: [
-        (4, 5, "4.5.0"), (8, 0, "8.0.0"), (9, 1, "8.0.0"),
-    ])
+    @Test("syncMsgVersion in the response: the lower of the app's and 8.0.0; an app before 5.0 gets core's base 4.5.1 (RegisterAppInterfaceRequest, core-checked)",
+          arguments: [(4, 5, "4.5.1"), (3, 0, "4.5.1"), (5, 0, "5.0.0"), (8, 0, "8.0.0"), (9, 1, "8.0.0")])
     func rpcVersionNegotiation(major: Int, minor: Int, expected: String) async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await TestApp.connect(headUnit)

@@ -137,9 +137,11 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         if var session = sessions[header.sessionID] {
             session.lastReceived = now
             if session.side.supervision == .awaitingAnswer { session.side.supervision = .watching }
-            // Follow an app that settled on a lower version (v1–4 negotiation).
+            // Follow an app that settled on a lower version (v1–4 negotiation), frame size
+            // included: a v2 session never gets frames above 1,488 payload bytes (§2.2).
             if header.version >= 2, header.version < session.info.headerVersion {
                 session.info.version = ProtocolVersion(Int(header.version))
+                if header.version < 3 { session.info.maximumSendPayload = 1488 }
             }
             sessions[header.sessionID] = session
         }
