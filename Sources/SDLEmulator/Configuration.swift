@@ -130,6 +130,10 @@ public struct EmulatorConfiguration: Sendable {
     public var resumptionEnabled: Bool
     public var vehicleType: JSONObject
     public var systemSoftwareVersion: String
+    /// core's [FILESYSTEM RESTRICTIONS] (smartDeviceLink.ini): in HMI level NONE an app may
+    /// add this many files, delete this many and list this many times; each count runs over
+    /// the whole registration, in every level. Beyond it the request is REJECTED.
+    public var inNoneLimits = FileRequestCounts(putFile: 5, deleteFile: 5, listFiles: 5)
     /// Menu layouts the main window offers (DISPLAYS capability, menuLayoutsAvailable).
     public var menuLayoutsAvailable: [String] = ["LIST", "TILES"]
 
@@ -193,7 +197,7 @@ public struct EmulatorConfiguration: Sendable {
     /// {"timeScale": 0.1, "language": "EN-US",
     ///  "capabilities": {"displayCapabilities": {...}},
     ///  "policy": {"default": {"Alert": ["FULL"]}, "apps": {"app-1": {"Show": ["FULL", "NONE"]}}},
-    ///  "storage": {"quota": 1048576, "directory": "/tmp/hu"},
+    ///  "storage": {"quota": 1048576, "directory": "/tmp/hu", "inNone": {"putFile": 5, "deleteFile": 5, "listFiles": 5}},
     ///  "vehicleData": {"values": {"speed": 0}, "unavailable": ["rpm"],
     ///                  "timeline": [{"atMs": 1000, "values": {"speed": 50}}]},
     ///  "microphone": {"wav": "voice.wav"} | {"toneHz": 440},
@@ -230,8 +234,15 @@ public struct EmulatorConfiguration: Sendable {
         }
         if let v = json["storage"] {
             let object = try reader.object(v, path: "$.storage")
-            try reader.checkKeys(object, allowed: ["quota", "directory"], path: "$.storage")
+            try reader.checkKeys(object, allowed: ["quota", "directory", "inNone"], path: "$.storage")
             if let q = object["quota"] { c.storageQuota = try reader.int(q, path: "$.storage.quota") }
+            if let limits = object["inNone"] {
+                let limits = try reader.object(limits, path: "$.storage.inNone")
+                try reader.checkKeys(limits, allowed: ["putFile", "deleteFile", "listFiles"], path: "$.storage.inNone")
+                if let v = limits["putFile"] { c.inNoneLimits.putFile = try reader.int(v, path: "$.storage.inNone.putFile") }
+                if let v = limits["deleteFile"] { c.inNoneLimits.deleteFile = try reader.int(v, path: "$.storage.inNone.deleteFile") }
+                if let v = limits["listFiles"] { c.inNoneLimits.listFiles = try reader.int(v, path: "$.storage.inNone.listFiles") }
+            }
             if let d = object["directory"] { c.storageDirectory = try reader.string(d, path: "$.storage.directory") }
         }
         if let v = json["vehicleData"] {
@@ -403,5 +414,17 @@ private struct ConfigReader {
             out[rpc] = Set(names)
         }
         return out
+    }
+}
+
+/// Counts of the file requests core limits in HMI level NONE.
+public struct FileRequestCounts: Sendable, Hashable {
+    public var putFile: Int
+    public var deleteFile: Int
+    public var listFiles: Int
+    public init(putFile: Int = 0, deleteFile: Int = 0, listFiles: Int = 0) {
+        self.putFile = putFile
+        self.deleteFile = deleteFile
+        self.listFiles = listFiles
     }
 }

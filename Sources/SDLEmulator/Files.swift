@@ -30,11 +30,22 @@ extension HeadUnitEmulator {
 
     private func spaceAvailable(_ appID: String) -> Int { max(0, configuration.storageQuota - usedSpace(appID)) }
 
+    /// core's NONE limits (PutFileRequest, DeleteFileRequest, ListFilesRequest): true when
+    /// the request was REJECTED for going beyond one.
+    private func overNoneLimit(_ request: IncomingRequest, _ app: AppState, _ limit: KeyPath<FileRequestCounts, Int>,
+                               info: String? = nil, _ extra: JSONObject = [:]) -> Bool {
+        guard app.hmiLevel == .none, app.fileRequests[keyPath: limit] >= configuration.inNoneLimits[keyPath: limit] else { return false }
+        respond(request, "REJECTED", info: info, extra)
+        return true
+    }
+
     /// PutFile: chunks by offset/length, CORRUPTED_DATA when `crc` (CRC-32 of this chunk)
     /// does not match, OUT_OF_MEMORY above the quota, INVALID_DATA for names that would
     /// leave the storage folder; answers with spaceAvailable.
     func putFile(_ request: IncomingRequest, _ file: PutFile) {
         guard let app = apps[request.key] else { return }
+        guard !overNoneLimit(request, app, \.putFile, info: "Too many requests from the app with HMILevel HMI_NONE",
+                             ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))]) else { return }
         let name = file.syncFileName
         guard Self.isSafeFileName(name) else {
             respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
@@ -83,6 +94,7 @@ extension HeadUnitEmulator {
             respond(request, "GENERIC_ERROR", info: "storage failed: \(error)")
             return
         }
+        if files[app.appID]?[name] == nil { apps[request.key]?.fileRequests.putFile += 1 }
         let persistent = file.persistentFile ?? existing?.persistent ?? false
         files[app.appID, default: [:]][name] = StoredFile(name: name, persistent: persistent, size: newSize, fileType: file.fileType.rawValue)
         respond(request, "SUCCESS", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
@@ -90,7 +102,8 @@ extension HeadUnitEmulator {
 
     /// ListFiles: the app's file names and its free space.
     func listFiles(_ request: IncomingRequest) {
-        guard let app = apps[request.key] else { return }
+        guard let app = apps[request.key], !overNoneLimit(request, app, \.listFiles) else { return }
+        apps[request.key]?.fileRequests.listFiles += 1
         let names = (files[app.appID] ?? [:]).keys.sorted().map(JSONValue.string)
         var extra: JSONObject = ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))]
         if !names.isEmpty { extra["filenames"] = .array(names) }
@@ -99,7 +112,7 @@ extension HeadUnitEmulator {
 
     /// DeleteFile: REJECTED for a file the app does not have.
     func deleteFile(_ request: IncomingRequest, name: String) {
-        guard let app = apps[request.key] else { return }
+        guard let app = apps[request.key], !overNoneLimit(request, app, \.deleteFile) else { return }
         guard Self.isSafeFileName(name) else {
             respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
             return
@@ -111,6 +124,7 @@ extension HeadUnitEmulator {
         try? FileManager.default.removeItem(atPath: folder(of: app.appID) + "/" + name)
         files[app.appID]?[name] = nil
         if appIcons[app.appID] == name { appIcons[app.appID] = nil }
+        apps[request.key]?.fileRequests.deleteFile += 1
         respond(request, "SUCCESS", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
     }
 

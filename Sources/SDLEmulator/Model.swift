@@ -224,6 +224,8 @@ struct AppState: Sendable {
     var openMenuID: Int?
     var dialedNumbers: [String] = []
     var sentLocations: [SendLocation] = []
+    /// Files added, deleted and listings made since registration (core's *_in_none_count).
+    var fileRequests = FileRequestCounts()
 
     var isAudible: Bool {
         isMedia || appHMITypes.contains { ["MEDIA", "NAVIGATION", "COMMUNICATION"].contains($0) }

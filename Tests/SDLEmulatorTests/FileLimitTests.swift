@@ -1,0 +1,46 @@
+import SDLEmulator
+import SmartDeviceLink
+import Testing
+
+@Suite("File requests in HMI level NONE")
+struct FileLimitTests {
+    /// core's smartDeviceLink.ini [FILESYSTEM RESTRICTIONS]: PutFileRequest, DeleteFileRequest and
+    /// ListFilesRequest = 5; the checks are in PutFileRequest, DeleteFileRequest and
+    /// ListFilesRequest::Run, the counts grow in every level (core-checked: the sixth DeleteFile
+    /// in NONE is REJECTED).
+    @Test("in NONE the sixth new file, listing and deletion are REJECTED; the counts run in every level; FULL has no limit")
+    func noneLimits() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await TestApp.connect(headUnit)
+        _ = try await app.register()
+        func put(_ name: String) async throws -> RPCEnvelope {
+            try await app.request("PutFile", ["syncFileName": .string(name), "fileType": "BINARY"], bulkData: [1, 2, 3])
+        }
+        for name in ["a", "b", "c", "d", "a", "e"] { #expect(try await put(name).resultCode == "SUCCESS", "writing a again adds none") }
+        #expect(try await put("a").resultCode == "REJECTED", "core checks the count before it looks at the file")
+        let sixth = try await put("f")
+        #expect(sixth.resultCode == "REJECTED" && sixth["info"] == "Too many requests from the app with HMILevel HMI_NONE")
+        #expect(sixth["spaceAvailable"] != nil)
+        for _ in 1...5 { #expect(try await app.request("ListFiles").resultCode == "SUCCESS") }
+        #expect(try await app.request("ListFiles").resultCode == "REJECTED")
+
+        try await headUnit.activateApp("app-1")
+        #expect(try await put("f").resultCode == "SUCCESS", "no limit in FULL")
+        #expect(try await app.request("ListFiles").resultCode == "SUCCESS")
+        for name in ["a", "b", "c", "d", "e"] {
+            #expect(try await app.request("DeleteFile", ["syncFileName": .string(name)]).resultCode == "SUCCESS")
+        }
+        try await headUnit.exitApp("app-1")
+        let refused = try await app.request("DeleteFile", ["syncFileName": "f"])
+        #expect(refused.resultCode == "REJECTED" && refused["info"] == nil, "five deletions in FULL count in NONE too")
+        #expect(await headUnit.snapshot().apps[0].files == ["f"])
+        await headUnit.stop()
+    }
+
+    @Test("the limits come from the configuration, as core's ini")
+    func configuredLimits() throws {
+        let configuration = try EmulatorConfiguration(json: ["storage": ["inNone": ["putFile": 1, "listFiles": 0]]])
+        #expect(configuration.inNoneLimits == FileRequestCounts(putFile: 1, deleteFile: 5, listFiles: 0))
+        #expect(throws: EmulatorConfigurationError.self) { try EmulatorConfiguration(json: ["storage": ["inNone": ["putFiles": 1]]]) }
+    }
+}
