@@ -130,6 +130,9 @@ public struct EmulatorConfiguration: Sendable {
     public var resumptionEnabled: Bool
     public var vehicleType: JSONObject
     public var systemSoftwareVersion: String
+    /// What core takes from the HMI's BasicCommunication.GetSystemInfo for the
+    /// StartServiceACK's `systemHardwareVersion` (protocol 5.4).
+    public var systemHardwareVersion = "sdl-emulator-hw 1.0"
     /// core's [FILESYSTEM RESTRICTIONS] (smartDeviceLink.ini): in HMI level NONE an app may
     /// add this many files, delete this many and list this many times; each count runs over
     /// the whole registration, in every level. Beyond it the request is REJECTED.
@@ -188,7 +191,7 @@ public struct EmulatorConfiguration: Sendable {
     static let topLevelKeys: [String] = [
         "timeScale", "language", "hmiDisplayLanguage", "capabilities", "policy", "storage", "vehicleData",
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
-        "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion",
+        "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
     ]
 
     /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
@@ -204,7 +207,8 @@ public struct EmulatorConfiguration: Sendable {
     ///  "secondaryTransport": {"transports": ["TCP_WIFI"], "host": "192.168.1.10", "port": 12345},
     ///  "heartbeatTimeoutMs": 7000, "protocol": {"maximumVersion": "5.4.0", "maximumPayloadSize": 131072},
     ///  "malformedLimit": {"count": 10, "ms": 1000}, "floodLimit": {"count": 1000, "ms": 1000},
-    ///  "resumption": true, "vehicleType": {"make": "SDL"}, "systemSoftwareVersion": "1.0"}
+    ///  "resumption": true, "vehicleType": {"make": "SDL"}, "systemSoftwareVersion": "1.0",
+    ///  "systemHardwareVersion": "1.0"}
     /// ```
     /// Unknown keys are errors that name the path and the closest known key.
     public init(json: JSONObject) throws(EmulatorConfigurationError) {
@@ -336,6 +340,7 @@ public struct EmulatorConfiguration: Sendable {
             c.vehicleType = object
         }
         if let v = json["systemSoftwareVersion"] { c.systemSoftwareVersion = try reader.string(v, path: "$.systemSoftwareVersion") }
+        if let v = json["systemHardwareVersion"] { c.systemHardwareVersion = try reader.string(v, path: "$.systemHardwareVersion") }
         self = c
     }
 

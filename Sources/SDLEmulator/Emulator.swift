@@ -99,7 +99,7 @@ public actor HeadUnitEmulator {
         protocolConfiguration.vehicleInfo = VehicleTypeInfo(
             make: configuration.vehicleType["make"]?.stringValue, model: configuration.vehicleType["model"]?.stringValue,
             modelYear: configuration.vehicleType["modelYear"]?.stringValue, trim: configuration.vehicleType["trim"]?.stringValue,
-            systemSoftwareVersion: configuration.systemSoftwareVersion)
+            systemSoftwareVersion: configuration.systemSoftwareVersion, systemHardwareVersion: configuration.systemHardwareVersion)
         let connection = Connection(id: id, driver: LinkDriver(transport: transport,
                                                                configuration: protocolConfiguration, clock: clock))
         connection.driver.io.start(

@@ -221,4 +221,18 @@ struct ProtocolTests {
         await connection.stop()
         await headUnit.stop()
     }
+
+    @Test("the 5.4 StartServiceACK carries every vehicle-type field core sends, systemHardwareVersion from the configuration (core: the HMI's GetSystemInfo)")
+    func ackVehicleFields() async throws {
+        var configuration = fastConfiguration()
+        configuration.systemHardwareVersion = "HW-7"
+        let headUnit = HeadUnitEmulator(configuration: configuration)
+        let connection = SDLConnection(transport: await headUnit.connectInMemory())
+        let ack = try #require(try await connection.start().ackPayload)
+        #expect(ack.make == "SDL" && ack.model == "Emulator" && ack.modelYear == "2024" && ack.trim == "SE")
+        #expect(ack.systemSoftwareVersion == configuration.systemSoftwareVersion)
+        #expect(ack.systemHardwareVersion == "HW-7")
+        await connection.stop()
+        await headUnit.stop()
+    }
 }

@@ -51,12 +51,14 @@ extension HeadUnitProtocolMachine {
             return [.send(bytes), .sessionStarted(session.info)]
         }
         guard var session = sessions[request.sessionID] else {
-            return rejectStartService(request, reason: "session \(request.sessionID) not found", rejectedParams: [])
+            return rejectStartService(request, reason: Self.cannotStart(request) + "Session \(request.sessionID) not found for connection \(configuration.connectionHandle)",
+                                      rejectedParams: [])
         }
         // One service of each type per session (PS §5); core NAKs a second one. Starting RPC
         // again encrypted is the protection upgrade, not a second service.
         if session.services.contains(request.serviceType), !(request.serviceType == .rpc && request.isEncrypted) {
-            return rejectStartService(request, reason: "\(request.serviceType) is already started in session \(request.sessionID)",
+            // core (Connection::AddNewService) gives no reason of its own here.
+            return rejectStartService(request, reason: Self.cannotStart(request),
                                       rejectedParams: [])
         }
         var ack: ControlPayload?
@@ -111,5 +113,11 @@ extension HeadUnitProtocolMachine {
         let bytes = session.controlFrame(.transportEventUpdate, service: .control, payload: payload.encoded, now: now)
         sessions[sessionID] = session
         return [.send(bytes)]
+    }
+
+    /// The start of core's NAK reason when a service cannot be added to a session
+    /// (ConnectionHandlerImpl::OnSessionStartedCallback): the service type in decimal.
+    static func cannotStart(_ request: StartServiceRequest) -> String {
+        "Cannot start \(request.isEncrypted ? "a protected" : "an unprotected") service of type \(request.serviceType.rawValue). "
     }
 }

@@ -466,8 +466,21 @@ struct ProtocolMachineTests {
         }
         let nak = try #require(PT.frames(bytes).first)
         #expect(nak.header.frameInfo == 0x03 && nak.header.serviceType == .video)
-        #expect(ControlPayload(bytes: nak.payload)?.reason?.contains("already started") == true)
+        // core's text (ConnectionHandlerImpl::OnSessionStartedCallback; AddNewService adds nothing).
+        #expect(ControlPayload(bytes: nak.payload)?.reason == "Cannot start an unprotected service of type 11. ")
         #expect(!answer.contains { if case .serviceStarted = $0 { true } else { false } })
+    }
+
+    @Test("a StartService for a session that does not exist is NAKed with core's reason, naming session and connection")
+    func unknownSessionNAKed() throws {
+        var hu = HeadUnitProtocolMachine(configuration: .headUnit)
+        let request = StartServiceRequest(sessionID: 9, serviceType: .video, headerVersion: 5,
+                                          offeredVersion: ProtocolVersion(5, 4, 0), payload: nil, isEncrypted: false)
+        let answer = try hu.acceptStartService(request, now: PT.t0)
+        let nak = try #require(PT.sent(answer).first)
+        #expect(nak.header.frameInfo == 0x03 && nak.header.sessionID == 9)
+        #expect(ControlPayload(bytes: nak.payload)?.reason
+                == "Cannot start an unprotected service of type 11. Session 9 not found for connection \(ProtocolConfiguration.headUnit.connectionHandle)")
     }
 
     @Test("video StartService carries A7's BSON; the ACK has mtu int64 and the accepted values; EndService ends only video")
