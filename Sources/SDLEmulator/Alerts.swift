@@ -10,9 +10,11 @@ extension HeadUnitEmulator {
         return true
     }
 
-    /// Alert: systemContext ALERT while shown (and ATTENUATED audio for spoken alerts of
-    /// audible apps), SUCCESS after `duration` (5000 ms) or a soft-button press; a second
-    /// modal request while one is shown is REJECTED (core/HMI).
+    /// Alert: systemContext ALERT while shown, SUCCESS after `duration` (5000 ms) or a
+    /// soft-button press; a second modal request while one is shown is REJECTED (core/HMI).
+    /// A spoken alert attenuates an audible app while the speech lasts (`speakDurationMs`),
+    /// so the app sees ALERT+ATTENUATED, ALERT+AUDIBLE, then MAIN+AUDIBLE, as with core and
+    /// its HMI (TTS.Speak ends before UI.Alert).
     func alert(_ request: IncomingRequest, _ alert: Alert) {
         guard let app = apps[request.key] else { return }
         let tts = alert.ttsChunks ?? []
@@ -25,7 +27,14 @@ extension HeadUnitEmulator {
         apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token,
                                              softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [], cancelID: alert.cancelID)
         apps[request.key]?.systemContext = .alert
-        if !tts.isEmpty { apps[request.key]?.attenuated = true }
+        if !tts.isEmpty {
+            apps[request.key]?.attenuated = true
+            _ = after(configuration.speakDurationMs) { hu in
+                guard hu.apps[request.key]?.modal?.token == token, hu.apps[request.key]?.speak == nil else { return }
+                hu.apps[request.key]?.attenuated = false
+                hu.refreshStatus(request.key)
+            }
+        }
         refreshStatus(request.key)
     }
 

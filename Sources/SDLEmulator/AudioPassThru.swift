@@ -32,6 +32,9 @@ extension HeadUnitEmulator {
         }
         let token = newToken()
         apps[request.key]?.audioPassThru = PendingUI(kind: .audioPassThru, request: request, token: token)
+        // The HMI's recording dialog covers the app (OnSystemContext HMI_OBSCURED) until it closes.
+        apps[request.key]?.systemContext = .hmiObscured
+        refreshStatus(request.key)
         let chunkMs = configuration.audioPassThruChunkMs
         let delay = configuration.scaled(chunkMs)
         let clock = self.clock
@@ -61,7 +64,9 @@ extension HeadUnitEmulator {
         guard let pending = apps[key]?.audioPassThru, token == nil || pending.token == token else { return false }
         timers.removeValue(forKey: pending.token)?.cancel()
         apps[key]?.audioPassThru = nil
+        if apps[key]?.modal == nil, apps[key]?.openMenuID == nil { apps[key]?.systemContext = .main }
         respond(pending.request, resultCode)
+        refreshStatus(key)
         return true
     }
 

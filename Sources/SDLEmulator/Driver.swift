@@ -85,6 +85,13 @@ extension HeadUnitEmulator {
         guard finishAudioPassThru(key, token: nil, resultCode: "ABORTED") else { throw .noAudioPassThru }
     }
 
+    /// The user asks to record again: the HMI answers RETRY (a success), and the app may
+    /// send a new PerformAudioPassThru.
+    public func retryAudioPassThru(appID: String? = nil) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard finishAudioPassThru(key, token: nil, resultCode: "RETRY") else { throw .noAudioPassThru }
+    }
+
     /// The car reports a new value: OnVehicleData to subscribed apps.
     public func setVehicleData(_ name: String, _ value: JSONValue) async throws(EmulatorError) {
         guard VehicleDataNames.dataTypes[name] != nil else { throw .unknownVehicleData(name) }

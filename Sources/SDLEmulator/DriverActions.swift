@@ -108,6 +108,9 @@ extension HeadUnitEmulator {
         action("cancelAudioPassThru", "the user cancels the recording: ABORTED") { unit, a throws(EmulatorError) in
             try await unit.cancelAudioPassThru(appID: a.appID); return nil
         },
+        action("retryAudioPassThru", "the user asks to record again: RETRY") { unit, a throws(EmulatorError) in
+            try await unit.retryAudioPassThru(appID: a.appID); return nil
+        },
         action("setVehicleData", "the car's data changes; subscribed apps get OnVehicleData",
                [required("values", "object", "vehicle data names and their new values (or \"name\" and \"value\" for one)")]) {
             unit, a throws(EmulatorError) in

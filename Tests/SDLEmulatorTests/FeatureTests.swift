@@ -53,18 +53,18 @@ struct AlertTests {
         await headUnit.stop()
     }
 
-    @Test("A spoken Alert attenuates an audible media app, then it is AUDIBLE again (core)")
+    @Test("A spoken Alert: ALERT+ATTENUATED while speaking, ALERT+AUDIBLE once the speech ends, MAIN+AUDIBLE after (core with its HMI; ATF Alert scripts)")
     func spokenAlertAttenuates() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await activeApp(headUnit, media: true)
-        async let answer = app.request("Alert", ["alertText1": "Hi", "ttsChunks": [["text": "Hi", "type": "TEXT"]]])
-        let shown = try await app.next("OnHMIStatus")
-        #expect(shown["systemContext"] == "ALERT")
-        #expect(shown["audioStreamingState"] == "ATTENUATED")
-        _ = try await answer
-        let after = try await app.next("OnHMIStatus")
-        #expect(after["audioStreamingState"] == "AUDIBLE")
-        #expect(after["systemContext"] == "MAIN")
+        async let answer = app.request("Alert", ["alertText1": "Hi", "ttsChunks": [["text": "Hi", "type": "TEXT"]], "duration": 5000])
+        var states: [String] = []
+        for _ in 0..<3 {
+            let status = try await app.next("OnHMIStatus")
+            states.append("\(status["systemContext"]?.stringValue ?? "-")+\(status["audioStreamingState"]?.stringValue ?? "-")")
+        }
+        #expect(states == ["ALERT+ATTENUATED", "ALERT+AUDIBLE", "MAIN+AUDIBLE"])
+        #expect(try await answer.resultCode == "SUCCESS")
         await headUnit.stop()
     }
 
@@ -225,6 +225,22 @@ struct AudioPassThruTests {
         _ = try await app.next("OnAudioPassThru")
         try await headUnit.cancelAudioPassThru()
         #expect(try await running.resultCode == "ABORTED")
+        await headUnit.stop()
+    }
+
+    @Test("While recording the app is HMI_OBSCURED, MAIN after; the HMI's RETRY is reachable from the driver and is a success (ATF PerformAudioPassThru scripts)")
+    func obscuredAndRetry() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        var long = Self.request
+        long["maxDuration"] = 1_000_000
+        async let running = app.request("PerformAudioPassThru", long)
+        #expect(try await app.next("OnHMIStatus")["systemContext"] == "HMI_OBSCURED")
+        try await headUnit.retryAudioPassThru()
+        let answer = try await running
+        #expect(answer.resultCode == "RETRY" && answer.success == true)
+        #expect(try await app.next("OnHMIStatus")["systemContext"] == "MAIN")
+        await #expect(throws: EmulatorError.noAudioPassThru) { try await headUnit.retryAudioPassThru() }
         await headUnit.stop()
     }
 
