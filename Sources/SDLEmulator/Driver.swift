@@ -98,10 +98,18 @@ extension HeadUnitEmulator {
         updateVehicleData([name: value])
     }
 
-    /// The car loses an item: GetVehicleData and new subscriptions answer VEHICLE_DATA_NOT_AVAILABLE.
-    public func setVehicleDataUnavailable(_ name: String) async throws(EmulatorError) {
+    /// The car loses an item: new subscriptions answer VEHICLE_DATA_NOT_AVAILABLE, and
+    /// GetVehicleData of only such items what the HMI says: `resultCode` (default
+    /// VEHICLE_DATA_NOT_AVAILABLE) and `info`, which core passes on to the app.
+    public func setVehicleDataUnavailable(_ name: String, resultCode: String? = nil, info: String? = nil) async throws(EmulatorError) {
         guard VehicleDataNames.dataTypes[name] != nil else { throw .unknownVehicleData(name) }
+        if let resultCode {
+            guard ResultCode(rawValue: resultCode).isKnown else {
+                throw .invalidAction("\(resultCode) is not a result code of the RPC spec (e.g. DATA_NOT_AVAILABLE, GENERIC_ERROR)")
+            }
+        }
         unavailableVehicleData.insert(name)
+        unavailableAnswer = (resultCode ?? "VEHICLE_DATA_NOT_AVAILABLE", info)
     }
 
     /// The link of the app drops (cable pulled): no UnregisterAppInterface, so the app's

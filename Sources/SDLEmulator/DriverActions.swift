@@ -122,9 +122,13 @@ extension HeadUnitEmulator {
             unit.updateVehicleData(values)
             return nil
         },
-        action("setVehicleDataUnavailable", "a vehicle data item stops being available (DATA_NOT_AVAILABLE)",
-               [required("name", "string", "the vehicle data name")], shorthand: "name") { unit, a throws(EmulatorError) in
-            try await unit.setVehicleDataUnavailable(try a.string("name")); return nil
+        action("setVehicleDataUnavailable", "a vehicle data item stops being available (VEHICLE_DATA_NOT_AVAILABLE, or the HMI's answer)",
+               [required("name", "string", "the vehicle data name"),
+                optional("resultCode", "string", "what the HMI answers GetVehicleData, e.g. DATA_NOT_AVAILABLE"),
+                optional("info", "string", "the HMI's info text, passed on to the app")], shorthand: "name") { unit, a throws(EmulatorError) in
+            try await unit.setVehicleDataUnavailable(try a.string("name"), resultCode: a.values["resultCode"]?.stringValue,
+                                                     info: a.values["info"]?.stringValue)
+            return nil
         },
         action("dropTransport", "the link to the app drops (a cable pulled)") { unit, a throws(EmulatorError) in
             try await unit.dropTransport(appID: a.appID); return nil

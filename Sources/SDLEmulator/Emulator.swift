@@ -48,6 +48,8 @@ public actor HeadUnitEmulator {
     var appIcons: [String: String] = [:]
     var vehicleData: JSONObject
     var unavailableVehicleData: Set<String>
+    /// The HMI's answer to a GetVehicleData of unavailable items only.
+    var unavailableAnswer: (resultCode: String, info: String?) = ("VEHICLE_DATA_NOT_AVAILABLE", nil)
     var timelineStarted = false
     var listeners: [TCPListener] = []
     var unixListeners: [UnixSocketListener] = []

@@ -92,7 +92,7 @@ extension HeadUnitEmulator {
             if let value = vehicleData[name] { values[name] = value }
         }
         if values.isEmpty {
-            respond(request, "VEHICLE_DATA_NOT_AVAILABLE", info: "no value for \(items.joined(separator: ", "))")
+            respond(request, unavailableAnswer.resultCode, info: unavailableAnswer.info ?? "no value for \(items.joined(separator: ", "))")
         } else if values.count < items.count {
             let missing = items.filter { values[$0] == nil }
             respond(request, "DATA_NOT_AVAILABLE", info: "no value for \(missing.joined(separator: ", "))", values)

@@ -46,4 +46,18 @@ struct ControlChannelTests {
         #expect(unknown["ok"] == false)
         await headUnit.stop()
     }
+
+    @Test("the HMI's answer to GetVehicleData of an unavailable item is set from the control channel, info passed on as core does")
+    func unavailableVehicleDataAnswer() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        let set = await headUnit.control(["action": "setVehicleDataUnavailable", "name": "gps",
+                                          "resultCode": "DATA_NOT_AVAILABLE", "info": "GPS is warming up"])
+        #expect(set["ok"] == true)
+        let answer = try await app.request("GetVehicleData", ["gps": true])
+        #expect(answer.resultCode == "DATA_NOT_AVAILABLE" && answer["info"] == "GPS is warming up" && answer.success == false)
+        let wrong = await headUnit.control(["action": "setVehicleDataUnavailable", "name": "gps", "resultCode": "NOPE"])
+        #expect(wrong["ok"] == false && wrong["error"]?.stringValue?.contains("NOPE is not a result code") == true)
+        await headUnit.stop()
+    }
 }

@@ -391,6 +391,30 @@ struct ProtocolMachineTests {
         #expect(link.hu.activeSessions[1] != nil)
     }
 
+    @Test("core's supervision is per session: the one that opted in and went quiet is closed, a quiet one that never sent a Heartbeat lives on, a v2 session is never supervised (protocol_handler_impl.cc)")
+    func heartbeatPerSession() throws {
+        var hu = HeadUnitProtocolMachine(configuration: .headUnit)
+        func start(_ bytes: [UInt8]) throws -> UInt8 {
+            guard case .startServiceRequested(let request)? = hu.receive(bytes, now: PT.at(0)).first else { throw ProtocolStateError("no request") }
+            for case .sessionStarted(let info) in try hu.acceptStartService(request, now: PT.at(0)) { return info.sessionID }
+            throw ProtocolStateError("not started")
+        }
+        let optedIn = try start(PTFrames.startService541)
+        let quiet = try start(PTFrames.startService541)
+        let old = try start(PTFrames.startServiceEmpty)
+        // Heartbeats: session 1 on v5, session 3 on a v2 header (the old app settled on 2).
+        _ = hu.receive(PT.bytes("50 00 00 01 00 00 00 00 00 00 00 02"), now: PT.at(0))
+        _ = hu.receive(PT.bytes("20 00 00 03 00 00 00 00 00 00 00 02"), now: PT.at(0))
+        #expect([optedIn, quiet, old] == [1, 2, 3])
+        #expect(hu.activeSessions[old]?.version.major == 2)
+        let beats = PT.sent(hu.tick(now: PT.at(7)))
+        #expect(beats.map(\.header.sessionID) == [optedIn], "only the session that opted in, and not the v2 one")
+        #expect(hu.tick(now: PT.at(14)) == [.heartbeatTimedOut(sessionID: optedIn)])
+        #expect(hu.activeSessions.keys.sorted() == [quiet, old], "the other sessions on the link live on")
+        #expect(hu.tick(now: PT.at(10_000)).isEmpty, "nobody else is ever dropped")
+        #expect(hu.nextDeadline == nil)
+    }
+
     // MARK: Ending
 
     @Test("EndService(RPC) with the right hashId → EndServiceACK and sessionEnded on both sides")
