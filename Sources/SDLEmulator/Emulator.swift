@@ -57,7 +57,10 @@ public actor HeadUnitEmulator {
     var timers: [Int: Task<Void, Never>] = [:]
     var nextToken = 1
     let subscribers = Broadcast<EmulatorEvent>()
-    let storageRoot: String
+    nonisolated let storageRoot: String
+    /// A storage folder the emulator made itself (no `storage.directory` configured) goes
+    /// when it stops or is freed; a configured one is the user's and stays.
+    private let ownsStorage: Bool
     var stopped = false
 
     /// - Parameter clock: the emulator's time; tests pass a clock they advance themselves.
@@ -71,6 +74,11 @@ public actor HeadUnitEmulator {
         } else {
             storageRoot = NSTemporaryDirectory() + "sdl-emulator-" + UUID().uuidString
         }
+        ownsStorage = configuration.storageDirectory == nil
+    }
+
+    deinit {
+        if ownsStorage { try? FileManager.default.removeItem(atPath: storageRoot) }
     }
 
     // MARK: - Links
@@ -141,7 +149,8 @@ public actor HeadUnitEmulator {
         return listener.port
     }
 
-    /// Stops listening, closes every link and cancels every timer.
+    /// Stops listening, closes every link, cancels every timer, and removes the storage
+    /// folder it made itself (a configured `storage.directory` stays).
     public func stop() async {
         stopped = true
         for listener in listeners { listener.close() }
@@ -154,6 +163,7 @@ public actor HeadUnitEmulator {
         for task in timers.values { task.cancel() }
         timers.removeAll()
         subscribers.finish()
+        if ownsStorage { try? FileManager.default.removeItem(atPath: storageRoot) }
     }
 
     // MARK: - Observing

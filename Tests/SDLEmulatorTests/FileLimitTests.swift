@@ -1,8 +1,9 @@
-import SDLEmulator
+@testable import SDLEmulator
+import Foundation
 import SmartDeviceLink
 import Testing
 
-@Suite("File requests in HMI level NONE")
+@Suite("File requests in HMI level NONE; the storage folder")
 struct FileLimitTests {
     /// core's smartDeviceLink.ini [FILESYSTEM RESTRICTIONS]: PutFileRequest, DeleteFileRequest and
     /// ListFilesRequest = 5; the checks are in PutFileRequest, DeleteFileRequest and
@@ -42,5 +43,23 @@ struct FileLimitTests {
         let configuration = try EmulatorConfiguration(json: ["storage": ["inNone": ["putFile": 1, "listFiles": 0]]])
         #expect(configuration.inNoneLimits == FileRequestCounts(putFile: 1, deleteFile: 5, listFiles: 0))
         #expect(throws: EmulatorConfigurationError.self) { try EmulatorConfiguration(json: ["storage": ["inNone": ["putFiles": 1]]]) }
+    }
+
+    @Test("a storage folder the emulator made goes when it stops; a configured one stays")
+    func storageCleanup() async throws {
+        let own = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(own)
+        _ = try await app.request("PutFile", ["syncFileName": "x.bin", "fileType": "BINARY"], bulkData: [1])
+        #expect(FileManager.default.fileExists(atPath: own.storageRoot))
+        await own.stop()
+        #expect(!FileManager.default.fileExists(atPath: own.storageRoot))
+
+        let directory = NSTemporaryDirectory() + "sdl-emulator-kept-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kept = HeadUnitEmulator(configuration: fastConfiguration { $0.storageDirectory = directory })
+        let other = try await activeApp(kept)
+        _ = try await other.request("PutFile", ["syncFileName": "x.bin", "fileType": "BINARY", "persistentFile": true], bulkData: [1])
+        await kept.stop()
+        #expect(FileManager.default.fileExists(atPath: directory))
     }
 }
