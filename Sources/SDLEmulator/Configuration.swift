@@ -214,7 +214,8 @@ public struct EmulatorConfiguration: Sendable {
     public init(json: JSONObject) throws(EmulatorConfigurationError) {
         var c = EmulatorConfiguration.standard
         let reader = ConfigReader()
-        try reader.checkKeys(json, allowed: Self.topLevelKeys, path: "$")
+        // "$schema" points editors at the schema (sdl-run schema --emulator-config).
+        try reader.checkKeys(json, allowed: Self.topLevelKeys + ["$schema"], path: "$")
         if let v = json["timeScale"] {
             c.timeScale = try reader.double(v, path: "$.timeScale")
             guard c.timeScale > 0 else { throw EmulatorConfigurationError(path: "$.timeScale", reason: "must be greater than 0") }

@@ -190,12 +190,15 @@ struct Validate: ParsableCommand {
     }
 }
 
-/// `sdl-run schema`: prints the JSON Schema of scenario files.
+/// `sdl-run schema`: prints the JSON Schema of scenario files, or of emulator configurations.
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print the JSON Schema of scenario files, for editors.")
 
+    @Flag(help: "Print the schema of `sdl-run emulate --config` files instead.")
+    var emulatorConfig = false
+
     func run() {
-        print(ScenarioSchema.text)
+        print(emulatorConfig ? EmulatorConfigurationSchema.text : ScenarioSchema.text)
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 import SmartDeviceLink
 import Testing
 
-@Suite("File requests in HMI level NONE; the storage folder")
+@Suite("File requests in HMI level NONE; the storage folder; the configuration file")
 struct FileLimitTests {
     /// core's smartDeviceLink.ini [FILESYSTEM RESTRICTIONS]: PutFileRequest, DeleteFileRequest and
     /// ListFilesRequest = 5; the checks are in PutFileRequest, DeleteFileRequest and
@@ -61,5 +61,15 @@ struct FileLimitTests {
         _ = try await other.request("PutFile", ["syncFileName": "x.bin", "fileType": "BINARY", "persistentFile": true], bulkData: [1])
         await kept.stop()
         #expect(FileManager.default.fileExists(atPath: directory))
+    }
+
+    @Test("the example configuration loads, and the schema describes exactly the keys the loader takes")
+    func exampleConfiguration() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples/emulator").standardized
+        let configuration = try EmulatorConfiguration.load(path: folder.appendingPathComponent("hu.json").path)
+        #expect(configuration.systemHardwareVersion == "bench-hw 1" && configuration.vehicleTimeline.count == 2)
+        let schema = try JSONValue.parse(Array(EmulatorConfigurationSchema.text.utf8))
+        let keys = Set(schema["properties"]?.objectValue?.keys.map { $0 } ?? [])
+        #expect(keys == Set(EmulatorConfiguration.topLevelKeys + ["$schema"]))
     }
 }

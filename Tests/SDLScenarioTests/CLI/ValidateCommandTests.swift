@@ -63,4 +63,28 @@ struct ValidateCommandTests {
         let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect(parsed?["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
     }
+
+    @Test("the emulator's configuration schema is published, and python's jsonschema accepts the example config with it and refuses a typo")
+    func emulatorConfigSchema() async throws {
+        let result = try await CommandRunner.sdlRun(["schema", "--emulator-config"])
+        #expect(result.exitCode == 0)
+        let folder = CommandRunner.packageRoot.appendingPathComponent("examples/emulator")
+        let published = try String(contentsOf: folder.appendingPathComponent("config.schema.json"), encoding: .utf8)
+        #expect(published == result.stdout, "regenerate with: swift run sdl-run schema --emulator-config > examples/emulator/config.schema.json")
+        let check = """
+            import json, sys, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.Draft202012Validator.check_schema(schema)
+            jsonschema.validate(json.load(open(sys.argv[2])), schema)
+            try:
+                jsonschema.validate({"storage": {"quotta": 1}}, schema)
+                sys.exit("a misspelt key passed")
+            except jsonschema.ValidationError:
+                print("ok")
+            """
+        let python = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/env"), [
+            "python3", "-c", check, folder.appendingPathComponent("config.schema.json").path, folder.appendingPathComponent("hu.json").path,
+        ])
+        #expect(python.exitCode == 0 && python.stdout.contains("ok"), "\(python.stderr)")
+    }
 }

@@ -1,0 +1,96 @@
+/// The JSON Schema of the emulator's `--config` files (`sdl-run schema --emulator-config`),
+/// for editors. It describes the structure; loading checks more (capability and vehicle
+/// data names against the spec, versions, files) and says where a mistake is.
+public enum EmulatorConfigurationSchema {
+    private static func jsonList(_ names: [String]) -> String {
+        "[" + names.sorted().map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+    }
+
+    private static let limit = #"{"type": "object", "additionalProperties": false, "properties": {"count": {"type": "integer", "minimum": 1}, "ms": {"type": "integer", "minimum": 1}}}"#
+
+    public static let text = #"""
+{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "SmartDeviceLink emulator configuration",
+  "description": "Every key is optional; what is left out is a generic sdl_core 8.2 with a generic HMI.",
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "$schema": {"type": "string", "description": "Where editors find this schema."},
+    "timeScale": {"type": "number", "exclusiveMinimum": 0, "description": "Multiplies every HMI delay (alert durations, speech, recording chunks); 0.01 for fast tests."},
+    "language": {"type": "string", "description": "The head unit's VR/TTS language, e.g. EN-US; an app asking for another gets WRONG_LANGUAGE."},
+    "hmiDisplayLanguage": {"type": "string", "description": "The display language, e.g. EN-US."},
+    "capabilities": {"type": "object", "description": "RegisterAppInterface capabilities replacing the defaults.", "propertyNames": {"enum": \#(jsonList(Capabilities.keys))}},
+    "policy": {
+      "type": "object", "additionalProperties": false,
+      "description": "RPCs and the HMI levels they are allowed in, for every app and per appID.",
+      "properties": {
+        "default": {"$ref": "#/$defs/permissions"},
+        "apps": {"type": "object", "additionalProperties": {"$ref": "#/$defs/permissions"}}
+      }
+    },
+    "storage": {
+      "type": "object", "additionalProperties": false,
+      "properties": {
+        "quota": {"type": "integer", "minimum": 0, "description": "Bytes each app may store (core's AppDirectoryQuota)."},
+        "directory": {"type": "string", "description": "Where files go; kept after the run. Default: a temporary folder removed on exit."},
+        "inNone": {
+          "type": "object", "additionalProperties": false,
+          "description": "core's [FILESYSTEM RESTRICTIONS]: requests allowed in HMI level NONE, counted over a registration.",
+          "properties": {"putFile": {"type": "integer", "minimum": 0}, "deleteFile": {"type": "integer", "minimum": 0}, "listFiles": {"type": "integer", "minimum": 0}}
+        }
+      }
+    },
+    "vehicleData": {
+      "type": "object", "additionalProperties": false,
+      "properties": {
+        "values": {"$ref": "#/$defs/vehicleValues"},
+        "unavailable": {"type": "array", "items": {"enum": \#(jsonList(Array(VehicleDataNames.dataTypes.keys)))}},
+        "timeline": {
+          "type": "array",
+          "items": {"type": "object", "additionalProperties": false, "required": ["atMs", "values"],
+                    "properties": {"atMs": {"type": "integer", "minimum": 0}, "values": {"$ref": "#/$defs/vehicleValues"}}}
+        }
+      }
+    },
+    "microphone": {
+      "type": "object", "additionalProperties": false, "maxProperties": 1,
+      "properties": {"wav": {"type": "string", "description": "A WAV file the microphone plays."}, "toneHz": {"type": "number", "exclusiveMinimum": 0}}
+    },
+    "audioPassThruChunkMs": {"type": "integer", "minimum": 1},
+    "speakDurationMs": {"type": "integer", "minimum": 0},
+    "secondaryTransport": {
+      "type": "object", "additionalProperties": false,
+      "properties": {
+        "transports": {"type": "array", "items": {"type": "string"}, "description": "Offered in the StartServiceACK, e.g. TCP_WIFI."},
+        "host": {"type": "string"}, "port": {"type": "integer", "minimum": 1, "maximum": 65535}
+      }
+    },
+    "heartbeatTimeoutMs": {"type": ["integer", "null"], "minimum": 0, "description": "core's HeartBeatTimeout; 0 or null: no supervision."},
+    "protocol": {
+      "type": "object", "additionalProperties": false,
+      "properties": {
+        "maximumVersion": {"type": "string", "pattern": "^[1-5](\\.[0-9]+){0,2}$"},
+        "maximumPayloadSize": {"type": "integer", "minimum": 1488}
+      }
+    },
+    "malformedLimit": \#(limit),
+    "floodLimit": \#(limit),
+    "resumption": {"type": "boolean"},
+    "vehicleType": {
+      "type": "object", "additionalProperties": false,
+      "properties": {"make": {"type": "string"}, "model": {"type": "string"}, "modelYear": {"type": "string"}, "trim": {"type": "string"}}
+    },
+    "systemSoftwareVersion": {"type": "string"},
+    "systemHardwareVersion": {"type": "string", "description": "What core takes from the HMI's GetSystemInfo for the StartServiceACK."}
+  },
+  "$defs": {
+    "permissions": {
+      "type": "object",
+      "additionalProperties": {"type": "array", "items": {"enum": ["BACKGROUND", "FULL", "LIMITED", "NONE"]}}
+    },
+    "vehicleValues": {"type": "object", "propertyNames": {"enum": \#(jsonList(Array(VehicleDataNames.dataTypes.keys)))}}
+  }
+}
+"""#
+}
