@@ -82,8 +82,9 @@ struct ValidateCommandTests {
             except jsonschema.ValidationError:
                 print("ok")
             """
-        let python = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/env"), [
-            "python3", "-c", check, folder.appendingPathComponent("config.schema.json").path, folder.appendingPathComponent("hu.json").path,
+        // Debian's python3 with Debian's python3-jsonschema (scripts/setup).
+        let python = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/python3"), [
+            "-c", check, folder.appendingPathComponent("config.schema.json").path, folder.appendingPathComponent("hu.json").path,
         ])
         #expect(python.exitCode == 0 && python.stdout.contains("ok"), "\(python.stderr)")
     }

@@ -39,8 +39,9 @@ sys.stdout.write("\n".join(out) + "\n")
     static func encode(_ documents: [BSONDocument]) -> [String]? {
         let input = documents.map(tagged).joined(separator: "\n") + "\n"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
+        // Debian's python3 with Debian's python3-bson (scripts/setup), whatever python3 comes first on PATH.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script]
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
