@@ -12,9 +12,13 @@ struct SDLRun: AsyncParsableCommand {
             Exit codes: 0 all passed, 1 a step failed, 2 the scenario or the command line is invalid,
             3 could not connect or the head unit refused the app.
             """,
+        version: SDLRun.version,
         subcommands: [RunScenarios.self, Register.self, Emulate.self, Validate.self, Schema.self, Replay.self],
         defaultSubcommand: RunScenarios.self
     )
+
+    /// The tool's version, with the protocol and RPC spec versions the library speaks.
+    static let version = "sdl-run 0.2.0 (SDL protocol \(ProtocolVersion.latest), RPC spec \(RPCRegistry.interfaceVersion))"
 
     static func main() async {
         await runMain(arguments: TransportOptions.normalizing(Array(CommandLine.arguments.dropFirst())))

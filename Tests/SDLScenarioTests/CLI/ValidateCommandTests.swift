@@ -88,4 +88,11 @@ struct ValidateCommandTests {
         ])
         #expect(python.exitCode == 0 && python.stdout.contains("ok"), "\(python.stderr)")
     }
+
+    @Test("sdl-run --version names the tool, the protocol and the RPC spec it speaks")
+    func version() async throws {
+        let result = try await CommandRunner.sdlRun(["--version"])
+        #expect(result.exitCode == 0)
+        #expect(result.stdout == "sdl-run 0.2.0 (SDL protocol 5.4.1, RPC spec 8.0.0)\n")
+    }
 }
