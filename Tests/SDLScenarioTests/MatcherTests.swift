@@ -5,9 +5,11 @@ import Testing
 @Suite("Scenario matchers")
 struct MatcherTests {
     func scenario(expect params: String) throws -> Matcher {
-        let text = #"{"app": {"appName": "A", "appID": "a"}, "steps": [{"expect": {"notification": "OnVehicleData", "params": "# + params + "}}]}"
+        // The first step defines ${limit}, which a matcher may use.
+        let text = #"{"app": {"appName": "A", "appID": "a"}, "steps": [{"expect": {"notification": "OnVehicleData"}, "capture": {"limit": "speed"}}, "#
+            + #"{"expect": {"notification": "OnVehicleData", "params": "# + params + "}}]}"
         let parsed = try ScenarioParser.parse(Array(text.utf8), source: "inline")
-        guard case .expect(let expectations, _) = parsed.steps[0].kind, let matcher = expectations[0].parameters else {
+        guard case .expect(let expectations, _) = parsed.steps[1].kind, let matcher = expectations[0].parameters else {
             Issue.record("no matcher parsed")
             return .present
         }

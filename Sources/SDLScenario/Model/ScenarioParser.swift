@@ -157,6 +157,7 @@ struct ScenarioReader {
             return nil
         }
         let steps = self.steps(rawSteps, "$.steps")
+        checkVariables(rawSteps, "$.steps")
         guard let app else { return nil }
         return Scenario(name: name, description: string(root["description"], "$.description"), app: app,
                         emulator: emulator, defaultTimeoutMS: timeout, steps: steps, source: source)
@@ -333,11 +334,42 @@ struct ScenarioReader {
                                   captures: captures(object["capture"], "\(path).capture"))
     }
 
-    /// Flags matcher keys that the message can never carry (a typo would otherwise just time out).
+    /// Flags matcher keys the message can never carry and enum values it can never have,
+    /// in structs too (a typo would otherwise just time out).
     mutating func checkMatcherKeys(_ matcher: Matcher, function: String, type: RPCMessageType, path: String) {
-        guard case .subset(let keys) = matcher, let known = spec.parameterNames(function: function, type: type) else { return }
-        for key in keys.keys.sorted() where !known.contains(key) {
-            issue("\(path).\(key)", "\(function) has no parameter '\(key)'" + suggestion(key, known))
+        guard let params = spec.spec.function(named: function, messageType: type)?.params else { return }
+        checkMatcher(matcher, params: params, owner: function, path: path)
+    }
+
+    private mutating func checkMatcher(_ matcher: Matcher, params: [RPCSpec.Param], owner: String, path: String) {
+        guard case .subset(let keys) = matcher else { return }
+        let known = params.map(\.name)
+        for key in keys.keys.sorted() {
+            guard let param = params.first(where: { $0.name == key }), let value = keys[key] else {
+                issue("\(path).\(key)", "\(owner) has no parameter '\(key)'" + suggestion(key, known))
+                continue
+            }
+            checkValue(value, kind: param.kind, isArray: param.isArray, path: "\(path).\(key)")
+        }
+    }
+
+    /// An enum value an expectation compares with must be a value of the enum; a struct is
+    /// checked key by key.
+    private mutating func checkValue(_ matcher: Matcher, kind: RPCSpec.Kind, isArray: Bool, path: String) {
+        switch (matcher, kind) {
+        case (.equals(.string(let value)), .enumeration(let name)):
+            if let problem = spec.enumProblem(enumName: name, value: value) { issue(path, problem) }
+        case (.oneOf(let values), .enumeration(let name)):
+            for case .string(let value) in values {
+                if let problem = spec.enumProblem(enumName: name, value: value) { issue(path, problem) }
+            }
+        case (.elements(let items), _) where isArray:
+            for (index, item) in items.enumerated() { checkValue(item, kind: kind, isArray: false, path: "\(path)[\(index)]") }
+        case (.subset, .structure(let name)):
+            guard let structure = spec.spec.structure(named: name) else { return }
+            checkMatcher(matcher, params: structure.params, owner: name, path: path)
+        default:
+            break
         }
     }
 

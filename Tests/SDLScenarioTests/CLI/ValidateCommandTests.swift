@@ -23,6 +23,9 @@ struct ValidateCommandTests {
         ("bad-driver.json", "$.steps[0].driver.pressSoftbutton", "did you mean \"pressSoftButton\"?"),
         ("bad-vehicle-data.json", "$.steps[0].subscribe[0]", "did you mean \"speed\"?"),
         ("bad-language.json", "$.app.language", "did you mean \"EN-US\"?"),
+        ("enum-in-expect.json", "$.steps[0].expect.params.hmiLevel", "did you mean \"FULL\"?"),
+        ("enum-in-nested-expect.json", "$.steps[0].expect.params.buttonName", "did you mean \"SEEKLEFT\"?"),
+        ("undefined-variable.json", "$.steps[1].params.cmdID", "${pickd} is never defined; did you mean \"picked\"?"),
     ]
 
     @Test("validate names the location and the fix", arguments: cases)
