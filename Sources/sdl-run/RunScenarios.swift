@@ -11,8 +11,17 @@ struct RunScenarios: AsyncParsableCommand {
         abstract: "Run scenario files (the default command: `sdl-run scenario.json --usb`).",
         discussion: "Without --tcp, --usb or --bt, each scenario runs against the embedded emulator.")
 
-    @Argument(help: "Scenario files, run one after another.")
+    @Argument(help: "Scenario files, directories (searched for scenarios) and globs, run one after another.")
     var files: [String]
+
+    @Option(name: .customLong("var"), help: ArgumentHelp("A variable for ${NAME} in the scenarios; VALUE is JSON when it parses as JSON, else text.", valueName: "NAME=VALUE"))
+    var variables: [String] = []
+
+    @Option(help: ArgumentHelp("Run only scenarios with one of these tags.", valueName: "tag"))
+    var include: [String] = []
+
+    @Option(help: ArgumentHelp("Leave out scenarios with any of these tags.", valueName: "tag"))
+    var exclude: [String] = []
 
     @OptionGroup var transport: TransportOptions
 
@@ -54,21 +63,20 @@ struct RunScenarios: AsyncParsableCommand {
         if let nonInteractive, nonInteractive != "skip", nonInteractive != "fail" {
             throw ValidationError("--non-interactive takes skip or fail, not '\(nonInteractive)'")
         }
+        _ = try ScenarioInputs.variables(variables)
     }
 
     func run() async throws {
         logging.bootstrap()
         // Check every file before anything is sent: a typo must not cost a bench run.
-        var scenarios: [Scenario] = []
-        var problems: [String] = []
-        for file in files {
-            do {
-                scenarios.append(try ScenarioParser.load(path: file))
-            } catch {
-                problems.append(error.description)
-            }
+        let loaded = try ScenarioInputs.load(files, variables: try ScenarioInputs.variables(variables))
+        let scenarios = loaded.filter { scenario in
+            (include.isEmpty || scenario.tags.contains(where: include.contains)) && !scenario.tags.contains(where: exclude.contains)
         }
-        guard problems.isEmpty else { throw CommandFailure.invalid("invalid scenario:\n" + problems.joined(separator: "\n")) }
+        if scenarios.count < loaded.count {
+            print("\(loaded.count - scenarios.count) of \(loaded.count) scenarios left out by --include/--exclude")
+        }
+        guard !scenarios.isEmpty else { throw CommandFailure.invalid("no scenario has the tags asked for (--include \(include), --exclude \(exclude))") }
 
         let reporter = ConsoleReporter(verbose: verbose, color: noColor ? false : nil)
         let traceWriter: FrameTraceWriter?
@@ -173,20 +181,16 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check scenario files against the scenario language and the RPC spec, without connecting.")
 
-    @Argument(help: "Scenario files.")
+    @Argument(help: "Scenario files, directories and globs.")
     var files: [String]
 
+    @Option(name: .customLong("var"), help: ArgumentHelp("A variable the scenarios use, as for a run.", valueName: "NAME=VALUE"))
+    var variables: [String] = []
+
     func run() throws {
-        var problems: [String] = []
-        for file in files {
-            do {
-                let scenario = try ScenarioParser.load(path: file)
-                print("\(file): valid (\(scenario.steps.count) steps)")
-            } catch {
-                problems.append(error.description)
-            }
+        for scenario in try ScenarioInputs.load(files, variables: try ScenarioInputs.variables(variables)) {
+            print("\(scenario.source): valid (\(scenario.steps.count) steps)")
         }
-        if !problems.isEmpty { throw CommandFailure.invalid("invalid scenario:\n" + problems.joined(separator: "\n")) }
     }
 }
 
@@ -256,5 +260,42 @@ struct Replay: AsyncParsableCommand {
         let differing = comparisons.filter { !$0.matches }.count
         print("\(comparisons.count - differing) passed, \(differing) failed")
         if differing > 0 { throw ExitCode(1) }
+    }
+}
+
+/// The scenario inputs both `run` and `validate` take.
+enum ScenarioInputs {
+    /// `--var NAME=VALUE` values: JSON when VALUE parses as JSON (`50`, `true`), else text.
+    static func variables(_ arguments: [String]) throws -> [String: JSONValue] {
+        var variables: [String: JSONValue] = [:]
+        for argument in arguments {
+            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+                throw ValidationError("--var takes NAME=VALUE, not '\(argument)'")
+            }
+            let text = String(argument[argument.index(after: equals)...])
+            variables[String(argument[..<equals])] = (try? JSONValue.parse(Array(text.utf8))) ?? .string(text)
+        }
+        return variables
+    }
+
+    /// Every scenario the inputs name, all checked before any runs.
+    static func load(_ inputs: [String], variables: [String: JSONValue]) throws -> [Scenario] {
+        let files: [String]
+        do {
+            files = try ScenarioFiles.expand(inputs)
+        } catch {
+            throw CommandFailure.invalid(error.description)
+        }
+        var scenarios: [Scenario] = []
+        var problems: [String] = []
+        for file in files {
+            do {
+                scenarios.append(try ScenarioParser.load(path: file, variables: variables))
+            } catch {
+                problems.append(error.description)
+            }
+        }
+        guard problems.isEmpty else { throw CommandFailure.invalid("invalid scenario:\n" + problems.joined(separator: "\n")) }
+        return scenarios
     }
 }

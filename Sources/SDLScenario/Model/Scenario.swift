@@ -13,6 +13,11 @@ public struct Scenario: Sendable {
     public var steps: [Step]
     /// Where the scenario came from, for messages.
     public var source: String
+    /// Labels for choosing scenarios of a suite (`--include`, `--exclude`).
+    public var tags: [String] = []
+    /// Variables known before the first step: `--var` values and the `${env.NAME}` the
+    /// scenario uses, read when it was loaded.
+    public var variables: [String: JSONValue] = [:]
 }
 
 /// The app a scenario registers.

@@ -1,11 +1,13 @@
+import Foundation
 import SmartDeviceLink
 
-/// Every `${name}` a scenario uses must be defined by it: a step's `capture`, or a `menu`
-/// cell (`menu.<title>`). An undefined one was sent literally before; now it is an error
-/// that names the closest defined variable.
+/// Every `${name}` a scenario uses must be defined: by a step's `capture`, a `menu` cell
+/// (`menu.<title>`), `sdl-run --var name=value`, or the environment (`${env.NAME}`). An
+/// undefined one was sent literally before; now it is an error that names the closest
+/// defined variable.
 extension ScenarioReader {
     mutating func checkVariables(_ steps: [JSONValue], _ path: String) {
-        var defined: Set<String> = []
+        var defined = Set(predefined.keys)
         for step in steps { collectDefinitions(step, into: &defined) }
         for (index, step) in steps.enumerated() { checkReferences(step, "\(path)[\(index)]", defined: defined) }
     }
@@ -35,6 +37,15 @@ extension ScenarioReader {
         case .string(let text) where text.hasPrefix("${") && text.hasSuffix("}"):
             let name = String(text.dropFirst(2).dropLast())
             guard !defined.contains(name) else { return }
+            if name.hasPrefix("env.") {
+                let variable = String(name.dropFirst(4))
+                guard let value = ProcessInfo.processInfo.environment[variable] else {
+                    issue(path, "${\(name)} reads the environment variable \(variable), which is not set; set it, or pass --var \(name)=VALUE")
+                    return
+                }
+                predefined[name] = .string(value)
+                return
+            }
             let hint = defined.isEmpty ? "; define it with \"capture\" in an earlier step" : suggestion(name, defined.sorted())
             issue(path, "the variable ${\(name)} is never defined" + hint)
         case .object(let object):

@@ -1,4 +1,4 @@
-import SmartDeviceLink
+public import SmartDeviceLink
 import Foundation
 
 /// One problem in a scenario file: where (a JSON path such as `steps[2].params.mainField1`),
@@ -25,17 +25,19 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
 /// Reads scenario files: JSON syntax, structure, and every RPC, parameter and enum value
 /// against the RPC spec, before anything is sent.
 public enum ScenarioParser {
-    /// Loads and checks a scenario file.
-    public static func load(path: String) throws(ScenarioError) -> Scenario {
+    /// Loads and checks a scenario file. `variables` are defined before the first step
+    /// (`sdl-run --var`); `${env.NAME}` reads the environment.
+    public static func load(path: String, variables: [String: JSONValue] = [:]) throws(ScenarioError) -> Scenario {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ScenarioError(source: path, issues: [ScenarioIssue(path: "$", message: "cannot read the file (does it exist?)")])
         }
         let baseDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return try parse(Array(data), source: path, baseDirectory: baseDirectory)
+        return try parse(Array(data), source: path, baseDirectory: baseDirectory, variables: variables)
     }
 
     /// Parses and checks scenario JSON text.
-    public static func parse(_ bytes: [UInt8], source: String, baseDirectory: String = ".") throws(ScenarioError) -> Scenario {
+    public static func parse(_ bytes: [UInt8], source: String, baseDirectory: String = ".",
+                             variables: [String: JSONValue] = [:]) throws(ScenarioError) -> Scenario {
         let json: JSONValue
         do {
             json = try JSONValue.parse(bytes)
@@ -44,6 +46,7 @@ public enum ScenarioParser {
             throw ScenarioError(source: source, issues: [ScenarioIssue(path: "line \(line), column \(column)", message: error.reason)])
         }
         var reader = ScenarioReader(baseDirectory: baseDirectory)
+        reader.predefined = variables
         let scenario = reader.scenario(json, source: source)
         if !reader.issues.isEmpty || scenario == nil {
             throw ScenarioError(source: source, issues: reader.issues)
@@ -73,6 +76,8 @@ struct ScenarioReader {
     var issues: [ScenarioIssue] = []
     let baseDirectory: String
     let spec = ScenarioSpecCheck()
+    /// Variables defined before the first step, and the `env.` ones the scenario reads.
+    var predefined: [String: JSONValue] = [:]
 
     init(baseDirectory: String) { self.baseDirectory = baseDirectory }
 
@@ -143,7 +148,7 @@ struct ScenarioReader {
 
     mutating func scenario(_ json: JSONValue, source: String) -> Scenario? {
         guard let root = objectValue(json, "$") else { return nil }
-        unknownKeys(root, allowed: ["$schema", "name", "description", "app", "emulator", "defaults", "steps"], "$")
+        unknownKeys(root, allowed: ["$schema", "name", "description", "tags", "app", "emulator", "defaults", "steps"], "$")
         let name = string(root["name"], "$.name") ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
         let app = appDescription(root["app"], "$.app")
         let emulator = objectValue(root["emulator"], "$.emulator")
@@ -158,9 +163,11 @@ struct ScenarioReader {
         }
         let steps = self.steps(rawSteps, "$.steps")
         checkVariables(rawSteps, "$.steps")
+        let tags = strings(root["tags"], "$.tags") ?? []
         guard let app else { return nil }
         return Scenario(name: name, description: string(root["description"], "$.description"), app: app,
-                        emulator: emulator, defaultTimeoutMS: timeout, steps: steps, source: source)
+                        emulator: emulator, defaultTimeoutMS: timeout, steps: steps, source: source, tags: tags,
+                        variables: predefined)
     }
 
     mutating func appDescription(_ value: JSONValue?, _ path: String) -> AppDescription? {

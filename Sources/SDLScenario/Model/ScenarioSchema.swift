@@ -20,6 +20,7 @@ public enum ScenarioSchema {
     "$schema": {"type": "string"},
     "name": {"type": "string", "description": "Shown in reports; defaults to the file name."},
     "description": {"type": "string"},
+    "tags": {"type": "array", "items": {"type": "string"}, "description": "Labels for sdl-run --include / --exclude."},
     "app": {
       "type": "object",
       "required": ["appName", "appID"],

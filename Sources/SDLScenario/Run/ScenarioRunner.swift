@@ -185,6 +185,7 @@ actor RunContext {
         self.reporter = reporter
         self.promptPolicy = promptPolicy
         self.start = start
+        self.variables = scenario.variables
     }
 
     var nowMS: Double { (ContinuousClock.now - start).milliseconds }
