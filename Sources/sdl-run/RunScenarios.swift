@@ -52,10 +52,14 @@ struct RunScenarios: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run up to N scenarios at once (embedded emulator only).", valueName: "n"))
     var parallel: Int = 1
 
+    @Option(help: ArgumentHelp("Run a scenario that did not pass up to N more times; passing on a retry is reported as flaky.", valueName: "n"))
+    var retries: Int = 0
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+        if retries < 0 { throw ValidationError("--retries must be 0 or more") }
         if parallel > 1 && transport.isExternal {
             throw ValidationError("--parallel runs only against the embedded emulator (one head unit serves one scenario at a time)")
         }
@@ -90,6 +94,7 @@ struct RunScenarios: AsyncParsableCommand {
         let runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter, frameObserver: observer)
         let results = try await runAll(scenarios, runner: runner, traceWriter: traceWriter)
         traceWriter?.close()
+        if results.count > 1 || retries > 0 { print(results.summaryLine) }
         do {
             if let json { try JSONResultWriter.write(results, to: json) }
             if let junit { try JUnitWriter.write(results, to: junit) }
@@ -113,8 +118,10 @@ struct RunScenarios: AsyncParsableCommand {
         if parallel == 1 {
             var results: [ScenarioResult] = []
             for scenario in scenarios {
-                traceWriter?.begin(scenario: scenario.name)
-                results.append(await runner.run(scenario, on: try await target(for: scenario, tracing: traceWriter)))
+                results.append(try await runner.run(scenario, attempts: retries + 1) {
+                    traceWriter?.begin(scenario: scenario.name)
+                    return try await target(for: scenario, tracing: traceWriter)
+                })
             }
             return results
         }
@@ -124,8 +131,12 @@ struct RunScenarios: AsyncParsableCommand {
             func launch() async throws {
                 let index = next
                 let scenario = scenarios[index]
-                let target = try await self.target(for: scenario, tracing: traceWriter)
-                group.addTask { (index, await runner.run(scenario, on: target)) }
+                // Each attempt gets a fresh embedded emulator.
+                let targets = try await (0...retries).asyncMap { _ in try await self.target(for: scenario, tracing: traceWriter) }
+                group.addTask {
+                    var remaining = targets[...]
+                    return (index, await runner.run(scenario, attempts: targets.count) { remaining.removeFirst() })
+                }
                 next += 1
             }
             while next < min(parallel, scenarios.count) { try await launch() }
@@ -297,5 +308,14 @@ enum ScenarioInputs {
         }
         guard problems.isEmpty else { throw CommandFailure.invalid("invalid scenario:\n" + problems.joined(separator: "\n")) }
         return scenarios
+    }
+}
+
+extension ClosedRange<Int> {
+    /// The values of `transform` for each element, in order, awaiting each.
+    fileprivate func asyncMap<T>(_ transform: (Int) async throws -> T) async rethrows -> [T] {
+        var values: [T] = []
+        for element in self { values.append(try await transform(element)) }
+        return values
     }
 }

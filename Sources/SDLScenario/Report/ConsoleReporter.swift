@@ -100,7 +100,9 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
         let counts = Dictionary(grouping: result.steps, by: \.status).mapValues(\.count)
         let summary = "\(counts[.passed] ?? 0) passed, \(counts[.failed] ?? 0) failed, \(counts[.skipped] ?? 0) skipped"
         switch result.status {
-        case .passed: write(paint("PASS \(result.name)", .success) + " — \(summary) in \(Int(result.durationMS)) ms")
+        case .passed:
+            let flaky = result.isFlaky ? " (flaky: passed on attempt \(result.attempts))" : ""
+            write(paint("PASS \(result.name)", .success) + " — \(summary) in \(Int(result.durationMS)) ms" + flaky)
         case .failed: write(paint("FAIL \(result.name)", .failure) + " — \(summary) in \(Int(result.durationMS)) ms")
         case .invalid, .connectionFailed:
             write(paint("ERROR \(result.name)", .failure) + " — \(result.status.rawValue): \(result.message ?? "")")

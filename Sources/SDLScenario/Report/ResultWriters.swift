@@ -16,6 +16,7 @@ public enum JSONResultWriter {
         var object: JSONObject = [
             "name": .string(result.name), "source": .string(result.source), "target": .string(result.target),
             "status": .string(result.status.rawValue), "exitCode": .int(Int64(result.status.exitCode)),
+            "attempts": .int(Int64(result.attempts)), "flaky": .bool(result.isFlaky),
             "durationMS": .double(result.durationMS.rounded()),
             "steps": .array(result.steps.map { step in
                 var entry: JSONObject = [
@@ -59,7 +60,7 @@ public enum JUnitWriter {
             let skipped = result.steps.filter { $0.status == .skipped }.count
             let errors = result.steps.isEmpty && result.status != .passed ? 1 : 0
             xml += "  <testsuite name=\"\(escape(result.name))\" tests=\"\(max(result.steps.count, 1))\" failures=\"\(stepFailures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(result.durationMS))\">\n"
-            xml += "    <properties><property name=\"source\" value=\"\(escape(result.source))\"/><property name=\"target\" value=\"\(escape(result.target))\"/></properties>\n"
+            xml += "    <properties><property name=\"source\" value=\"\(escape(result.source))\"/><property name=\"target\" value=\"\(escape(result.target))\"/><property name=\"attempts\" value=\"\(result.attempts)\"/><property name=\"flaky\" value=\"\(result.isFlaky)\"/></properties>\n"
             if result.steps.isEmpty {
                 xml += "    <testcase name=\"connect and register\" classname=\"\(escape(result.name))\" time=\"\(seconds(result.durationMS))\">\n"
                 if result.status != .passed {

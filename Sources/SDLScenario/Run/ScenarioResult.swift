@@ -48,6 +48,27 @@ public struct ScenarioResult: Sendable {
     public var messages: [LoggedMessage]
     /// Every request and notification sent.
     public var sent: [SentMessage]
+    /// Runs it took (`--retries`): more than one means the earlier ones did not pass.
+    public var attempts = 1
+
+    /// Passed, but only on a retry.
+    public var isFlaky: Bool { status == .passed && attempts > 1 }
+}
+
+extension [ScenarioResult] {
+    /// One line for a whole run: how many scenarios passed (and of those, how many only on
+    /// a retry), failed, were invalid, or could not connect.
+    public var summaryLine: String {
+        func number(_ status: ScenarioResult.Status) -> Int { filter { $0.status == status }.count }
+        var parts = ["\(number(.passed)) passed"]
+        let flaky = filter(\.isFlaky).count
+        if flaky > 0 { parts[0] += " (\(flaky) flaky)" }
+        parts.append("\(number(.failed)) failed")
+        if number(.invalid) > 0 { parts.append("\(number(.invalid)) invalid") }
+        if number(.connectionFailed) > 0 { parts.append("\(number(.connectionFailed)) could not connect") }
+        let seconds = reduce(0) { $0 + $1.durationMS } / 1000
+        return "\(count) scenario\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ") + String(format: " in %.1f s", seconds)
+    }
 }
 
 /// A request or notification the scenario sent.

@@ -63,6 +63,21 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// Connects, registers the scenario's app, runs every step, unregisters.
+    /// Runs until the scenario passes or `attempts` runs were made, each on a fresh target;
+    /// an invalid scenario is not run again. The result says how many runs it took.
+    public func run(_ scenario: Scenario, attempts: Int,
+                    target: () async throws -> ScenarioTarget) async rethrows -> ScenarioResult {
+        var result = await run(scenario, on: try await target())
+        var attempt = 1
+        while result.status != .passed, result.status != .invalid, attempt < attempts {
+            attempt += 1
+            reporter?.progress("RETRY \(scenario.name): attempt \(attempt) of \(attempts) after \(result.status.rawValue)")
+            result = await run(scenario, on: try await target())
+        }
+        result.attempts = attempt
+        return result
+    }
+
     public func run(_ scenario: Scenario, on target: ScenarioTarget) async -> ScenarioResult {
         let start = ContinuousClock.now
         reporter?.started(scenario, target: target.name)
