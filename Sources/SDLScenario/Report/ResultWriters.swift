@@ -52,14 +52,16 @@ public enum JSONResultWriter {
 public enum JUnitWriter {
     public static func document(_ results: [ScenarioResult]) -> String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        let failures = results.reduce(0) { $0 + $1.steps.filter { $0.status == .failed }.count + ($1.steps.isEmpty && $1.status != .passed ? 1 : 0) }
+        // A run that never got to its steps (could not connect, invalid) is one test in error;
+        // the totals are the sums of the suites' own counts, so the two levels always agree.
+        func failures(_ result: ScenarioResult) -> Int { result.steps.filter { $0.status == .failed }.count }
+        func errors(_ result: ScenarioResult) -> Int { result.steps.isEmpty && result.status != .passed ? 1 : 0 }
         let tests = results.reduce(0) { $0 + max($1.steps.count, 1) }
-        xml += "<testsuites name=\"sdl-run\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
+        xml += "<testsuites name=\"sdl-run\" tests=\"\(tests)\" failures=\"\(results.map(failures).reduce(0, +))\" errors=\"\(results.map(errors).reduce(0, +))\">\n"
+        let host = escape(ProcessInfo.processInfo.hostName)
         for result in results {
-            let stepFailures = result.steps.filter { $0.status == .failed }.count
             let skipped = result.steps.filter { $0.status == .skipped }.count
-            let errors = result.steps.isEmpty && result.status != .passed ? 1 : 0
-            xml += "  <testsuite name=\"\(escape(result.name))\" tests=\"\(max(result.steps.count, 1))\" failures=\"\(stepFailures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(result.durationMS))\">\n"
+            xml += "  <testsuite name=\"\(escape(result.name))\" tests=\"\(max(result.steps.count, 1))\" failures=\"\(failures(result))\" errors=\"\(errors(result))\" skipped=\"\(skipped)\" time=\"\(seconds(result.durationMS))\" timestamp=\"\(timestamp(result.startedAt))\" hostname=\"\(host)\">\n"
             xml += "    <properties><property name=\"source\" value=\"\(escape(result.source))\"/><property name=\"target\" value=\"\(escape(result.target))\"/><property name=\"attempts\" value=\"\(result.attempts)\"/><property name=\"flaky\" value=\"\(result.isFlaky)\"/></properties>\n"
             if result.steps.isEmpty {
                 xml += "    <testcase name=\"connect and register\" classname=\"\(escape(result.name))\" time=\"\(seconds(result.durationMS))\">\n"
@@ -79,12 +81,34 @@ public enum JUnitWriter {
                     xml += ">\n      <skipped message=\"\(escape(step.message ?? "skipped"))\"/>\n    </testcase>\n"
                 }
             }
+            xml += "    <system-out>\(escape(log(of: result)))</system-out>\n"
             xml += "  </testsuite>\n"
         }
         return xml + "</testsuites>\n"
     }
 
     static func seconds(_ ms: Double) -> String { String(format: "%.3f", ms / 1000) }
+
+    /// JUnit's timestamp: ISO 8601 without a zone (UTC here).
+    static func timestamp(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+    }
+
+    /// The run's messages in time order, a line each, as the console shows them.
+    static func log(of result: ScenarioResult) -> String {
+        let sent = result.sent.map { (time: $0.timeMS, line: "→ \($0.function)" + ($0.correlationID.map { " #\($0)" } ?? "")) }
+        let received = result.messages.map { message -> (time: Double, line: String) in
+            let envelope = message.envelope
+            var line = "← \(envelope.functionName)"
+            if envelope.messageType == .response { line += " #\(envelope.correlationID) \(envelope.resultCode ?? "?")" }
+            return (message.timeMS, line)
+        }
+        return (sent + received).sorted { $0.time < $1.time }
+            .map { String(format: "%9.1f ms  ", $0.time) + $0.line }.joined(separator: "\n")
+    }
 
     static func escape(_ text: String) -> String {
         var out = ""

@@ -1,3 +1,4 @@
+public import Foundation
 public import SmartDeviceLink
 
 /// The outcome of one step.
@@ -50,6 +51,8 @@ public struct ScenarioResult: Sendable {
     public var sent: [SentMessage]
     /// Runs it took (`--retries`): more than one means the earlier ones did not pass.
     public var attempts = 1
+    /// When the (last) run started, by the wall clock.
+    public var startedAt = Date()
 
     /// Passed, but only on a retry.
     public var isFlaky: Bool { status == .passed && attempts > 1 }

@@ -80,13 +80,15 @@ public struct ScenarioRunner: Sendable {
 
     public func run(_ scenario: Scenario, on target: ScenarioTarget) async -> ScenarioResult {
         let start = ContinuousClock.now
+        let startedAt = Date()
         reporter?.started(scenario, target: target.name)
         let log = MessageLog(start: start)
         func finish(_ status: ScenarioResult.Status, _ message: String?, _ steps: [StepResult], sent: [SentMessage]) async -> ScenarioResult {
             await target.finish()
-            let result = ScenarioResult(
+            var result = ScenarioResult(
                 name: scenario.name, source: scenario.source, target: target.name, status: status, message: message,
                 steps: steps, durationMS: (ContinuousClock.now - start).milliseconds, messages: await log.messages, sent: sent)
+            result.startedAt = startedAt
             reporter?.finished(result)
             return result
         }

@@ -48,6 +48,22 @@ struct ExamplesTests {
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("<failure message=\"Show answered DISALLOWED"))
         #expect(xml.contains("<skipped message=\"not run: an earlier step failed\""))
+        #expect(xml.contains("hostname=\"") && xml.contains("timestamp=\"20"))
+        #expect(xml.contains("<system-out>") && xml.contains("→ RegisterAppInterface"), "the run's log is in system-out")
+    }
+
+    @Test("a run that cannot connect: one test in error, and the totals agree with the suite (JUnit XML validates)")
+    func junitConnectError() async throws {
+        let junit = temporaryFile("junit.xml")
+        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("hello.json").path, "--tcp", "127.0.0.1:1",
+                                                     "--junit", junit, "--connect-timeout", "1"])
+        #expect(result.exitCode == 3)
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("<testsuites name=\"sdl-run\" tests=\"1\" failures=\"0\" errors=\"1\">"), "\(xml)")
+        #expect(xml.contains("failures=\"0\" errors=\"1\" skipped=\"0\""))
+        let validation = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/xmllint"),
+            ["--noout", "--schema", CommandRunner.packageRoot.appendingPathComponent("Tests/SDLScenarioTests/Fixtures/junit.xsd").path, junit])
+        #expect(validation.exitCode == 0, "JUnit XML does not validate: \(validation.stderr)")
     }
 
     @Test("several files run one after another; the exit code is the worst outcome")
