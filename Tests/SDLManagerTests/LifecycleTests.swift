@@ -181,8 +181,7 @@ struct LifecycleTests {
         #expect(await states.values == [.ready, .reconnecting(attempt: 1)])
         // The manager is parked on the injected clock (no wall-clock sleep), and the head
         // unit has not seen it again.
-        for _ in 0..<1_000 where clock.sleeperCount == 0 { await Task.yield() }
-        #expect(clock.sleeperCount >= 1)
+        await clock.waitForSleepers(1)
         #expect(await emulator.snapshot().apps.isEmpty)
         clock.advance(by: .seconds(30))
         await states.waitFor(5)

@@ -15,7 +15,8 @@ package final class ManualClock: Clock, Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    private let state = Locked((now: Instant(offset: .zero), sleepers: [Int: Sleeper](), nextID: 0))
+    private let state = Locked((now: Instant(offset: .zero), sleepers: [Int: Sleeper](), nextID: 0,
+                                watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)]()))
 
     package init() {}
 
@@ -32,16 +33,33 @@ package final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Result<Void, any Error>? = state.withLock { state in
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    if deadline <= state.now { return .success(()) }
+                let (resumeNow, watchers): (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+                    if Task.isCancelled { return (.failure(CancellationError()), []) }
+                    if deadline <= state.now { return (.success(()), []) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return nil
+                    let count = state.sleepers.count
+                    let due = state.watchers.filter { $0.count <= count }.map(\.continuation)
+                    state.watchers.removeAll { $0.count <= count }
+                    return (nil, due)
                 }
+                for watcher in watchers { watcher.resume() }
                 if let resumeNow { continuation.resume(with: resumeNow) }
             }
         } onCancel: {
             state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Returns once at least `count` tasks sleep on this clock: a test knows the code under
+    /// test is parked on it (not merely slow) before it moves time.
+    package func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.watchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
         }
     }
 
