@@ -218,7 +218,8 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
     out("        let object = try RPCCoding.object(json, path: path)")
     for p in params:
         ident = naming.identifier(p["name"])
-        fn = "required" if p.get("mandatory") else "optional"
+        # A missing mandatory array reads as empty (RPCCoding.requiredArray says why).
+        fn = ("requiredArray" if p.get("array") else "required") if p.get("mandatory") else "optional"
         out(f"        self.{ident} = try RPCCoding.{fn}(object, \"{p['name']}\", path: path)")
     out("        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)")
     if message:

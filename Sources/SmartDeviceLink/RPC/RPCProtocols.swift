@@ -111,6 +111,15 @@ public enum RPCCoding {
         return try T(json: value, path: "\(path).\(key)")
     }
 
+    /// A mandatory array that is missing reads as empty instead of failing the whole message:
+    /// head units leave some out (sdl_core 8.2's stock HMI capabilities list image fields
+    /// without `imageTypeSupported`, in every RegisterAppInterface response), and an empty
+    /// list tells the app no more and no less than a missing one. The spec check reports it.
+    public static func requiredArray<Element: RPCValue>(_ object: JSONObject, _ key: String, path: String) throws(RPCDecodingError) -> [Element] {
+        guard let value = object[key], !value.isNull else { return [] }
+        return try [Element](json: value, path: "\(path).\(key)")
+    }
+
     public static func optional<T: RPCValue>(_ object: JSONObject, _ key: String, path: String) throws(RPCDecodingError) -> T? {
         guard let value = object[key], !value.isNull else { return nil }
         return try T(json: value, path: "\(path).\(key)")

@@ -146,4 +146,13 @@ struct RPCGeneratedTypesTests {
         let capability = VideoStreamingFormat(protocol: .raw, codec: .h264)
         #expect(capability.json == ["protocol": "RAW", "codec": "H264"])
     }
+
+    @Test("a mandatory array the head unit left out reads as empty (sdl_core 8.2's stock image fields); other mandatory parameters still fail")
+    func missingMandatoryArray() throws {
+        // What core 8.2 sends with its stock hmi_capabilities.json, seen on a real core.
+        let field = try ImageField(json: ["name": "graphic", "imageResolution": ["resolutionWidth": 35, "resolutionHeight": 35]], path: "ImageField")
+        #expect(field.imageTypeSupported == [] && field.name == .graphic)
+        #expect(throws: RPCDecodingError.self) { try ImageField(json: ["imageTypeSupported": ["GRAPHIC_PNG"]], path: "ImageField") }
+        #expect(throws: RPCDecodingError.self) { try ImageField(json: ["name": "graphic", "imageTypeSupported": "GRAPHIC_PNG"], path: "ImageField") }
+    }
 }

@@ -764,7 +764,7 @@ public struct OnPermissionsChange: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.permissionItem = try RPCCoding.required(object, "permissionItem", path: path)
+        self.permissionItem = try RPCCoding.requiredArray(object, "permissionItem", path: path)
         self.requireEncryption = try RPCCoding.optional(object, "requireEncryption", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
@@ -963,7 +963,7 @@ public struct OnTouchEvent: RPCNotification {
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.type = try RPCCoding.required(object, "type", path: path)
-        self.event = try RPCCoding.required(object, "event", path: path)
+        self.event = try RPCCoding.requiredArray(object, "event", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1139,7 +1139,7 @@ public struct OnWayPointChange: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.wayPoints = try RPCCoding.required(object, "wayPoints", path: path)
+        self.wayPoints = try RPCCoding.requiredArray(object, "wayPoints", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1240,8 +1240,8 @@ public struct OnRCStatus: RPCNotification {
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.allowed = try RPCCoding.optional(object, "allowed", path: path)
-        self.allocatedModules = try RPCCoding.required(object, "allocatedModules", path: path)
-        self.freeModules = try RPCCoding.required(object, "freeModules", path: path)
+        self.allocatedModules = try RPCCoding.requiredArray(object, "allocatedModules", path: path)
+        self.freeModules = try RPCCoding.requiredArray(object, "freeModules", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1526,7 +1526,7 @@ public struct OnEncodedSyncPData: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.data = try RPCCoding.required(object, "data", path: path)
+        self.data = try RPCCoding.requiredArray(object, "data", path: path)
         self.URL = try RPCCoding.optional(object, "URL", path: path)
         self.Timeout = try RPCCoding.optional(object, "Timeout", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)

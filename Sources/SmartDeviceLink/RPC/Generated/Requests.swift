@@ -450,7 +450,7 @@ public struct ResetGlobalProperties: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.properties = try RPCCoding.required(object, "properties", path: path)
+        self.properties = try RPCCoding.requiredArray(object, "properties", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -822,7 +822,7 @@ public struct CreateInteractionChoiceSet: RPCRequest {
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.interactionChoiceSetID = try RPCCoding.required(object, "interactionChoiceSetID", path: path)
-        self.choiceSet = try RPCCoding.required(object, "choiceSet", path: path)
+        self.choiceSet = try RPCCoding.requiredArray(object, "choiceSet", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -920,7 +920,7 @@ public struct PerformInteraction: RPCRequest {
         self.initialText = try RPCCoding.required(object, "initialText", path: path)
         self.initialPrompt = try RPCCoding.optional(object, "initialPrompt", path: path)
         self.interactionMode = try RPCCoding.required(object, "interactionMode", path: path)
-        self.interactionChoiceSetIDList = try RPCCoding.required(object, "interactionChoiceSetIDList", path: path)
+        self.interactionChoiceSetIDList = try RPCCoding.requiredArray(object, "interactionChoiceSetIDList", path: path)
         self.helpPrompt = try RPCCoding.optional(object, "helpPrompt", path: path)
         self.timeoutPrompt = try RPCCoding.optional(object, "timeoutPrompt", path: path)
         self.timeout = try RPCCoding.optional(object, "timeout", path: path)
@@ -1382,7 +1382,7 @@ public struct Speak: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.ttsChunks = try RPCCoding.required(object, "ttsChunks", path: path)
+        self.ttsChunks = try RPCCoding.requiredArray(object, "ttsChunks", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2622,7 +2622,7 @@ public struct ReadDID: RPCRequest {
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.ecuName = try RPCCoding.required(object, "ecuName", path: path)
-        self.didLocation = try RPCCoding.required(object, "didLocation", path: path)
+        self.didLocation = try RPCCoding.requiredArray(object, "didLocation", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2740,7 +2740,7 @@ public struct DiagnosticMessage: RPCRequest {
         let object = try RPCCoding.object(json, path: path)
         self.targetID = try RPCCoding.required(object, "targetID", path: path)
         self.messageLength = try RPCCoding.required(object, "messageLength", path: path)
-        self.messageData = try RPCCoding.required(object, "messageData", path: path)
+        self.messageData = try RPCCoding.requiredArray(object, "messageData", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3978,7 +3978,7 @@ public struct GetInteriorVehicleDataConsent: RPCRequest {
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.moduleType = try RPCCoding.required(object, "moduleType", path: path)
-        self.moduleIds = try RPCCoding.required(object, "moduleIds", path: path)
+        self.moduleIds = try RPCCoding.requiredArray(object, "moduleIds", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4747,7 +4747,7 @@ public struct EncodedSyncPData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.data = try RPCCoding.required(object, "data", path: path)
+        self.data = try RPCCoding.requiredArray(object, "data", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }

@@ -2047,7 +2047,7 @@ public struct ImageField: RPCStruct {
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.name = try RPCCoding.required(object, "name", path: path)
-        self.imageTypeSupported = try RPCCoding.required(object, "imageTypeSupported", path: path)
+        self.imageTypeSupported = try RPCCoding.requiredArray(object, "imageTypeSupported", path: path)
         self.imageResolution = try RPCCoding.optional(object, "imageResolution", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
@@ -2134,8 +2134,8 @@ public struct TouchEvent: RPCStruct {
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
         self.id = try RPCCoding.required(object, "id", path: path)
-        self.ts = try RPCCoding.required(object, "ts", path: path)
-        self.c = try RPCCoding.required(object, "c", path: path)
+        self.ts = try RPCCoding.requiredArray(object, "ts", path: path)
+        self.c = try RPCCoding.requiredArray(object, "c", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2260,8 +2260,8 @@ public struct HMIPermissions: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.allowed = try RPCCoding.required(object, "allowed", path: path)
-        self.userDisallowed = try RPCCoding.required(object, "userDisallowed", path: path)
+        self.allowed = try RPCCoding.requiredArray(object, "allowed", path: path)
+        self.userDisallowed = try RPCCoding.requiredArray(object, "userDisallowed", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2298,8 +2298,8 @@ public struct ParameterPermissions: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.allowed = try RPCCoding.required(object, "allowed", path: path)
-        self.userDisallowed = try RPCCoding.required(object, "userDisallowed", path: path)
+        self.allowed = try RPCCoding.requiredArray(object, "allowed", path: path)
+        self.userDisallowed = try RPCCoding.requiredArray(object, "userDisallowed", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2433,9 +2433,9 @@ public struct DisplayCapabilities: RPCStruct {
         let object = try RPCCoding.object(json, path: path)
         self.displayType = try RPCCoding.required(object, "displayType", path: path)
         self.displayName = try RPCCoding.optional(object, "displayName", path: path)
-        self.textFields = try RPCCoding.required(object, "textFields", path: path)
+        self.textFields = try RPCCoding.requiredArray(object, "textFields", path: path)
         self.imageFields = try RPCCoding.optional(object, "imageFields", path: path)
-        self.mediaClockFormats = try RPCCoding.required(object, "mediaClockFormats", path: path)
+        self.mediaClockFormats = try RPCCoding.requiredArray(object, "mediaClockFormats", path: path)
         self.graphicSupported = try RPCCoding.required(object, "graphicSupported", path: path)
         self.templatesAvailable = try RPCCoding.optional(object, "templatesAvailable", path: path)
         self.screenParams = try RPCCoding.optional(object, "screenParams", path: path)
@@ -5673,7 +5673,7 @@ public struct LightControlCapabilities: RPCStruct {
         let object = try RPCCoding.object(json, path: path)
         self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
         self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path)
-        self.supportedLights = try RPCCoding.required(object, "supportedLights", path: path)
+        self.supportedLights = try RPCCoding.requiredArray(object, "supportedLights", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5763,7 +5763,7 @@ public struct LightControlData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path)
-        self.lightState = try RPCCoding.required(object, "lightState", path: path)
+        self.lightState = try RPCCoding.requiredArray(object, "lightState", path: path)
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
