@@ -97,7 +97,8 @@ extension HeadUnitEmulator {
         if files[app.appID]?[name] == nil { apps[request.key]?.fileRequests.putFile += 1 }
         let persistent = file.persistentFile ?? existing?.persistent ?? false
         files[app.appID, default: [:]][name] = StoredFile(name: name, persistent: persistent, size: newSize, fileType: file.fileType.rawValue)
-        respond(request, "SUCCESS", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
+        // core (PutFileRequest::on_event): every stored chunk answers with this info.
+        respond(request, "SUCCESS", info: "File was downloaded", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
     }
 
     /// ListFiles: the app's file names and its free space.
