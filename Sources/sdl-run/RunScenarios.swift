@@ -49,6 +49,9 @@ struct RunScenarios: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --tcp to `sdl-run emulate`: run driver steps through its control channel.", valueName: "host:port"))
     var control: String?
 
+    @Option(help: ArgumentHelp("With --tcp to a real sdl_core: be its HMI on this WebSocket, so driver steps happen there.", valueName: "ws://host:8087"))
+    var hmi: String?
+
     @Option(help: ArgumentHelp("Run up to N scenarios at once (embedded emulator only).", valueName: "n"))
     var parallel: Int = 1
 
@@ -64,6 +67,8 @@ struct RunScenarios: AsyncParsableCommand {
             throw ValidationError("--parallel runs only against the embedded emulator (one head unit serves one scenario at a time)")
         }
         if control != nil && transport.tcp == nil { throw ValidationError("--control goes with --tcp (the embedded emulator needs no control channel)") }
+        if hmi != nil && transport.tcp == nil { throw ValidationError("--hmi goes with --tcp: core's HMI WebSocket beside its app port") }
+        if hmi != nil && control != nil { throw ValidationError("choose --hmi (a real sdl_core) or --control (sdl-run emulate), not both") }
         if let nonInteractive, nonInteractive != "skip", nonInteractive != "fail" {
             throw ValidationError("--non-interactive takes skip or fail, not '\(nonInteractive)'")
         }
@@ -82,6 +87,15 @@ struct RunScenarios: AsyncParsableCommand {
         }
         guard !scenarios.isEmpty else { throw CommandFailure.invalid("no scenario has the tags asked for (--include \(include), --exclude \(exclude))") }
 
+        // Core lets no app in before its HMI said OnReady: connect the HMI first.
+        var coreHMI: CoreHMI?
+        if let hmi {
+            let client: CoreHMI
+            do { client = try CoreHMI(url: hmi) } catch { throw CommandFailure.invalid(error.description) }
+            do { try await client.start() } catch { throw CommandFailure.connection(error.description) }
+            coreHMI = client
+        }
+        defer { if let coreHMI { Task { await coreHMI.stop() } } }
         let reporter = ConsoleReporter(verbose: verbose, color: noColor ? false : nil)
         let traceWriter: FrameTraceWriter?
         do {
@@ -92,7 +106,7 @@ struct RunScenarios: AsyncParsableCommand {
         var observer: (@Sendable (FrameTraceEvent) -> Void)?
         if let traceWriter { observer = { event in traceWriter.record(event) } }
         let runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter, frameObserver: observer)
-        let results = try await runAll(scenarios, runner: runner, traceWriter: traceWriter)
+        let results = try await runAll(scenarios, runner: runner, traceWriter: traceWriter, hmi: coreHMI)
         traceWriter?.close()
         if results.count > 1 || retries > 0 { print(results.summaryLine) }
         do {
@@ -114,13 +128,14 @@ struct RunScenarios: AsyncParsableCommand {
         }
     }
 
-    private func runAll(_ scenarios: [Scenario], runner: ScenarioRunner, traceWriter: FrameTraceWriter?) async throws -> [ScenarioResult] {
+    private func runAll(_ scenarios: [Scenario], runner: ScenarioRunner, traceWriter: FrameTraceWriter?,
+                        hmi: CoreHMI?) async throws -> [ScenarioResult] {
         if parallel == 1 {
             var results: [ScenarioResult] = []
             for scenario in scenarios {
                 results.append(try await runner.run(scenario, attempts: retries + 1) {
                     traceWriter?.begin(scenario: scenario.name)
-                    return try await target(for: scenario, tracing: traceWriter)
+                    return try await target(for: scenario, tracing: traceWriter, hmi: hmi)
                 })
             }
             return results
@@ -132,7 +147,7 @@ struct RunScenarios: AsyncParsableCommand {
                 let index = next
                 let scenario = scenarios[index]
                 // Each attempt gets a fresh embedded emulator.
-                let targets = try await (0...retries).asyncMap { _ in try await self.target(for: scenario, tracing: traceWriter) }
+                let targets = try await (0...retries).asyncMap { _ in try await self.target(for: scenario, tracing: traceWriter, hmi: hmi) }
                 group.addTask {
                     var remaining = targets[...]
                     return (index, await runner.run(scenario, attempts: targets.count) { remaining.removeFirst() })
@@ -149,8 +164,9 @@ struct RunScenarios: AsyncParsableCommand {
     }
 
     /// The target for a scenario; with a trace, its driver actions are recorded too.
-    private func target(for scenario: Scenario, tracing traceWriter: FrameTraceWriter?) async throws -> ScenarioTarget {
+    private func target(for scenario: Scenario, tracing traceWriter: FrameTraceWriter?, hmi: CoreHMI?) async throws -> ScenarioTarget {
         var target = try await plainTarget(for: scenario)
+        if let hmi { target.driver = hmi }
         target.registrationTimeout = transport.registrationTimeout
         if let writer = traceWriter, let driver = target.driver {
             target.driver = TracingDriver(driver, writer: writer)

@@ -207,6 +207,10 @@ public struct PutFileAction: Sendable {
 public struct DriverAction: Sendable {
     public var name: String
     public var arguments: JSONObject
+    public init(name: String, arguments: JSONObject = [:]) {
+        self.name = name
+        self.arguments = arguments
+    }
     /// The driver actions a scenario can take: the emulator's table, less its control-only ones.
     public static var names: [String] { HeadUnitEmulator.driverActions.filter { !$0.controlOnly }.map(\.name) }
     /// Those a scenario may name bare (`{"driver": "activateApp"}`).

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""The HMI side of sdl_core 8.2, as far as an HMI sees it, for testing sdl-run --hmi.
+
+Listens on a WebSocket (127.0.0.1, a free port, printed as the first line), answers
+MB.registerComponent with a component id and MB.subscribeTo with success, and after
+BasicCommunication.OnReady asks UI.GetLanguage and announces an app (HMI app id 654,
+policy app id "app-x"). Answers SDL.ActivateApp. Prints every message it receives as
+one JSON line on stdout. Uses Debian's python3-websockets.
+"""
+import asyncio
+import json
+import signal
+import sys
+
+import websockets
+
+
+def emit(message):
+    print(json.dumps(message), flush=True)
+
+
+async def serve(ws, path=None):
+    component = 500
+    async for text in ws:
+        message = json.loads(text)
+        emit(message)
+        method = message.get("method")
+        if method == "MB.registerComponent":
+            component += 1
+            await ws.send(json.dumps({"id": message["id"], "jsonrpc": "2.0", "result": component}))
+        elif method == "MB.subscribeTo":
+            await ws.send(json.dumps({"id": message["id"], "jsonrpc": "2.0", "result": {"code": 0}}))
+        elif method == "BasicCommunication.OnReady":
+            await ws.send(json.dumps({"id": 7, "jsonrpc": "2.0", "method": "UI.GetLanguage"}))
+            await ws.send(json.dumps({"jsonrpc": "2.0", "method": "BasicCommunication.OnAppRegistered",
+                                      "params": {"application": {"appID": 654, "policyAppID": "app-x", "appName": "X"}}}))
+        elif method == "SDL.ActivateApp":
+            await ws.send(json.dumps({"id": message["id"], "jsonrpc": "2.0",
+                                      "result": {"code": 0, "method": "SDL.ActivateApp"}}))
+
+
+async def main():
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    async with websockets.serve(serve, "127.0.0.1", 0) as server:
+        emit(server.sockets[0].getsockname()[1])
+        await asyncio.Future()
+
+
+asyncio.run(main())

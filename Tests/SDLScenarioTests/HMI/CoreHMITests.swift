@@ -1,0 +1,49 @@
+import Foundation
+import SDLScenario
+import SmartDeviceLink
+import Testing
+
+/// sdl-run as the HMI of sdl_core, against Tests/Peers/fake_core_hmi.py (the HMI side of
+/// core, over a real WebSocket from Debian's python3-websockets).
+@Suite("sdl-run as sdl_core's HMI")
+struct CoreHMITests {
+    static let peer = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/fake_core_hmi.py").path
+
+    @Test("it registers the components, subscribes, says OnReady, answers core's requests; driver steps become SDL.ActivateApp and UI.OnCommand with core's app id")
+    func drivesCore() async throws {
+        let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
+        defer { core.stop() }
+        let port = core.firstLine
+        let hmi = try CoreHMI(url: "ws://127.0.0.1:\(port)")
+        try await hmi.start()
+        var seen: [JSONObject] = []
+        func next() async throws -> JSONObject {
+            let line = await core.nextLine()
+            guard case .object(let message) = try JSONValue.parse(Array(line.utf8)) else { throw CoreHMI.Failure(description: line) }
+            seen.append(message)
+            return message
+        }
+        for _ in 0..<(9 + 4) { _ = try await next() }
+        #expect(seen.prefix(9).compactMap { $0["params"]?["componentName"]?.stringValue }
+                == ["BasicCommunication", "UI", "VR", "TTS", "VehicleInfo", "Navigation", "Buttons", "RC", "AppService"])
+        #expect(try await next()["method"] == "BasicCommunication.OnReady")
+        let answer = try await next()
+        #expect(answer["id"] == 7 && answer["result"]?["language"] == "EN-US" && answer["result"]?["code"] == 0)
+
+        try await hmi.perform(DriverAction(name: "activateApp", arguments: ["appID": "app-x"]))
+        let activate = try await next()
+        #expect(activate["method"] == "SDL.ActivateApp" && activate["params"]?["appID"] == 654)
+        try await hmi.perform(DriverAction(name: "selectCommand", arguments: ["cmdID": 3]))
+        let command = try await next()
+        #expect(command["method"] == "UI.OnCommand" && command["params"] == ["cmdID": 3, "appID": 654])
+        await #expect(throws: CoreHMI.Failure.self) { try await hmi.perform(DriverAction(name: "typeOnKeyboard", arguments: ["text": "x"])) }
+        await hmi.stop()
+    }
+
+    @Test("a URL that is not ws://HOST:PORT, and a port nobody listens on, fail saying what to give")
+    func badEndpoints() async throws {
+        #expect(throws: CoreHMI.Failure.self) { try CoreHMI(url: "http://127.0.0.1:8087") }
+        let nobody = try CoreHMI(url: "ws://127.0.0.1:1")
+        await #expect { try await nobody.start() } throws: { "\($0)".contains("cannot reach core's HMI WebSocket at 127.0.0.1:1") }
+    }
+}
