@@ -32,6 +32,8 @@ public actor CoreHMI: ScenarioDriver {
     private var apps: [(policyID: String, hmiID: Int64)] = []
     private var appWaiters: [CheckedContinuation<Void, Never>] = []
     private var closedReason: String?
+    /// The car's values as this HMI last reported them (VehicleInfo.GetVehicleData answers from here).
+    private var vehicleData: JSONObject = ["speed": 0, "rpm": 0]
 
     /// `url` is core's HMI WebSocket, `ws://HOST:PORT[/PATH]`.
     public init(url: String) throws(Failure) {
@@ -101,6 +103,12 @@ public actor CoreHMI: ScenarioDriver {
             guard let cmdID = action.arguments["cmdID"]?.intValue else { throw Failure(description: "selectCommand needs an integer cmdID") }
             let voice = action.arguments["triggerSource"]?.stringValue == "VR"
             try await notify(voice ? "VR.OnCommand" : "UI.OnCommand", ["cmdID": .int(cmdID), "appID": .int(appID)])
+        case "setVehicleData":
+            var values = action.arguments["values"]?.objectValue ?? [:]
+            if values.isEmpty, let name = action.arguments["name"]?.stringValue, let value = action.arguments["value"] { values = [name: value] }
+            if values.isEmpty { values = action.arguments.filter { $0.key != "appID" } }
+            vehicleData.merge(values) { _, new in new }
+            try await notify("VehicleInfo.OnVehicleData", values)
         default:
             throw Failure(description: "\(action.name) has no equivalent on core's HMI API in sdl-run yet; it runs against the emulator")
         }
@@ -178,7 +186,10 @@ public actor CoreHMI: ScenarioDriver {
         let id = message["id"]?.intValue
         if let method = message["method"]?.stringValue {
             if let id {
-                var result = CoreHMIAnswers.result(for: method, params: message["params"]?.objectValue ?? [:])
+                let params = message["params"]?.objectValue ?? [:]
+                var result = method == "VehicleInfo.GetVehicleData"
+                    ? vehicleData.filter { params[$0.key]?.boolValue == true }
+                    : CoreHMIAnswers.result(for: method, params: params)
                 result["code"] = 0
                 result["method"] = .string(method)
                 try? await send(["jsonrpc": "2.0", "id": .int(id), "result": .object(result)])

@@ -20,11 +20,6 @@ enum CoreHMIAnswers {
                 items[key] = ["dataType": .string(dataType(of: key)), "resultCode": "SUCCESS"]
             }
             return items
-        case ("VehicleInfo.GetVehicleData", _):
-            var values: JSONObject = [:]
-            if params["speed"]?.boolValue == true { values["speed"] = 0 }
-            if params["rpm"]?.boolValue == true { values["rpm"] = 0 }
-            return values
         default:
             return [:]
         }

@@ -9,7 +9,7 @@ import Testing
 struct CoreHMITests {
     static let peer = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/fake_core_hmi.py").path
 
-    @Test("it registers the components, subscribes, says OnReady, answers core's requests; driver steps become SDL.ActivateApp and UI.OnCommand with core's app id")
+    @Test("it registers the components, subscribes, says OnReady, answers core's requests; driver steps become SDL.ActivateApp, UI.OnCommand and VehicleInfo.OnVehicleData with core's app id")
     func drivesCore() async throws {
         let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
         defer { core.stop() }
@@ -36,6 +36,9 @@ struct CoreHMITests {
         try await hmi.perform(DriverAction(name: "selectCommand", arguments: ["cmdID": 3]))
         let command = try await next()
         #expect(command["method"] == "UI.OnCommand" && command["params"] == ["cmdID": 3, "appID": 654])
+        try await hmi.perform(DriverAction(name: "setVehicleData", arguments: ["values": ["speed": 50.5]]))
+        let data = try await next()
+        #expect(data["method"] == "VehicleInfo.OnVehicleData" && data["params"] == ["speed": 50.5])
         await #expect(throws: CoreHMI.Failure.self) { try await hmi.perform(DriverAction(name: "typeOnKeyboard", arguments: ["text": "x"])) }
         await hmi.stop()
     }
