@@ -3,8 +3,8 @@
 
 Listens on a WebSocket (127.0.0.1, a free port, printed as the first line), answers
 MB.registerComponent with a component id and MB.subscribeTo with success, and after
-BasicCommunication.OnReady asks UI.GetLanguage and announces an app (HMI app id 654,
-policy app id "app-x"). Answers SDL.ActivateApp. Prints every message it receives as
+BasicCommunication.OnReady asks UI.GetLanguage, announces an app (HMI app id 654, policy
+app id "app-x") and shows two alerts at once. Answers SDL.ActivateApp. Prints every message it receives as
 one JSON line on stdout. Uses Debian's python3-websockets.
 """
 import asyncio
@@ -34,6 +34,10 @@ async def serve(ws, path=None):
             await ws.send(json.dumps({"id": 7, "jsonrpc": "2.0", "method": "UI.GetLanguage"}))
             await ws.send(json.dumps({"jsonrpc": "2.0", "method": "BasicCommunication.OnAppRegistered",
                                       "params": {"application": {"appID": 654, "policyAppID": "app-x", "appName": "X"}}}))
+            # An alert with a soft button (core sends duration 0 then), and a second one at once.
+            await ws.send(json.dumps({"id": 8, "jsonrpc": "2.0", "method": "UI.Alert", "params": {
+                "appID": 654, "duration": 0, "softButtons": [{"softButtonID": 1, "text": "Yes", "type": "TEXT"}]}}))
+            await ws.send(json.dumps({"id": 9, "jsonrpc": "2.0", "method": "UI.Alert", "params": {"appID": 654, "duration": 3000}}))
         elif method == "SDL.ActivateApp":
             await ws.send(json.dumps({"id": message["id"], "jsonrpc": "2.0",
                                       "result": {"code": 0, "method": "SDL.ActivateApp"}}))

@@ -32,6 +32,9 @@ public actor CoreHMI: ScenarioDriver {
     private var apps: [(policyID: String, hmiID: Int64)] = []
     private var appWaiters: [CheckedContinuation<Void, Never>] = []
     private var closedReason: String?
+    /// The UI.Alert on screen: answered when its duration ends or one of its soft buttons is pressed.
+    private var alert: (requestID: Int64, appID: Int64, softButtonIDs: [Int64], token: Int)?
+    private var alertTokens = 0
     /// The car's values as this HMI last reported them (VehicleInfo.GetVehicleData answers from here).
     private var vehicleData: JSONObject = ["speed": 0, "rpm": 0]
 
@@ -103,6 +106,14 @@ public actor CoreHMI: ScenarioDriver {
             guard let cmdID = action.arguments["cmdID"]?.intValue else { throw Failure(description: "selectCommand needs an integer cmdID") }
             let voice = action.arguments["triggerSource"]?.stringValue == "VR"
             try await notify(voice ? "VR.OnCommand" : "UI.OnCommand", ["cmdID": .int(cmdID), "appID": .int(appID)])
+        case "pressSoftButton":
+            guard let id = (action.arguments["id"] ?? action.arguments["softButtonID"])?.intValue else {
+                throw Failure(description: "pressSoftButton needs the soft button's integer id")
+            }
+            let button: JSONObject = ["name": "CUSTOM_BUTTON", "customButtonID": .int(id), "appID": .int(appID)]
+            for mode in ["BUTTONDOWN", "BUTTONUP"] { try await notify("Buttons.OnButtonEvent", button.merging(["mode": .string(mode)]) { $1 }) }
+            try await notify("Buttons.OnButtonPress", button.merging(["mode": "SHORT"]) { $1 })
+            if let shown = alert, shown.softButtonIDs.contains(id) { try await closeAlert(shown.token) }
         case "setVehicleData":
             var values = action.arguments["values"]?.objectValue ?? [:]
             if values.isEmpty, let name = action.arguments["name"]?.stringValue, let value = action.arguments["value"] { values = [name: value] }
@@ -185,7 +196,9 @@ public actor CoreHMI: ScenarioDriver {
         guard case .object(let message)? = try? JSONValue.parse(Array(text.utf8)) else { return }
         let id = message["id"]?.intValue
         if let method = message["method"]?.stringValue {
-            if let id {
+            if let id, method == "UI.Alert" {
+                await showAlert(id, message["params"]?.objectValue ?? [:])
+            } else if let id {
                 let params = message["params"]?.objectValue ?? [:]
                 var result = method == "VehicleInfo.GetVehicleData"
                     ? vehicleData.filter { params[$0.key]?.boolValue == true }
@@ -205,6 +218,33 @@ public actor CoreHMI: ScenarioDriver {
                 waiter.resume(returning: message["result"]?.objectValue ?? [:])
             }
         }
+    }
+
+    /// UI.Alert: the app's system context is ALERT while it is shown; a second one is
+    /// REJECTED, as the HMI answers core.
+    private func showAlert(_ id: Int64, _ params: JSONObject) async {
+        guard alert == nil else {
+            try? await send(["jsonrpc": "2.0", "id": .int(id),
+                             "error": ["code": 4, "message": "an alert is already shown", "data": ["method": "UI.Alert"]]])
+            return
+        }
+        alertTokens += 1
+        let token = alertTokens, appID = params["appID"]?.intValue ?? 0
+        alert = (id, appID, params["softButtons"]?.arrayValue?.compactMap { $0["softButtonID"]?.intValue } ?? [], token)
+        try? await notify("UI.OnSystemContext", ["systemContext": "ALERT", "appID": .int(appID)])
+        // core sends duration 0 for an alert with soft buttons: it stays until one is pressed.
+        guard let milliseconds = params["duration"]?.intValue, milliseconds > 0 else { return }
+        Task {
+            try await Task.sleep(for: .milliseconds(milliseconds))
+            try await self.closeAlert(token)
+        }
+    }
+
+    private func closeAlert(_ token: Int) async throws {
+        guard let shown = alert, shown.token == token else { return }
+        alert = nil
+        try await send(["jsonrpc": "2.0", "id": .int(shown.requestID), "result": ["code": 0, "method": "UI.Alert"]])
+        try await notify("UI.OnSystemContext", ["systemContext": "MAIN", "appID": .int(shown.appID)])
     }
 
     private func ended(_ reason: String) {

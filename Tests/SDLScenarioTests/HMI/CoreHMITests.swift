@@ -29,6 +29,11 @@ struct CoreHMITests {
         #expect(try await next()["method"] == "BasicCommunication.OnReady")
         let answer = try await next()
         #expect(answer["id"] == 7 && answer["result"]?["language"] == "EN-US" && answer["result"]?["code"] == 0)
+        // The first alert is shown (ALERT), the second REJECTED (HMI_API Common.Result 4).
+        var alertMessages: [JSONObject] = []
+        for _ in 0..<2 { alertMessages.append(try await next()) }
+        #expect(alertMessages.contains { $0["method"] == "UI.OnSystemContext" && $0["params"] == ["systemContext": "ALERT", "appID": 654] })
+        #expect(alertMessages.contains { $0["id"] == 9 && $0["error"]?["code"] == 4 })
 
         try await hmi.perform(DriverAction(name: "activateApp", arguments: ["appID": "app-x"]))
         let activate = try await next()
@@ -36,6 +41,14 @@ struct CoreHMITests {
         try await hmi.perform(DriverAction(name: "selectCommand", arguments: ["cmdID": 3]))
         let command = try await next()
         #expect(command["method"] == "UI.OnCommand" && command["params"] == ["cmdID": 3, "appID": 654])
+        // A press on the alert's soft button: the button notifications, then the alert ends.
+        try await hmi.perform(DriverAction(name: "pressSoftButton", arguments: ["id": 1]))
+        var pressed: [String] = []
+        for _ in 0..<5 {
+            let message = try await next()
+            pressed.append(message["method"]?.stringValue ?? "result \(message["id"]?.intValue ?? -1)")
+        }
+        #expect(pressed == ["Buttons.OnButtonEvent", "Buttons.OnButtonEvent", "Buttons.OnButtonPress", "result 8", "UI.OnSystemContext"])
         try await hmi.perform(DriverAction(name: "setVehicleData", arguments: ["values": ["speed": 50.5]]))
         let data = try await next()
         #expect(data["method"] == "VehicleInfo.OnVehicleData" && data["params"] == ["speed": 50.5])
