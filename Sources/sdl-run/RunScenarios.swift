@@ -34,6 +34,9 @@ struct RunScenarios: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write every frame, one JSON object per line.", valueName: "file"))
     var trace: String?
 
+    @Option(help: ArgumentHelp("Put everything the run writes here: result.json and junit.xml (unless --json/--junit name other files) and the files scenarios write (audio pass-thru WAVs).", valueName: "dir"))
+    var outputDir: String?
+
     @Flag(help: "Show the JSON of every message.")
     var verbose = false
 
@@ -105,7 +108,18 @@ struct RunScenarios: AsyncParsableCommand {
         }
         var observer: (@Sendable (FrameTraceEvent) -> Void)?
         if let traceWriter { observer = { event in traceWriter.record(event) } }
-        let runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter, frameObserver: observer)
+        var runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter, frameObserver: observer)
+        var json = self.json, junit = self.junit
+        if let outputDir {
+            do {
+                try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+            } catch {
+                throw CommandFailure.invalid("cannot create --output-dir \(outputDir): \(error.localizedDescription)")
+            }
+            runner.outputDirectory = outputDir
+            json = json ?? (outputDir as NSString).appendingPathComponent("result.json")
+            junit = junit ?? (outputDir as NSString).appendingPathComponent("junit.xml")
+        }
         let results = try await runAll(scenarios, runner: runner, traceWriter: traceWriter, hmi: coreHMI)
         traceWriter?.close()
         if results.count > 1 || retries > 0 { print(results.summaryLine) }

@@ -187,7 +187,10 @@ public struct MenuItem: Sendable {
 }
 
 public struct AudioPassThruAction: Sendable {
+    /// Where the WAV file goes: beside the scenario, unless the run has an output directory.
     public var file: String
+    /// The file as the scenario names it, for the run's output directory.
+    public var fileAsWritten: String
     public var maxDurationMS: Int
     public var samplingRate: String
     public var bitsPerSample: String

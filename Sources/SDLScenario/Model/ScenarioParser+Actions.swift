@@ -51,7 +51,7 @@ extension ScenarioReader {
             if let problem = spec.enumProblem(enumName: "SamplingRate", value: rate) { issue("\(path).samplingRate", problem) }
             if let problem = spec.enumProblem(enumName: "BitsPerSample", value: bits) { issue("\(path).bitsPerSample", problem) }
             return .audioPassThru(AudioPassThruAction(
-                file: resolve(file), maxDurationMS: int(object["maxDuration"], "\(path).maxDuration", minimum: 1) ?? 5000,
+                file: resolve(file), fileAsWritten: file, maxDurationMS: int(object["maxDuration"], "\(path).maxDuration", minimum: 1) ?? 5000,
                 samplingRate: rate, bitsPerSample: bits, text: strings(object["text"], "\(path).text") ?? ["Recording"],
                 prompt: string(object["prompt"], "\(path).prompt")))
         case "putFile":

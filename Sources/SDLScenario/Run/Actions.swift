@@ -45,7 +45,9 @@ extension RunContext {
         let bits = BitsPerSample(rawValue: action.bitsPerSample)
         let writer: WAVWriter
         do {
-            writer = try WAVWriter(path: action.file, samplingRate: rate, bitsPerSample: bits)
+            let path = outputPath(written: action.fileAsWritten, resolved: action.file)
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            writer = try WAVWriter(path: path, samplingRate: rate, bitsPerSample: bits)
         } catch {
             throw StepFailure(message: "\(error)")
         }

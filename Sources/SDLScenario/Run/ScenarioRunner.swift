@@ -51,6 +51,8 @@ public protocol ScenarioReporter: Sendable {
 /// Runs scenarios.
 public struct ScenarioRunner: Sendable {
     public var promptPolicy: PromptPolicy
+    /// Where the files a scenario writes go (`sdl-run --output-dir`); nil: beside the scenario.
+    public var outputDirectory: String?
     public var reporter: (any ScenarioReporter)?
     /// Receives every frame (for `--trace`).
     public var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
@@ -118,6 +120,7 @@ public struct ScenarioRunner: Sendable {
         }
         let context = RunContext(scenario: scenario, connection: manager, log: log, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
+        await context.setOutputDirectory(outputDirectory)
         // The manager's own screen, file and audio managers act for the scenario: each of their
         // requests is announced, reported and traced as the scenario's, and its response kept to
         // judge the step. Weak: the run keeps the manager, the manager must not keep the run.
@@ -175,6 +178,7 @@ actor RunContext {
     let driver: (any ScenarioDriver)?
     let reporter: (any ScenarioReporter)?
     let promptPolicy: PromptPolicy
+    var outputDirectory: String?
     let start: ContinuousClock.Instant
     private(set) var sent: [SentMessage] = []
     var variables: [String: JSONValue] = [:]
@@ -206,6 +210,15 @@ actor RunContext {
     }
 
     var nowMS: Double { (ContinuousClock.now - start).milliseconds }
+
+    func setOutputDirectory(_ directory: String?) { outputDirectory = directory }
+
+    /// Where a file the scenario writes goes: under the output directory when there is one
+    /// (a relative name keeps its subfolders), else where the scenario said.
+    func outputPath(written: String, resolved: String) -> String {
+        guard let outputDirectory, !written.hasPrefix("/") else { return resolved }
+        return (outputDirectory as NSString).appendingPathComponent(written)
+    }
 
     func run(_ steps: [Step], suffix: String, into results: inout [StepResult]) async {
         for step in steps {

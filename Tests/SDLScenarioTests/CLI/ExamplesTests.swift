@@ -27,14 +27,17 @@ struct ExamplesTests {
         #expect(validation.exitCode == 0, "JUnit XML does not validate: \(validation.stderr)")
     }
 
-    @Test("audio pass-thru writes a WAV file of the recorded PCM")
+    @Test("audio pass-thru writes a WAV file of the recorded PCM; --output-dir takes it and the reports")
     func audioPassThruWritesWAV() async throws {
-        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("audio-pass-thru.json").path])
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-out-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("audio-pass-thru.json").path, "--output-dir", output.path])
         #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
-        let wav = try Data(contentsOf: Self.examples.appendingPathComponent("recording.wav"))
-        try? FileManager.default.removeItem(at: Self.examples.appendingPathComponent("recording.wav"))
+        let wav = try Data(contentsOf: output.appendingPathComponent("recording.wav"))
         #expect(wav.prefix(4) == Data("RIFF".utf8))
         #expect(wav.count > 44 + 16_000)  // one second at 16 kHz, 16 bit is 32,000 bytes of PCM
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("result.json").path))
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("junit.xml").path))
     }
 
     @Test("the failure example exits 1 and says which step failed and why")
