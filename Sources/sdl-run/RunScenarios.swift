@@ -160,11 +160,19 @@ struct RunScenarios: AsyncParsableCommand {
             func launch() async throws {
                 let index = next
                 let scenario = scenarios[index]
-                // Each attempt gets a fresh embedded emulator.
-                let targets = try await (0...retries).asyncMap { _ in try await self.target(for: scenario, tracing: traceWriter, hmi: hmi) }
+                // The first target here, so a broken emulator configuration stops the run before
+                // anything starts; a retry makes a fresh one only when it is needed.
+                let first = try await target(for: scenario, tracing: traceWriter, hmi: hmi)
+                let command = self
                 group.addTask {
-                    var remaining = targets[...]
-                    return (index, await runner.run(scenario, attempts: targets.count) { remaining.removeFirst() })
+                    var firstUnused = true
+                    return (index, try await runner.run(scenario, attempts: command.retries + 1) {
+                        if firstUnused {
+                            firstUnused = false
+                            return first
+                        }
+                        return try await command.target(for: scenario, tracing: traceWriter, hmi: hmi)
+                    })
                 }
                 next += 1
             }
@@ -338,14 +346,5 @@ enum ScenarioInputs {
         }
         guard problems.isEmpty else { throw CommandFailure.invalid("invalid scenario:\n" + problems.joined(separator: "\n")) }
         return scenarios
-    }
-}
-
-extension ClosedRange<Int> {
-    /// The values of `transform` for each element, in order, awaiting each.
-    fileprivate func asyncMap<T>(_ transform: (Int) async throws -> T) async rethrows -> [T] {
-        var values: [T] = []
-        for element in self { values.append(try await transform(element)) }
-        return values
     }
 }
