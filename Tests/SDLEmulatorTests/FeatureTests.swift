@@ -187,6 +187,8 @@ struct VehicleDataTests {
 @Suite("Audio pass-thru")
 struct AudioPassThruTests {
     static let request: JSONObject = ["samplingRate": "16KHZ", "bitsPerSample": "16_BIT", "audioType": "PCM", "maxDuration": 2000]
+    /// A recording that runs until something ends it.
+    static let endless: JSONObject = request.merging(["maxDuration": 1_000_000]) { $1 }
 
     @Test("PerformAudioPassThru streams OnAudioPassThru PCM chunks (16 kHz, 16-bit mono) until maxDuration, then SUCCESS")
     func streamsUntilMaxDuration() async throws {
@@ -204,9 +206,7 @@ struct AudioPassThruTests {
     func secondRejectedAndEnd() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await activeApp(headUnit)
-        var long = Self.request
-        long["maxDuration"] = 1_000_000
-        async let running = app.request("PerformAudioPassThru", long)
+        async let running = app.request("PerformAudioPassThru", Self.endless)
         _ = try await app.next("OnAudioPassThru")
         #expect(try await app.request("PerformAudioPassThru", Self.request).resultCode == "REJECTED")
         #expect(try await app.request("EndAudioPassThru").resultCode == "SUCCESS")
@@ -219,9 +219,7 @@ struct AudioPassThruTests {
     func cancelled() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await activeApp(headUnit)
-        var long = Self.request
-        long["maxDuration"] = 1_000_000
-        async let running = app.request("PerformAudioPassThru", long)
+        async let running = app.request("PerformAudioPassThru", Self.endless)
         _ = try await app.next("OnAudioPassThru")
         try await headUnit.cancelAudioPassThru()
         #expect(try await running.resultCode == "ABORTED")
@@ -232,9 +230,7 @@ struct AudioPassThruTests {
     func obscuredAndRetry() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await activeApp(headUnit)
-        var long = Self.request
-        long["maxDuration"] = 1_000_000
-        async let running = app.request("PerformAudioPassThru", long)
+        async let running = app.request("PerformAudioPassThru", Self.endless)
         #expect(try await app.next("OnHMIStatus")["systemContext"] == "HMI_OBSCURED")
         try await headUnit.retryAudioPassThru()
         let answer = try await running
