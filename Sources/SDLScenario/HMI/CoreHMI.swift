@@ -96,21 +96,22 @@ public actor CoreHMI: ScenarioDriver {
     // MARK: - Driver steps
 
     public func perform(_ action: DriverAction) async throws {
-        let appID = try await hmiAppID(action.arguments["appID"]?.stringValue)
+        // Only the steps about an app wait for core to name it; the others need none.
+        func appID() async throws -> Int64 { try await hmiAppID(action.arguments["appID"]?.stringValue) }
         switch action.name {
         case "activateApp":
-            _ = try await call("SDL.ActivateApp", ["appID": .int(appID)])
+            _ = try await call("SDL.ActivateApp", ["appID": .int(try await appID())])
         case "exitApp":
-            try await notify("BasicCommunication.OnExitApplication", ["appID": .int(appID), "reason": "USER_EXIT"])
+            try await notify("BasicCommunication.OnExitApplication", ["appID": .int(try await appID()), "reason": "USER_EXIT"])
         case "selectCommand":
             guard let cmdID = action.arguments["cmdID"]?.intValue else { throw Failure(description: "selectCommand needs an integer cmdID") }
             let voice = action.arguments["triggerSource"]?.stringValue == "VR"
-            try await notify(voice ? "VR.OnCommand" : "UI.OnCommand", ["cmdID": .int(cmdID), "appID": .int(appID)])
+            try await notify(voice ? "VR.OnCommand" : "UI.OnCommand", ["cmdID": .int(cmdID), "appID": .int(try await appID())])
         case "pressSoftButton":
             guard let id = (action.arguments["id"] ?? action.arguments["softButtonID"])?.intValue else {
                 throw Failure(description: "pressSoftButton needs the soft button's integer id")
             }
-            let button: JSONObject = ["name": "CUSTOM_BUTTON", "customButtonID": .int(id), "appID": .int(appID)]
+            let button: JSONObject = ["name": "CUSTOM_BUTTON", "customButtonID": .int(id), "appID": .int(try await appID())]
             for mode in ["BUTTONDOWN", "BUTTONUP"] { try await notify("Buttons.OnButtonEvent", button.merging(["mode": .string(mode)]) { $1 }) }
             try await notify("Buttons.OnButtonPress", button.merging(["mode": "SHORT"]) { $1 })
             if let shown = alert, shown.softButtonIDs.contains(id) { try await closeAlert(shown.token) }
@@ -125,14 +126,17 @@ public actor CoreHMI: ScenarioDriver {
         }
     }
 
-    /// The HMI app id of `policyID` (nil: the app registered last), waiting briefly for
+    /// The HMI app id of `policyID` (nil: the app registered last), waiting up to 5 s for
     /// core's OnAppRegistered, which may come after the app's RegisterAppInterface response.
     private func hmiAppID(_ policyID: String?) async throws -> Int64 {
-        for _ in 0..<50 {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
             if let app = policyID.map({ id in apps.last { $0.policyID == id } }) ?? apps.last { return app.hmiID }
+            guard ContinuousClock.now < deadline else { break }
+            // Woken by the next OnAppRegistered, or at the deadline.
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 appWaiters.append(continuation)
-                Task { try? await Task.sleep(for: .milliseconds(100)); self.wakeAppWaiters() }
+                Task { try? await Task.sleep(until: deadline); self.wakeAppWaiters() }
             }
         }
         throw Failure(description: "core never said \(policyID.map { "app \($0)" } ?? "an app") registered (BasicCommunication.OnAppRegistered)")
