@@ -23,8 +23,6 @@ package final class ManualClock: Clock, Sendable {
     package var now: Instant { state.withLock { $0.now } }
     package var minimumResolution: Duration { .zero }
 
-    /// How many sleepers wait (a driver's armed timer is one).
-    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state -> Int in

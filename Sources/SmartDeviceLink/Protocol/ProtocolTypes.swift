@@ -147,12 +147,6 @@ package enum ProtocolViolation: Sendable, Hashable, CustomStringConvertible {
         case .unexpected(let info, let id, let service): return "unexpected \(info) for \(service) in session \(id)"
         }
     }
-
-    /// Whether this counts for core's malformed-message limit (bytes that are no frame).
-    package var isMalformedFrame: Bool {
-        if case .malformedFrame = self { return true }
-        return false
-    }
 }
 
 /// A call that the current state does not allow.

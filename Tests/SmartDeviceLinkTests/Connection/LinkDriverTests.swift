@@ -164,7 +164,7 @@ struct LinkDriverTests {
         let (connection, headUnit, task) = try await connect(configuration: .init(requestTimeout: .seconds(10), clock: clock), respond: silent)
         let waiting = Task { try await connection.request(functionID: 13, functionName: "Show", parameters: [:], timeout: .seconds(7)) }
         await headUnit.waitForRequests(1)
-        while clock.sleeperCount == 0 { await Task.yield() }
+        await clock.waitForSleepers(1)
         clock.advance(by: .seconds(8))
         await #expect {
             _ = try await waiting.value
