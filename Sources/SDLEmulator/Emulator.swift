@@ -470,14 +470,20 @@ public actor HeadUnitEmulator {
         _ type: Request.Type, _ body: @escaping @Sendable (isolated HeadUnitEmulator, IncomingRequest, Request) -> Void
     ) -> (UInt32, Handler) {
         (Request.functionID, { emulator, request in
-            do throws(RPCDecodingError) {
-                var typed = try Request(json: .object(request.parameters), path: Request.functionName)
-                typed.bulkData = request.bulkData
-                body(emulator, request, typed)
-            } catch {
-                emulator.respond(request, "INVALID_DATA", info: error.description)
-            }
+            if let typed = emulator.decoded(Request.self, request) { body(emulator, request, typed) }
         })
+    }
+
+    /// The request as its generated type, bulk data included; nil after answering INVALID_DATA.
+    func decoded<Request: RPCRequest>(_ type: Request.Type, _ request: IncomingRequest) -> Request? {
+        do throws(RPCDecodingError) {
+            var typed = try Request(json: .object(request.parameters), path: Request.functionName)
+            typed.bulkData = request.bulkData
+            return typed
+        } catch {
+            respond(request, "INVALID_DATA", info: error.description)
+            return nil
+        }
     }
 
     /// Result codes for which sdl_core sets `success: true`. UNSUPPORTED_RESOURCE is not

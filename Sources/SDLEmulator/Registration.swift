@@ -18,13 +18,7 @@ extension HeadUnitEmulator {
             respond(request, "INVALID_DATA", info: problem)
             return
         }
-        let registration: RegisterAppInterface
-        do {
-            registration = try RegisterAppInterface(json: .object(request.parameters), path: request.name)
-        } catch {
-            respond(request, "INVALID_DATA", info: error.description)
-            return
-        }
+        guard let registration = decoded(RegisterAppInterface.self, request) else { return }
         let appName = registration.appName, appID = registration.appID, version = registration.syncMsgVersion
         guard (1...10).contains(version.majorVersion), (0...1000).contains(version.minorVersion) else {
             respond(request, "INVALID_DATA", info: "syncMsgVersion needs majorVersion 1…10 and minorVersion 0…1000")
