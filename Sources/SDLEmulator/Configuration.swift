@@ -114,10 +114,9 @@ public struct EmulatorConfiguration: Sendable {
     public var audioPassThruChunkMs: Int
     /// How long a Speak "talks", in unscaled milliseconds.
     public var speakDurationMs: Int
-    /// Secondary transport offered in the StartServiceACK (e.g. ["TCP_WIFI"]) and the
-    /// address of the TransportEventUpdate; nil offers none.
-    public var secondaryTransports: [String]?
-    public var secondaryTransportAddress: (host: String, port: Int32)?
+    /// Secondary transports and which links may carry audio and video, as core's
+    /// [MultipleTransports] and [ServicesMap] set them (off by default, as in core).
+    public var multipleTransports = MultipleTransports()
     /// Heartbeat supervision once the app sent one (core: 7000 ms); nil disables it.
     public var heartbeatTimeoutMs: Int?
     /// Protocol settings of every connection (maximum version 5.4.0 as core, payload size...).
@@ -147,7 +146,7 @@ public struct EmulatorConfiguration: Sendable {
             capabilities: Capabilities.standard, policy: PolicyTable(), storageQuota: 104_857_600, storageDirectory: nil,
             vehicleData: Capabilities.standardVehicleData, unavailableVehicleData: [], vehicleTimeline: [],
             microphone: .tone(frequency: 440), audioPassThruChunkMs: 1000, speakDurationMs: 1000,
-            secondaryTransports: nil, secondaryTransportAddress: nil, heartbeatTimeoutMs: 7000,
+            heartbeatTimeoutMs: 7000,
             protocolConfiguration: .headUnit, malformedLimit: (10, 1000), floodLimit: (1000, 1000),
             resumptionEnabled: true, vehicleType: ["make": "SDL", "model": "Emulator", "modelYear": "2024", "trim": "SE"],
             systemSoftwareVersion: "sdl-emulator 1.0")
@@ -157,8 +156,7 @@ public struct EmulatorConfiguration: Sendable {
         timeScale: Double, language: String, hmiDisplayLanguage: String, rpcSpecVersion: ProtocolVersion,
         capabilities: JSONObject, policy: PolicyTable, storageQuota: Int, storageDirectory: String?,
         vehicleData: JSONObject, unavailableVehicleData: Set<String>, vehicleTimeline: [VehicleDataPoint],
-        microphone: MicrophoneSource, audioPassThruChunkMs: Int, speakDurationMs: Int, secondaryTransports: [String]?,
-        secondaryTransportAddress: (host: String, port: Int32)?, heartbeatTimeoutMs: Int?,
+        microphone: MicrophoneSource, audioPassThruChunkMs: Int, speakDurationMs: Int, heartbeatTimeoutMs: Int?,
         protocolConfiguration: ProtocolConfiguration, malformedLimit: (count: Int, ms: Int), floodLimit: (count: Int, ms: Int),
         resumptionEnabled: Bool, vehicleType: JSONObject, systemSoftwareVersion: String
     ) {
@@ -176,8 +174,6 @@ public struct EmulatorConfiguration: Sendable {
         self.microphone = microphone
         self.audioPassThruChunkMs = audioPassThruChunkMs
         self.speakDurationMs = speakDurationMs
-        self.secondaryTransports = secondaryTransports
-        self.secondaryTransportAddress = secondaryTransportAddress
         self.heartbeatTimeoutMs = heartbeatTimeoutMs
         self.protocolConfiguration = protocolConfiguration
         self.malformedLimit = malformedLimit
@@ -204,7 +200,7 @@ public struct EmulatorConfiguration: Sendable {
     ///  "vehicleData": {"values": {"speed": 0}, "unavailable": ["rpm"],
     ///                  "timeline": [{"atMs": 1000, "values": {"speed": 50}}]},
     ///  "microphone": {"wav": "voice.wav"} | {"toneHz": 440},
-    ///  "secondaryTransport": {"transports": ["TCP_WIFI"], "host": "192.168.1.10", "port": 12345},
+    ///  "secondaryTransport": {"forUSB": ["WiFi"], "videoServiceTransports": ["TCP_WIFI", "AOA_USB"], "host": "192.168.1.10"},
     ///  "heartbeatTimeoutMs": 7000, "protocol": {"maximumVersion": "5.4.0", "maximumPayloadSize": 131072},
     ///  "malformedLimit": {"count": 10, "ms": 1000}, "floodLimit": {"count": 1000, "ms": 1000},
     ///  "resumption": true, "vehicleType": {"make": "SDL"}, "systemSoftwareVersion": "1.0",
@@ -294,15 +290,7 @@ public struct EmulatorConfiguration: Sendable {
         if let v = json["audioPassThruChunkMs"] { c.audioPassThruChunkMs = max(1, try reader.int(v, path: "$.audioPassThruChunkMs")) }
         if let v = json["speakDurationMs"] { c.speakDurationMs = max(0, try reader.int(v, path: "$.speakDurationMs")) }
         if let v = json["secondaryTransport"] {
-            let object = try reader.object(v, path: "$.secondaryTransport")
-            try reader.checkKeys(object, allowed: ["transports", "host", "port"], path: "$.secondaryTransport")
-            c.secondaryTransports = try object["transports"].map { v throws(EmulatorConfigurationError) in
-                try reader.strings(v, path: "$.secondaryTransport.transports")
-            } ?? ["TCP_WIFI"]
-            if let host = object["host"] {
-                let port = try object["port"].map { v throws(EmulatorConfigurationError) in try reader.int(v, path: "$.secondaryTransport.port") } ?? 12345
-                c.secondaryTransportAddress = (try reader.string(host, path: "$.secondaryTransport.host"), Int32(clamping: port))
-            }
+            c.multipleTransports = try MultipleTransports(json: try reader.object(v, path: "$.secondaryTransport"), reader: reader)
         }
         if let v = json["heartbeatTimeoutMs"] {
             c.heartbeatTimeoutMs = v.isNull ? nil : try reader.int(v, path: "$.heartbeatTimeoutMs")
@@ -369,7 +357,7 @@ public struct EmulatorConfiguration: Sendable {
 }
 
 /// Typed getters that report the path of a wrong value.
-private struct ConfigReader {
+struct ConfigReader {
     func checkKeys(_ object: JSONObject, allowed: [String], path: String) throws(EmulatorConfigurationError) {
         for key in object.keys.sorted() where !allowed.contains(key) {
             throw unknown(key, allowed: allowed, path: "\(path).\(key)")

@@ -28,6 +28,8 @@ public actor HeadUnitEmulator {
             get { driver.machine }
             _modify { yield &driver.machine }
         }
+        /// What the link is; core names it (AOA_USB, TCP_WIFI...) to pick secondaries and services.
+        var kind: TransportKind
         var malformed: [ContinuousClock.Instant] = []
         var traffic: [UInt8: [ContinuousClock.Instant]] = [:]
     }
@@ -37,6 +39,10 @@ public actor HeadUnitEmulator {
     var connections: [Int: Connection] = [:]
     /// Session id → the connection registered as its secondary transport.
     var secondaryConnections: [UInt8: Int] = [:]
+    /// The first TCP listener's address: the secondary endpoint unless one is configured.
+    var listeningAddress: (host: String, port: UInt16)?
+    /// Whether the TCP endpoint is up (the driver withdraws and offers it again).
+    var tcpOffered = true
     var nextConnectionID = 1
     /// Started RPC sessions (registered or not).
     var sessions: Set<SessionKey> = []
@@ -101,17 +107,17 @@ public actor HeadUnitEmulator {
         var protocolConfiguration = configuration.protocolConfiguration
         protocolConfiguration.connectionHandle = Int32(id)
         protocolConfiguration.heartbeatInterval = configuration.heartbeatTimeoutMs.map { .milliseconds($0) }
-        if let transports = configuration.secondaryTransports {
-            protocolConfiguration.secondaryTransports = transports
-            protocolConfiguration.audioServiceTransports = [1, 2]
-            protocolConfiguration.videoServiceTransports = [1, 2]
-        }
+        // core sends these lists whether or not secondaries are on (PROTOCOL.md §4.7).
+        let transports = configuration.multipleTransports
+        protocolConfiguration.secondaryTransports = transports.secondaryTransports(forPrimary: transport.kind)
+        protocolConfiguration.audioServiceTransports = transports.serviceTransports(transports.audioServiceTransports, forPrimary: transport.kind)
+        protocolConfiguration.videoServiceTransports = transports.serviceTransports(transports.videoServiceTransports, forPrimary: transport.kind)
         protocolConfiguration.vehicleInfo = VehicleTypeInfo(
             make: configuration.vehicleType["make"]?.stringValue, model: configuration.vehicleType["model"]?.stringValue,
             modelYear: configuration.vehicleType["modelYear"]?.stringValue, trim: configuration.vehicleType["trim"]?.stringValue,
             systemSoftwareVersion: configuration.systemSoftwareVersion, systemHardwareVersion: configuration.systemHardwareVersion)
-        let connection = Connection(id: id, driver: LinkDriver(transport: transport,
-                                                               configuration: protocolConfiguration, clock: clock))
+        let connection = Connection(id: id, driver: LinkDriver(transport: transport, configuration: protocolConfiguration, clock: clock),
+                                    kind: transport.kind)
         connection.driver.io.start(
             onBytes: { [weak self] chunk in await self?.received(chunk, on: id) },
             onDeadline: { [weak self] in await self?.tick(id) },
@@ -139,6 +145,7 @@ public actor HeadUnitEmulator {
             throw EmulatorError.listenFailed("\(host):\(port): \(error)")
         }
         listeners.append(listener)
+        if listeningAddress == nil { listeningAddress = (host, listener.port) }
         let accepted = listener.connections
         backgroundTasks.append(Task { [weak self] in
             for await link in accepted {
@@ -187,7 +194,8 @@ public actor HeadUnitEmulator {
                 choiceSets: app.choiceSets, files: Array((files[app.appID] ?? [:]).keys),
                 vehicleSubscriptions: app.vehicleSubscriptions, buttonSubscriptions: app.buttonSubscriptions,
                 show: app.show, globalProperties: app.globalProperties, hashID: app.hashID, openMenuID: app.openMenuID,
-                dialedNumbers: app.dialedNumbers, sentLocations: app.sentLocations)
+                dialedNumbers: app.dialedNumbers, sentLocations: app.sentLocations,
+                streams: Dictionary(uniqueKeysWithValues: app.streams.map { ($0.key == .audio ? "audio" : "video", $0.value) }))
         }
         return EmulatorSnapshot(apps: list, vehicleData: vehicleData, connections: connections.count)
     }
@@ -208,7 +216,7 @@ public actor HeadUnitEmulator {
         connections[id]?.driver.io.enqueue(bytes)
     }
 
-    private func perform(_ actions: [ProtocolAction], on id: Int) {
+    func perform(_ actions: [ProtocolAction], on id: Int) {
         defer { connections[id]?.driver.rearm() }
         for action in actions {
             guard connections[id] != nil else { return }
@@ -221,18 +229,16 @@ public actor HeadUnitEmulator {
                 let key = SessionKey(connection: id, session: info.sessionID)
                 sessions.insert(key)
                 emit(.sessionStarted(connection: id, sessionID: info.sessionID, protocolVersion: info.version.description))
-                if configuration.secondaryTransports != nil, info.version >= ProtocolVersion(5, 1, 0),
-                   let address = configuration.secondaryTransportAddress,
-                   let more = try? connections[id]?.machine.sendTransportEventUpdate(
-                       sessionID: info.sessionID, address: address.host, port: address.port, now: clock.now) {
-                    perform(more, on: id)
-                }
+                announceSecondary(to: key)
             case .sessionEnded(let sessionID):
                 // EndService(RPC) without UnregisterAppInterface: as core, the app is gone
                 // without a clean unregistration, so its resumption data is kept.
                 sessionGone(SessionKey(connection: id, session: sessionID), reason: "the app ended the RPC service", keepResumption: true)
             case .message(let sessionID, let service, let payload):
-                guard service == .rpc || service == .hybrid else { continue }
+                guard service == .rpc || service == .hybrid else {
+                    streamData(payload.count, service: service, sessionID: sessionID, on: id)
+                    continue
+                }
                 let key = SessionKey(connection: id, session: sessionID)
                 if flooded(key) { continue }
                 handleRPC(payload, key: key)
@@ -244,30 +250,13 @@ public actor HeadUnitEmulator {
                 countMalformed(on: id)
             case .secondaryTransportRequested(let sessionID):
                 secondaryTransportRequested(sessionID, on: id)
-            case .sessionStartFailed, .serviceStarted, .serviceStartFailed, .serviceEnded, .serviceEndFailed,
+            case .serviceEnded(let sessionID, let service):
+                streamEnded(service, sessionID: sessionID, on: id, reason: "the app ended it")
+            case .sessionStartFailed, .serviceStarted, .serviceStartFailed, .serviceEndFailed,
                  .transportEventUpdate, .secondaryTransportRegistered, .secondaryTransportRejected, .violation:
                 break
             }
         }
-    }
-
-    /// RegisterSecondaryTransport on a new connection, with core's NAK reasons: session 0;
-    /// a session no other connection has; and "already registered", which core also says
-    /// when secondary transports are off. One secondary per session (PS §3.1.3.2.2).
-    private func secondaryTransportRequested(_ sessionID: UInt8, on id: Int) {
-        let reason: String?
-        if sessionID == 0 {
-            reason = "RegisterSecondaryTransport MUST include a non-zero session ID"
-        } else if !sessions.contains(where: { $0.session == sessionID && $0.connection != id }) {
-            reason = "RegisterSecondaryTransport session ID not found"
-        } else if configuration.secondaryTransports == nil || secondaryConnections[sessionID] != nil {
-            reason = "RegisterSecondaryTransport session ID has already been registered"
-        } else {
-            reason = nil
-            secondaryConnections[sessionID] = id
-        }
-        let answer = connections[id]?.machine.answerSecondaryTransport(sessionID: sessionID, version: 5, accepted: reason == nil, reason: reason)
-        perform(answer ?? [], on: id)
     }
 
     private func startServiceRequested(_ request: StartServiceRequest, on id: Int) {
@@ -287,15 +276,7 @@ public actor HeadUnitEmulator {
         } else if request.isEncrypted {
             actions = reject("this head unit has no TLS")
         } else if request.serviceType == .audio || request.serviceType == .video {
-            // Audio and video only after the RegisterAppInterface response (PS §4.3), protocol 3+.
-            let key = SessionKey(connection: id, session: request.sessionID)
-            let version = connections[id]?.machine.activeSessions[request.sessionID]?.version.major ?? 0
-            if apps[key] != nil, version >= 3,
-               let accepted = try? connections[id]?.machine.acceptStartService(request, now: clock.now) {
-                actions = accepted
-            } else {
-                actions = reject("register the app (protocol 3 or later) before starting \(request.serviceType)")
-            }
+            actions = startStream(request, on: id)
         } else {
             actions = reject("service \(request.serviceType) cannot be started")
         }
@@ -341,8 +322,10 @@ public actor HeadUnitEmulator {
         for key in sessions where key.connection == id {
             sessionGone(key, reason: reason, keepResumption: true)
         }
+        // A lost secondary ends what ran on it and frees its session to register another
+        // (core's OnSecondaryTransportEnded).
+        streamsEnded(withConnection: id, reason: reason)
         connections[id] = nil
-        // A lost secondary frees its session to register another (core's OnSecondaryTransportEnded).
         secondaryConnections = secondaryConnections.filter { $0.value != id }
         // The writer drains what is queued (a last OnAppInterfaceUnregistered), then closes the transport.
         connection.driver.io.finish()
@@ -351,8 +334,12 @@ public actor HeadUnitEmulator {
 
     /// A session ended: clean up its app.
     func sessionGone(_ key: SessionKey, reason: String, keepResumption: Bool) {
-        // The primary gone, its secondary registration is void (PS §4.6.4).
-        if secondaryConnections[key.session] != key.connection { secondaryConnections[key.session] = nil }
+        // The primary gone, its secondary registration is void and its link, used by no
+        // other session, is closed (PS §4.6.4).
+        if let secondary = secondaryConnections[key.session], secondary != key.connection {
+            secondaryConnections[key.session] = nil
+            closeConnection(secondary, reason: "the primary transport of session \(key.session) is gone")
+        }
         sessions.remove(key)
         guard let app = apps[key] else { return }
         removeApp(key, reason: reason, keepResumption: keepResumption)

@@ -50,6 +50,13 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
     case usbSwitched(device: String)
     /// A USB device could not be switched or served.
     case usbDeviceFailed(device: String, reason: String)
+    /// A connection was registered as the secondary transport of a session (PS §4.6).
+    case secondaryRegistered(connection: Int, sessionID: UInt8)
+    /// TransportEventUpdate sent: the TCP endpoint offered to a session, "" when withdrawn.
+    case secondaryAnnounced(sessionID: UInt8, address: String)
+    /// Audio or video started (or ended) on a connection.
+    case streamStarted(connection: Int, sessionID: UInt8, service: String)
+    case streamEnded(connection: Int, sessionID: UInt8, service: String, reason: String)
 
     public var description: String {
         switch self {
@@ -64,6 +71,10 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .malformed(let c, let r): return "connection \(c): malformed data: \(r)"
         case .usbSwitched(let d): return "\(d) switched to accessory mode"
         case .usbDeviceFailed(let d, let r): return "USB \(d): \(r)"
+        case .secondaryRegistered(let c, let s): return "connection \(c): secondary transport of session \(s)"
+        case .secondaryAnnounced(let s, let a): return "session \(s): TransportEventUpdate " + (a.isEmpty ? "(TCP withdrawn)" : a)
+        case .streamStarted(let c, let s, let service): return "connection \(c): session \(s) started \(service)"
+        case .streamEnded(let c, let s, let service, let r): return "connection \(c): session \(s) ended \(service): \(r)"
         }
     }
 
@@ -87,6 +98,13 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .malformed(let c, let r): return ["event": "malformed", "connection": .int(Int64(c)), "reason": .string(r)]
         case .usbSwitched(let d): return ["event": "usbSwitched", "device": .string(d)]
         case .usbDeviceFailed(let d, let r): return ["event": "usbDeviceFailed", "device": .string(d), "reason": .string(r)]
+        case .secondaryRegistered(let c, let s): return ["event": "secondaryRegistered", "connection": .int(Int64(c)), "sessionID": .int(Int64(s))]
+        case .secondaryAnnounced(let s, let a): return ["event": "secondaryAnnounced", "sessionID": .int(Int64(s)), "address": .string(a)]
+        case .streamStarted(let c, let s, let service):
+            return ["event": "streamStarted", "connection": .int(Int64(c)), "sessionID": .int(Int64(s)), "service": .string(service)]
+        case .streamEnded(let c, let s, let service, let r):
+            return ["event": "streamEnded", "connection": .int(Int64(c)), "sessionID": .int(Int64(s)), "service": .string(service),
+                    "reason": .string(r)]
         }
     }
 }
@@ -120,6 +138,8 @@ public struct AppSnapshot: Sendable, Hashable {
     public var dialedNumbers: [String]
     /// The SendLocation requests, in order.
     public var sentLocations: [SendLocation]
+    /// Audio and video of this app by service name ("audio", "video").
+    public var streams: [String: StreamSnapshot] = [:]
 
     public var json: JSONValue {
         return [
@@ -134,7 +154,22 @@ public struct AppSnapshot: Sendable, Hashable {
             "hashID": hashID.map(JSONValue.string) ?? .null,
             "openMenuID": openMenuID.map { .int(Int64($0)) } ?? .null,
             "dialedNumbers": .array(dialedNumbers.map(JSONValue.string)), "sentLocations": .array(sentLocations.map(\.json)),
+            "streams": .object(streams.mapValues(\.json)),
         ]
+    }
+}
+
+/// One audio or video service of an app as the head unit saw it.
+public struct StreamSnapshot: Sendable, Hashable {
+    /// Where it runs now ("primary", "secondary"); nil when it is not running.
+    public var runningOn: String?
+    /// Payload bytes received on each link over the registration.
+    public var bytesOnPrimary = 0
+    public var bytesOnSecondary = 0
+
+    public var json: JSONValue {
+        ["runningOn": runningOn.map(JSONValue.string) ?? .null,
+         "bytesOnPrimary": .int(Int64(bytesOnPrimary)), "bytesOnSecondary": .int(Int64(bytesOnSecondary))]
     }
 }
 
@@ -224,6 +259,8 @@ struct AppState: Sendable {
     var openMenuID: Int?
     var dialedNumbers: [String] = []
     var sentLocations: [SendLocation] = []
+    /// Audio and video by service: where each runs and what it carried.
+    var streams: [ServiceType: StreamSnapshot] = [:]
     /// Files added, deleted and listings made since registration (core's *_in_none_count).
     var fileRequests = FileRequestCounts()
 

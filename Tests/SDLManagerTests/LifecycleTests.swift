@@ -28,9 +28,14 @@ func configuration(_ emulator: HeadUnitEmulator, name: String = "Lifecycle App",
 actor Recorder<Value: Sendable> {
     private(set) var values: [Value] = []
     private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var conditions: [(id: Int, holds: @Sendable ([Value]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var nextCondition = 0
 
     func add(_ value: Value) {
         values.append(value)
+        let met = conditions.filter { $0.holds(values) }
+        conditions.removeAll { $0.holds(values) }
+        for condition in met { condition.continuation.resume(returning: true) }
         let ready = waiters.filter { $0.count <= values.count }
         waiters.removeAll { $0.count <= values.count }
         for waiter in ready { waiter.continuation.resume() }
@@ -46,6 +51,24 @@ actor Recorder<Value: Sendable> {
         }
         await withCheckedContinuation { waiters.append((count, $0)) }
         timer.cancel()
+    }
+
+    /// Returns true once the values so far satisfy `holds`, false after `timeout`.
+    func waitUntil(timeout: Duration = .seconds(10), _ holds: @escaping @Sendable ([Value]) -> Bool) async -> Bool {
+        if holds(values) { return true }
+        nextCondition += 1
+        let id = nextCondition
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            self.expireCondition(id)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { conditions.append((id, holds, $0)) }
+    }
+
+    private func expireCondition(_ id: Int) {
+        guard let index = conditions.firstIndex(where: { $0.id == id }) else { return }
+        conditions.remove(at: index).continuation.resume(returning: false)
     }
 
     private func expire(_ count: Int) {

@@ -315,15 +315,18 @@ package final class FrameTap: Sendable {
     private let decoders = Locked((sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)),
                                   received: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1))))
     private let observer: @Sendable (FrameTraceEvent) -> Void
+    private let link: TransportRole
 
-    package init(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void) {
+    /// One tap per link: it decodes that link's byte streams.
+    package init(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void, link: TransportRole = .primary) {
         self.observer = observer
+        self.link = link
     }
 
     func observe(_ bytes: [UInt8], direction: FrameTraceEvent.Direction, at time: ContinuousClock.Instant) {
         let events = decoders.withLock { direction == .sent ? $0.sent.decode(bytes) : $0.received.decode(bytes) }
         for case .frame(let frame) in events {
-            observer(FrameTraceEvent(direction: direction, time: time, frame: frame))
+            observer(FrameTraceEvent(direction: direction, time: time, frame: frame, link: link))
         }
     }
 }

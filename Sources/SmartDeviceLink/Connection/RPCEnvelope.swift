@@ -95,4 +95,6 @@ public struct FrameTraceEvent: Sendable {
     public var direction: Direction
     public var time: ContinuousClock.Instant
     public var frame: Frame
+    /// The link the frame went over.
+    public var link: TransportRole = .primary
 }

@@ -28,18 +28,35 @@ public actor SDLConnection {
         public var logger: Logger
         /// The time of timeouts and heartbeats; tests pass a clock they advance themselves.
         public var clock: LinkClock
+        /// The secondary transports this app opens when the head unit offers them; nil for
+        /// ``SecondaryTransportKind/defaults(forPrimary:)``, empty for none.
+        public var secondaryTransports: Set<SecondaryTransportKind>?
+        /// Makes the link for a secondary endpoint (tests and benches substitute their own).
+        public var makeSecondaryTransport: @Sendable (SecondaryEndpoint) -> any SDLTransport
+        /// How long to wait for RegisterSecondaryTransportACK before giving up (sdl_ios: 10 s).
+        public var secondaryRegistrationTimeout: Duration
+        /// After a secondary drops or cannot be opened, when to try it again (sdl_ios: 5 s);
+        /// nil to wait for the head unit's next TransportEventUpdate instead.
+        public var secondaryRetryDelay: Duration?
 
         public init(protocolConfiguration: ProtocolConfiguration = ProtocolConfiguration(),
                     startTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(10),
                     stopTimeout: Duration = .seconds(2),
                     logger: Logger = Logger(label: "SmartDeviceLink.protocol"),
-                    clock: any Clock<Duration> = ContinuousClock()) {
+                    clock: any Clock<Duration> = ContinuousClock(),
+                    secondaryTransports: Set<SecondaryTransportKind>? = nil,
+                    makeSecondaryTransport: @escaping @Sendable (SecondaryEndpoint) -> any SDLTransport = SecondaryEndpoint.defaultTransport,
+                    secondaryRegistrationTimeout: Duration = .seconds(10), secondaryRetryDelay: Duration? = .seconds(5)) {
             self.protocolConfiguration = protocolConfiguration
             self.startTimeout = startTimeout
             self.requestTimeout = requestTimeout
             self.stopTimeout = stopTimeout
             self.logger = logger
             self.clock = LinkClock(clock)
+            self.secondaryTransports = secondaryTransports
+            self.makeSecondaryTransport = makeSecondaryTransport
+            self.secondaryRegistrationTimeout = secondaryRegistrationTimeout
+            self.secondaryRetryDelay = secondaryRetryDelay
         }
     }
 
@@ -54,11 +71,21 @@ public actor SDLConnection {
     public let configuration: Configuration
     public private(set) var state: State = .idle
 
-    private var driver: LinkDriver<AppProtocolMachine>
+    /// The primary link.
+    var driver: LinkDriver<AppProtocolMachine>
     private var pending = PendingRequests<CheckedContinuation<RPCEnvelope, any Error>>()
     private let broadcast = Broadcast<RPCEnvelope>()
+    let transportBroadcast = Broadcast<TransportEvent>()
     private var startWaiter: (continuation: CheckedContinuation<SessionInfo, any Error>, deadline: ContinuousClock.Instant)?
-    private var serviceWaiters: [ServiceType: CheckedContinuation<ControlPayload?, any Error>] = [:]
+    /// Audio and video: where each runs, the payload it was started with, who waits on it.
+    var streams = StreamServices()
+    /// The secondary link while one is being opened, registered or used.
+    var secondary: SecondaryLink?
+    var nextSecondaryID = 1
+    /// The head unit's last TCP endpoint (TransportEventUpdate), kept until it withdraws it.
+    var announcedTCP: SecondaryEndpoint?
+    var secondaryRetry: Task<Void, Never>?
+    var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
     /// Callers of stop() waiting for the EndServiceACK (stop may be called concurrently).
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var endDeadline: ContinuousClock.Instant?
@@ -78,9 +105,17 @@ public actor SDLConnection {
         return nil
     }
 
+    /// What happens to the session's links from now on (primary, secondary, moved services).
+    /// The stream ends when the connection closes.
+    public func transportEvents() -> AsyncStream<TransportEvent> {
+        transportBroadcast.subscribe()
+    }
+
     /// Calls `observer` with every frame sent and received, for traces.
     public func observeFrames(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void) {
+        frameObserver = observer
         driver.tap = FrameTap(observer)
+        secondary?.driver.tap = FrameTap(observer, link: .secondary)
     }
 
     // MARK: - Start and stop
@@ -131,38 +166,6 @@ public actor SDLConnection {
             }
         }
         await shutdown(reason: "stopped by the app")
-    }
-
-    // MARK: - Services
-
-    /// Starts audio or video (after registration) and returns the head unit's ACK payload.
-    public func startService(_ service: ServiceType, payload: ControlPayload? = nil) async throws(SDLError) -> ControlPayload? {
-        guard case .started = state else { throw SDLError.notConnected }
-        do {
-            let actions = try driver.perform { machine, now throws(ProtocolStateError) in
-                try machine.startService(service, payload: payload, now: now)
-            }
-            return try await withCheckedThrowingContinuation { continuation in
-                serviceWaiters[service] = continuation
-                handle(actions)
-            }
-        } catch let error as SDLError {
-            throw error
-        } catch {
-            throw SDLError.invalidRequest("\(error)")
-        }
-    }
-
-    /// Sends raw service data (audio PCM, video) on a started service. Waits while the link
-    /// is behind by more than a megabyte, so a slow link does not grow memory without bound.
-    public func sendServiceData(_ data: [UInt8], on service: ServiceType) async throws(SDLError) {
-        guard case .started = state else { throw SDLError.notConnected }
-        do {
-            handle(try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(data, service: service, now: now) })
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
-        await driver.io.waitForRoom()
     }
 
     // MARK: - RPCs
@@ -290,9 +293,9 @@ public actor SDLConnection {
 
     // MARK: - Internals
 
-    private func rearm() {
+    func rearm() {
         var other = pending.nextDeadline
-        for deadline in [startWaiter?.deadline, endWaiters.isEmpty ? nil : endDeadline].compactMap({ $0 }) {
+        for deadline in [startWaiter?.deadline, endWaiters.isEmpty ? nil : endDeadline, streams.nextDeadline].compactMap({ $0 }) {
             other = other.map { min($0, deadline) } ?? deadline
         }
         driver.rearm(other: other)
@@ -320,6 +323,7 @@ public actor SDLConnection {
             self.endDeadline = nil
             resumeEndWaiter()
         }
+        streams.expireEnds(now: now)
         for (id, entry) in pending.removeExpired(now: now) {
             entry.waiter.resume(throwing: SDLError.requestTimedOut(function: entry.functionName, correlationID: id, seconds: entry.limit.seconds))
         }
@@ -337,8 +341,8 @@ public actor SDLConnection {
         return false
     }
 
-    /// Acts on what the machine reported (its bytes are already queued by the driver).
-    private func handle(_ actions: [ProtocolAction]) {
+    /// Acts on what a link's machine reported (its bytes are already queued by the driver).
+    func handle(_ actions: [ProtocolAction], from role: TransportRole = .primary) {
         for action in actions {
             switch action {
             case .send:
@@ -348,26 +352,39 @@ public actor SDLConnection {
                 configuration.logger.info("session \(info.sessionID) started, protocol \(info.version), \(info.maximumSendPayload) bytes per frame")
                 startWaiter?.continuation.resume(returning: info)
                 startWaiter = nil
+                sessionStartedOnPrimary(info)
             case .sessionStartFailed(let reason, let rejected):
                 failStart(.sessionRejected(reason: reason, rejectedParams: rejected))
             case .sessionEnded:
                 // Close the link first: a caller of stop() must find it closed when it returns.
                 Task { await self.shutdown(reason: "the session ended"); self.resumeEndWaiter() }
             case .serviceStarted(_, let service, let payload):
-                serviceWaiters.removeValue(forKey: service)?.resume(returning: payload)
+                streams.startWaiters.removeValue(forKey: service)?.resume(returning: payload)
             case .serviceStartFailed(_, let service, let reason, let rejected):
-                serviceWaiters.removeValue(forKey: service)?.resume(throwing: SDLError.sessionRejected(reason: reason, rejectedParams: rejected))
+                streams.startWaiters.removeValue(forKey: service)?
+                    .resume(throwing: SDLError.sessionRejected(reason: reason, rejectedParams: rejected))
+            case .serviceEnded(_, let service), .serviceEndFailed(_, let service, _):
+                serviceEnded(service, on: role)
             case .message(_, let service, let payload):
                 deliver(payload, service: service)
             case .heartbeatTimedOut:
-                Task { await self.linkLost("heartbeat timeout: nothing received from the head unit") }
+                if role == .secondary {
+                    secondaryLost("heartbeat timeout on the secondary", link: secondary?.id)
+                } else {
+                    Task { await self.linkLost("heartbeat timeout: nothing received from the head unit") }
+                }
             case .violation(.malformedFrame(let problem)):
-                configuration.logger.warning("malformed data from the head unit: \(problem)")
-                if firstMalformed == nil { firstMalformed = problem.description }
+                configuration.logger.warning("malformed data from the head unit on the \(role.rawValue): \(problem)")
+                if role == .primary, firstMalformed == nil { firstMalformed = problem.description }
             case .violation(let violation):
                 configuration.logger.debug("\(violation)")
-            case .serviceEnded, .serviceEndFailed, .startServiceRequested, .secondaryTransportRequested,
-                 .transportEventUpdate, .secondaryTransportRegistered, .secondaryTransportRejected:
+            case .transportEventUpdate(let address, let port):
+                transportEventUpdated(address: address, port: port)
+            case .secondaryTransportRegistered:
+                secondaryRegistered()
+            case .secondaryTransportRejected(_, let reason):
+                secondaryRefused(reason ?? "the head unit sent RegisterSecondaryTransportNAK without a reason")
+            case .startServiceRequested, .secondaryTransportRequested:
                 configuration.logger.debug("protocol event: \(action)")
             }
         }
@@ -409,11 +426,19 @@ public actor SDLConnection {
 
     private func shutdown(reason: String) async {
         if isClosed { return }
+        let wasStarted = session != nil
         state = .closed(reason)
         driver.machine.reset()
         for entry in pending.removeAll() { entry.waiter.resume(throwing: SDLError.connectionLost(reason)) }
-        for (_, waiter) in serviceWaiters { waiter.resume(throwing: SDLError.connectionLost(reason)) }
-        serviceWaiters.removeAll()
+        streams.fail(with: SDLError.connectionLost(reason))
+        secondaryRetry?.cancel()
+        // The primary gone, the secondary's registration is void (PS §4.6.4): close it too.
+        if let link = secondary {
+            secondary = nil
+            await link.driver.io.close()
+        }
+        if wasStarted { transportBroadcast.yield(.primaryLost(reason)) }
+        transportBroadcast.finish()
         // Closed before StartService was answered: a port that takes connections and drops them.
         startWaiter?.continuation.resume(throwing: SDLError.connectionLost("\(reason), before StartService was answered: is this an SDL head unit?"))
         startWaiter = nil

@@ -128,6 +128,8 @@ package struct AppProtocolMachine: ProtocolMachine {
         var session = AppSession(info: info, services: [], messageCounter: 1, lastReceived: now, lastSent: now, side: AppSide())
         let bytes = session.controlFrame(.registerSecondaryTransport, service: .control, now: now)
         state = .registeringSecondary(session)
+        // The head unit sends frames as large here as on the primary.
+        input.accept(upTo: info.ackPayload?.mtu.map { Int($0) } ?? 131_072)
         return [.send(bytes)]
     }
 

@@ -95,10 +95,16 @@ extension HeadUnitProtocolMachine {
         return [.send(Frame(header: header, payload: payload).encoded)]
     }
 
-    /// Answers a RegisterSecondaryTransport on this link.
-    package func answerSecondaryTransport(sessionID: UInt8, version: UInt8, accepted: Bool, reason: String? = nil) -> [ProtocolAction] {
-        let info: ControlFrameInfo = accepted ? .registerSecondaryTransportACK : .registerSecondaryTransportNAK
-        let payload = accepted ? [] : ControlPayload(reason: reason).encoded
+    /// Answers a RegisterSecondaryTransport on this link. Accepting it joins this link to the
+    /// primary's session (`joining`, nil to refuse): it carries no RPC, only what starts on it.
+    package mutating func answerSecondaryTransport(sessionID: UInt8, version: UInt8, joining primary: SessionInfo?, reason: String? = nil,
+                                                   now: ContinuousClock.Instant) -> [ProtocolAction] {
+        let info: ControlFrameInfo = primary != nil ? .registerSecondaryTransportACK : .registerSecondaryTransportNAK
+        let payload = primary != nil ? [] : ControlPayload(reason: reason).encoded
+        if let primary {
+            sessions[sessionID] = HeadUnitSession(info: primary, services: [], messageCounter: 0, lastReceived: now, lastSent: now,
+                                                  side: HeadUnitSide(announcedVersion: primary.version))
+        }
         // core always uses message id 2 here (§4.4).
         let header = FrameHeader(version: version, frameType: .control, serviceType: .control,
                                  frameInfo: info.rawValue, sessionID: sessionID, dataSize: 0, messageID: 2)

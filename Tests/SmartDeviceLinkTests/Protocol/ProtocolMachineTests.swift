@@ -665,9 +665,18 @@ struct ProtocolMachineTests {
         #expect(PT.sentBytes(register) == PT.bytes("50 00 07 01 00 00 00 00 00 00 00 01"))
         secondary.pump(fromApp: true, register, now: PT.t0)
         #expect(secondary.huEvents == [.secondaryTransportRequested(sessionID: 1)])
-        secondary.pump(fromApp: false, secondary.hu.answerSecondaryTransport(sessionID: 1, version: 5, accepted: true), now: PT.t0)
+        secondary.pump(fromApp: false, secondary.hu.answerSecondaryTransport(sessionID: 1, version: 5, joining: info, now: PT.t0), now: PT.t0)
         #expect(secondary.wire.last?.frame.encoded == PT.bytes("50 00 08 01 00 00 00 00 00 00 00 02"))
         #expect(secondary.appEvents == [.secondaryTransportRegistered(sessionID: 1)])
+        // The registered link belongs to the session: video starts there, RPC is not on it.
+        #expect(secondary.hu.services(of: 1).isEmpty)
+        secondary.pump(fromApp: true, try secondary.app.startService(.video, now: PT.t0), now: PT.t0)
+        let request = try #require(secondary.huEvents.compactMap { event -> StartServiceRequest? in
+            if case .startServiceRequested(let request) = event { return request } else { return nil }
+        }.first)
+        secondary.pump(fromApp: false, try secondary.hu.acceptStartService(request, now: PT.t0), now: PT.t0)
+        #expect(secondary.appEvents.contains { if case .serviceStarted(1, .video, _) = $0 { return true } else { return false } })
+        #expect(secondary.hu.services(of: 1) == [.video])
     }
 
     @Test("RegisterSecondaryTransportNAK {reason} is reported with the reason")
@@ -679,8 +688,8 @@ struct ProtocolMachineTests {
         let nak = PT.bytes("50 00 09 01 00 00 00 13 00 00 00 02  13 00 00 00 02 72 65 61 73 6F 6E 00 02 00 00 00 78 00 00")
         #expect(app.receive(nak, now: PT.t0) == [.secondaryTransportRejected(sessionID: 1, reason: "x")])
         // And from the head-unit role.
-        let hu = HeadUnitProtocolMachine(configuration: .headUnit)
-        #expect(PT.sentBytes(hu.answerSecondaryTransport(sessionID: 1, version: 5, accepted: false, reason: "x")) == nak)
+        var hu = HeadUnitProtocolMachine(configuration: .headUnit)
+        #expect(PT.sentBytes(hu.answerSecondaryTransport(sessionID: 1, version: 5, joining: nil, reason: "x", now: PT.t0)) == nak)
     }
 
     // MARK: Reception

@@ -31,6 +31,14 @@ public struct SDLConfiguration: Sendable {
     /// The time the manager, its links and its managers run on: reconnect back-off, request
     /// and registration timeouts, heartbeats. Real time unless a test injects its own clock.
     public var clock: LinkClock
+    /// The secondary transports the app opens when the head unit offers them (PS §4.6); nil
+    /// for ``SecondaryTransportKind/defaults(forPrimary:)``: TCP beside USB or Bluetooth.
+    public var secondaryTransports: Set<SecondaryTransportKind>?
+    /// Makes the link to a secondary endpoint; tests and benches substitute their own.
+    public var makeSecondaryTransport: @Sendable (SecondaryEndpoint) -> any SDLTransport = SecondaryEndpoint.defaultTransport
+    /// When to try a secondary again after it dropped (sdl_ios: 5 s); nil waits for the head
+    /// unit's next TransportEventUpdate.
+    public var secondaryRetryDelay: Duration? = .seconds(5)
 
     public init(
         appName: String, appID: String, shortName: String? = nil, appTypes: [AppHMIType] = [.default], isMedia: Bool = false,

@@ -45,7 +45,8 @@ public actor SDLManager: RPCChannel {
     private var languageChangeHandler: LanguageChangeHandler?
     private var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
     private var requestRoute: RequestRoute?
-    private var connection: SDLConnection?
+    /// The link of the current (or coming) registration.
+    var connection: SDLConnection?
     private var stopping = false
     private var reconnecting = false
     /// True while connectAndRegister runs: a link lost then fails that registration.
@@ -57,6 +58,7 @@ public actor SDLManager: RPCChannel {
     private let stateObservers = Broadcast<LifecycleState>()
     private let hmiObservers = Broadcast<HMIStateChange>()
     private let messageObservers = Broadcast<RPCEnvelope>()
+    let transportObservers = Broadcast<TransportEvent>()
     private let logger: Logger
 
     public init(configuration: SDLConfiguration, logger: Logger = Logger(label: "SmartDeviceLink.lifecycle")) {
@@ -256,8 +258,12 @@ public actor SDLManager: RPCChannel {
                 protocolConfiguration: protocolConfiguration, startTimeout: configuration.registrationTimeout,
                 requestTimeout: configuration.requestTimeout)
             connectionConfiguration.clock = configuration.clock
+            connectionConfiguration.secondaryTransports = configuration.secondaryTransports
+            connectionConfiguration.makeSecondaryTransport = configuration.makeSecondaryTransport
+            connectionConfiguration.secondaryRetryDelay = configuration.secondaryRetryDelay
             let connection = SDLConnection(transport: choice.make(), configuration: connectionConfiguration)
             if let frameObserver { await connection.observeFrames(frameObserver) }
+            relayTransportEvents(of: connection)
             do {
                 session = try await connection.start()
             } catch {
