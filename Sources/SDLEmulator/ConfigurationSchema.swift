@@ -61,9 +61,14 @@ public enum EmulatorConfigurationSchema {
     "speakDurationMs": {"type": "integer", "minimum": 0},
     "secondaryTransport": {
       "type": "object", "additionalProperties": false,
+      "description": "core's [MultipleTransports] and [ServicesMap]; present, secondaries are on.",
       "properties": {
-        "transports": {"type": "array", "items": {"type": "string"}, "description": "Offered in the StartServiceACK, e.g. TCP_WIFI."},
-        "host": {"type": "string"}, "port": {"type": "integer", "minimum": 1, "maximum": 65535}
+        "enabled": {"type": "boolean", "description": "MultipleTransportsEnabled (default true when this object is given)."},
+        "forBluetooth": {"$ref": "#/$defs/categories"}, "forUSB": {"$ref": "#/$defs/categories"},
+        "forWiFi": {"$ref": "#/$defs/categories"},
+        "audioServiceTransports": {"$ref": "#/$defs/transportNames"}, "videoServiceTransports": {"$ref": "#/$defs/transportNames"},
+        "host": {"type": "string", "description": "Announced in TransportEventUpdate; default: the emulator's TCP listener."},
+        "port": {"type": "integer", "minimum": 1, "maximum": 65535}
       }
     },
     "heartbeatTimeoutMs": {"type": ["integer", "null"], "minimum": 0, "description": "core's HeartBeatTimeout; 0 or null: no supervision."},
@@ -89,7 +94,12 @@ public enum EmulatorConfigurationSchema {
       "type": "object",
       "additionalProperties": {"type": "array", "items": {"enum": ["BACKGROUND", "FULL", "LIMITED", "NONE"]}}
     },
-    "vehicleValues": {"type": "object", "propertyNames": {"enum": \#(jsonList(Array(VehicleDataNames.dataTypes.keys)))}}
+    "vehicleValues": {"type": "object", "propertyNames": {"enum": \#(jsonList(Array(VehicleDataNames.dataTypes.keys)))}},
+    "categories": {"type": "array", "items": {"enum": ["WiFi", "USB", "Bluetooth"]}},
+    "transportNames": {
+      "type": "array",
+      "items": {"enum": ["TCP_WIFI", "AOA_USB", "SPP_BLUETOOTH", "IAP_USB", "IAP_BLUETOOTH", "IAP_USB_HOST_MODE", "IAP_USB_DEVICE_MODE", "IAP_CARPLAY"]}
+    }
   }
 }
 """#

@@ -65,9 +65,10 @@ extension HeadUnitEmulator {
 
     private static func action(
         _ name: String, _ summary: String, _ parameters: [Parameter] = [], shorthand: String? = nil, controlOnly: Bool = false,
+        aboutAnApp: Bool = true,
         _ run: @escaping @Sendable (isolated HeadUnitEmulator, DriverArguments) async throws(EmulatorError) -> JSONObject? = { _, _ in nil }
     ) -> DriverActionSpec {
-        DriverActionSpec(name: name, summary: summary, parameters: parameters + (controlOnly ? [] : [appID]), shorthand: shorthand,
+        DriverActionSpec(name: name, summary: summary, parameters: parameters + (controlOnly || !aboutAnApp ? [] : [appID]), shorthand: shorthand,
                          controlOnly: controlOnly, run: run)
     }
 
@@ -132,6 +133,26 @@ extension HeadUnitEmulator {
         },
         action("dropTransport", "the link to the app drops (a cable pulled)") { unit, a throws(EmulatorError) in
             try await unit.dropTransport(appID: a.appID); return nil
+        },
+        action("offerSecondary", "the head unit's TCP endpoint comes up: TransportEventUpdate with it (listens on loopback if needed)",
+               aboutAnApp: false) {
+            unit, _ throws(EmulatorError) in
+            do {
+                return ["endpoint": .string(try await unit.offerSecondaryTransport())]
+            } catch let error as EmulatorError {
+                throw error
+            } catch {
+                throw .listenFailed("\(error)")
+            }
+        },
+        action("withdrawSecondary", "the head unit's TCP endpoint goes away: TransportEventUpdate with an empty address",
+               aboutAnApp: false) { unit, _ throws(EmulatorError) in
+            unit.withdrawSecondaryTransport(); return nil
+        },
+        action("cutSecondary", "the secondary link drops (Wi-Fi lost); the RPC session stays") { unit, a throws(EmulatorError) in
+            let cut = unit.cutSecondaryTransport(appID: a.appID)
+            guard cut > 0 else { throw .invalidAction("cutSecondary: no registered secondary transport" + (a.appID.map { " for \($0)" } ?? "")) }
+            return ["cut": .int(Int64(cut))]
         },
         action("typeOnKeyboard", "the user types on the open keyboard", [required("text", "string", "what is typed")],
                shorthand: "text") { unit, a throws(EmulatorError) in

@@ -131,6 +131,18 @@ extension HeadUnitEmulator {
         service == .audio ? "audio" : service == .video ? "video" : "service \(service.rawValue)"
     }
 
+    /// With secondaries on and no endpoint configured, listens on a free loopback port so
+    /// the first TransportEventUpdate has an endpoint to announce (the embedded emulator,
+    /// whose apps come over memory links). Does nothing otherwise, or the second time.
+    public func listenForSecondaryIfNeeded() async {
+        guard configuration.multipleTransports.enabled, configuration.multipleTransports.host == nil, listeningAddress == nil else { return }
+        do {
+            _ = try await listen(host: "127.0.0.1", port: 0)
+        } catch {
+            emit(.connectionClosed(connection: 0, reason: "no TCP endpoint for secondary transports: \(error)"))
+        }
+    }
+
     // MARK: - Driver: the network under the secondary
 
     /// Brings the TCP endpoint up, as when core's network interface gets an address: every

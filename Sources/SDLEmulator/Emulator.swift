@@ -283,39 +283,6 @@ public actor HeadUnitEmulator {
         perform(actions ?? [], on: id)
     }
 
-    /// core's malformed-message filter: more than N runs within T ms close the connection.
-    private func countMalformed(on id: Int) {
-        let now = clock.now
-        let window = Duration.milliseconds(configuration.malformedLimit.ms)
-        connections[id]?.malformed.append(now)
-        connections[id]?.malformed.removeAll { now - $0 > window }
-        if let count = connections[id]?.malformed.count, count > configuration.malformedLimit.count {
-            closeConnection(id, reason: "more than \(configuration.malformedLimit.count) malformed messages within \(configuration.malformedLimit.ms) ms")
-        }
-    }
-
-    /// core's flood filter: more than N messages within T ms in one session unregister the
-    /// app with TOO_MANY_REQUESTS and close the session.
-    private func flooded(_ key: SessionKey) -> Bool {
-        let now = clock.now
-        let window = Duration.milliseconds(configuration.floodLimit.ms)
-        guard var times = connections[key.connection]?.traffic[key.session, default: []] else { return false }
-        times.append(now)
-        if times.count > configuration.floodLimit.count { times.removeAll { now - $0 > window } }
-        connections[key.connection]?.traffic[key.session] = times
-        guard times.count > configuration.floodLimit.count else { return false }
-        connections[key.connection]?.traffic[key.session] = nil
-        if apps[key] != nil {
-            notify(key, "OnAppInterfaceUnregistered", ["reason": "TOO_MANY_REQUESTS"])
-        }
-        sessionGone(key, reason: "TOO_MANY_REQUESTS", keepResumption: false)
-        if let end = try? connections[key.connection]?.machine.endService(.rpc, sessionID: key.session, now: now) {
-            perform(end, on: key.connection)
-        }
-        connections[key.connection]?.machine.dropSession(key.session)
-        return true
-    }
-
     /// Closes a link; its apps are gone without unregistering (resumption data kept).
     func closeConnection(_ id: Int, reason: String) {
         guard let connection = connections[id] else { return }

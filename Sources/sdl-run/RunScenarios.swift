@@ -109,6 +109,7 @@ struct RunScenarios: AsyncParsableCommand {
         var observer: (@Sendable (FrameTraceEvent) -> Void)?
         if let traceWriter { observer = { event in traceWriter.record(event) } }
         var runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter, frameObserver: observer)
+        runner.secondaryTransports = transport.secondaryTransports
         var json = self.json, junit = self.junit
         if let outputDir {
             do {

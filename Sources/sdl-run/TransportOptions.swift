@@ -15,6 +15,11 @@ struct TransportOptions: ParsableArguments {
         valueName: "address"))
     var bt: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "The secondary transport the app may open when the head unit offers one: tcp, usb or none (default: tcp beside USB, Bluetooth and the emulator; none beside TCP).",
+        valueName: "kind"))
+    var secondary: SecondaryChoice?
+
     @Option(name: .long, help: ArgumentHelp("Connect timeout in seconds.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
@@ -23,6 +28,16 @@ struct TransportOptions: ParsableArguments {
     var registerTimeout: Double = 20
 
     var registrationTimeout: Duration { .milliseconds(Int64(registerTimeout * 1000)) }
+
+    /// `--secondary`, for the library: nil keeps its defaults.
+    var secondaryTransports: Set<SecondaryTransportKind>? {
+        switch secondary {
+        case nil: return nil
+        case .tcp?: return [.tcp]
+        case .usb?: return [.usb]
+        case .none?: return []
+        }
+    }
 
     /// The placeholder `--usb` gets when given without a device.
     static let anyUSBDevice = "any"
@@ -105,4 +120,9 @@ enum USBSupport {
             throw CommandFailure.invalid("--usb \(selector): \(error.description)")
         }
     }
+}
+
+/// `--secondary tcp|usb|none`.
+enum SecondaryChoice: String, ExpressibleByArgument, CaseIterable {
+    case tcp, usb, none
 }

@@ -88,6 +88,10 @@ public struct Step: Sendable {
         case prompt(message: String)
         /// Something a person or the car does; runs against the emulator only.
         case driver(DriverAction)
+        /// Audio or video data, on whichever link the head unit prefers.
+        case stream(StreamStep)
+        /// A transport event: the secondary registered, a service moved...
+        case expectTransport(TransportExpectation)
     }
 
     public var summary: String {
@@ -103,8 +107,55 @@ public struct Step: Sendable {
         case .repeat(let times, let steps): return "repeat \(times)× \(steps.count) steps"
         case .prompt(let message): return "prompt: \(message)"
         case .driver(let action): return "driver \(action.name)"
+        case .stream(let stream): return "stream \(stream.bytes) bytes of \(stream.service)" + (stream.end ? ", then end it" : "")
+        case .expectTransport(let expectation): return "expect transport \(expectation.summary)"
         }
     }
+}
+
+/// Streams synthetic data on audio or video, starting the service first if it is not running.
+public struct StreamStep: Sendable {
+    /// "audio" or "video".
+    public var service: String
+    public var bytes: Int
+    /// Bytes per ``SDLManager/sendServiceData(_:on:)`` call.
+    public var chunkSize: Int
+    /// End the service after the data.
+    public var end: Bool
+
+    var serviceType: ServiceType { service == "audio" ? .audio : .video }
+}
+
+/// An expected transport event (``TransportEvent``), in the order they happen.
+public struct TransportExpectation: Sendable {
+    /// The event's name, e.g. "secondaryRegistered".
+    public var event: String
+    /// For serviceMoved and serviceStopped: "audio" or "video".
+    public var service: String?
+    /// For serviceMoved: "primary" or "secondary".
+    public var to: String?
+    public var withinMS: Int?
+
+    public var summary: String {
+        [event, service, to.map { "to \($0)" }].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// Whether `event` is the one expected.
+    func matches(_ event: TransportEvent) -> Bool {
+        guard event.name == self.event else { return false }
+        switch event {
+        case .serviceMoved(let service, let role):
+            return self.service.map { $0 == StreamStep.name(service) } ?? true && to.map { $0 == role.rawValue } ?? true
+        case .serviceStopped(let service, _):
+            return self.service.map { $0 == StreamStep.name(service) } ?? true
+        default:
+            return true
+        }
+    }
+}
+
+extension StreamStep {
+    static func name(_ service: ServiceType) -> String { service == .audio ? "audio" : "video" }
 }
 
 public enum ExpectationOrder: String, Sendable {

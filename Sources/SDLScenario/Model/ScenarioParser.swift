@@ -66,7 +66,7 @@ public enum ScenarioParser {
     public static let stepKinds = [
         "send", "notify", "expect", "expectInOrder", "expectAnyOrder", "show", "menu", "alert",
         "subscribe", "unsubscribe", "getVehicleData", "audioPassThru", "putFile", "setAppIcon",
-        "wait", "repeat", "prompt", "driver",
+        "wait", "repeat", "prompt", "driver", "stream",
     ]
     static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background"]
 }
@@ -251,6 +251,10 @@ struct ScenarioReader {
             let timeout = int(object["timeout"], "\(path).timeout", minimum: 1)
             return kind(.send(function: function, parameters: parameters, bulkFile: bulkFile, expect: response ?? .succeeds, timeoutMS: timeout))
         case "expect":
+            if case .object(let object) = value, object["transport"] != nil {
+                if !captures.isEmpty { issue("\(path).capture", "a transport event has nothing to capture") }
+                return transportExpectation(object, kindPath).flatMap { kind(.expectTransport($0)) }
+            }
             guard var expectation = messageExpectation(value, kindPath) else { return nil }
             // A step-level capture of a single expectation captures from the message it matched.
             expectation.captures.merge(captures) { inner, _ in inner }
@@ -284,6 +288,8 @@ struct ScenarioReader {
             return string(value, kindPath).flatMap { kind(.prompt(message: $0)) }
         case "driver":
             return driverAction(value, kindPath).flatMap { kind(.driver($0)) }
+        case "stream":
+            return streamStep(value, kindPath).flatMap { kind(.stream($0)) }
         default:
             return action(kindKey, value, kindPath).flatMap { kind(.action($0, expect: response ?? .succeeds)) }
         }

@@ -1,3 +1,5 @@
+import SmartDeviceLink
+
 /// The JSON Schema of scenario files (`sdl-run schema`), for editors.
 ///
 /// It describes the structure; `sdl-run validate` checks more (RPC names, parameters and
@@ -59,7 +61,7 @@ public enum ScenarioSchema {
         "background": {"type": "boolean", "description": "Send without waiting for the response; check it with a later expect."},
         "response": {"$ref": "#/$defs/response"},
         "capture": {"$ref": "#/$defs/capture"},
-        "expect": {"$ref": "#/$defs/expectation"},
+        "expect": {"oneOf": [{"$ref": "#/$defs/expectation"}, {"$ref": "#/$defs/transportExpectation"}]},
         "expectInOrder": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/expectation"}},
         "expectAnyOrder": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/expectation"}},
         "show": {
@@ -110,6 +112,14 @@ public enum ScenarioSchema {
           "properties": {"times": {"type": "integer", "minimum": 1}, "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}}}
         },
         "prompt": {"type": "string", "description": "Ask the operator to act on a real head unit."},
+        "stream": {
+          "type": "object", "required": ["service"], "additionalProperties": false,
+          "description": "Synthetic audio or video data, on the link the head unit prefers; starts the service if needed.",
+          "properties": {
+            "service": {"enum": ["audio", "video"]}, "bytes": {"type": "integer", "minimum": 1},
+            "chunkSize": {"type": "integer", "minimum": 1}, "end": {"type": "boolean"}
+          }
+        },
         "driver": {
           "oneOf": [
             {"enum": \#(jsonList(DriverAction.bareNames))},
@@ -124,7 +134,7 @@ public enum ScenarioSchema {
         {"required": ["expectAnyOrder"]}, {"required": ["show"]}, {"required": ["menu"]}, {"required": ["alert"]},
         {"required": ["subscribe"]}, {"required": ["unsubscribe"]}, {"required": ["getVehicleData"]},
         {"required": ["audioPassThru"]}, {"required": ["putFile"]}, {"required": ["setAppIcon"]}, {"required": ["wait"]},
-        {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}
+        {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}, {"required": ["stream"]}
       ]
     },
     "response": {
@@ -146,6 +156,14 @@ public enum ScenarioSchema {
         "never": {"type": "boolean"},
         "within": {"type": "integer", "minimum": 1, "description": "Milliseconds."},
         "capture": {"$ref": "#/$defs/capture"}
+      }
+    },
+    "transportExpectation": {
+      "type": "object", "required": ["transport"], "additionalProperties": false,
+      "properties": {
+        "transport": {"enum": \#(jsonList(TransportEvent.names))},
+        "service": {"enum": ["audio", "video"]}, "to": {"enum": ["primary", "secondary"]},
+        "within": {"type": "integer", "minimum": 1, "description": "Milliseconds."}
       }
     },
     "capture": {"type": "object", "additionalProperties": {"type": "string", "description": "Parameter path, e.g. cmdID or vehicleData.speed."}},

@@ -1,5 +1,5 @@
 public import Foundation
-import SmartDeviceLink
+public import SmartDeviceLink
 
 /// The readable log of a run: every request, response and notification with correlation
 /// ids and timing, and each step's verdict. Colour only on a terminal.
@@ -75,6 +75,10 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
         }
         if verbose { line += " " + JSONValue.object(envelope.parameters).description }
         write(line)
+    }
+
+    public func transport(_ event: Logged<TransportEvent>) {
+        write(time(event.timeMS) + "  " + paint("⇄ \(event.entry)", .notification))
     }
 
     public func progress(_ text: String) {

@@ -190,7 +190,7 @@ public final class FrameTraceWriter: @unchecked Sendable {
         var object: JSONObject = [
             "scenario": .string(scenario),
             "timeMS": .double(((event.time - start).seconds * 1000 * 1000).rounded() / 1000),
-            "direction": .string(event.direction.rawValue),
+            "direction": .string(event.direction.rawValue), "link": .string(event.link.rawValue),
             "version": .int(Int64(header.version)), "encrypted": .bool(header.isEncrypted),
             "frameType": .string("\(header.frameType)"), "service": .string(header.serviceType.description),
             "frameInfo": .int(Int64(header.frameInfo)), "sessionID": .int(Int64(header.sessionID)),

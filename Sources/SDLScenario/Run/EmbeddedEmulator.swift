@@ -19,7 +19,10 @@ public enum EmbeddedEmulator {
             name: "embedded emulator",
             makeTransport: {
                 let (app, headUnit) = MemoryTransport.pair()
-                Task { await emulator.serve(headUnit) }
+                Task {
+                    await emulator.listenForSecondaryIfNeeded()
+                    await emulator.serve(headUnit)
+                }
                 return app
             },
             driver: ControlCommandDriver { command in await emulator.control(command) },

@@ -1,19 +1,29 @@
 public import SmartDeviceLink
 
-/// A message received from the head unit, with its place in the run.
-public struct LoggedMessage: Sendable {
+/// Something the head unit sent or the links did, with its place in the run.
+public struct Logged<Entry: Sendable>: Sendable {
     public var index: Int
     /// Milliseconds since the scenario started.
     public var timeMS: Double
-    public var envelope: RPCEnvelope
+    public var entry: Entry
+}
+
+/// A message received from the head unit, with its place in the run.
+public typealias LoggedMessage = Logged<RPCEnvelope>
+
+extension Logged where Entry == RPCEnvelope {
+    public var envelope: RPCEnvelope { entry }
 }
 
 /// Every message the head unit sent during a run, in order, with a way to wait for one.
+typealias MessageLog = EventLog<RPCEnvelope>
+
+/// What happened during a run (messages, transport events), in order, with a way to wait.
 ///
 /// Expectations search the log rather than a live stream, so a notification that arrives
 /// before its `expect` step starts (the usual case right after an action) is never missed.
-actor MessageLog {
-    private(set) var messages: [LoggedMessage] = []
+actor EventLog<Entry: Sendable> {
+    private(set) var messages: [Logged<Entry>] = []
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
     private let start: ContinuousClock.Instant
@@ -22,29 +32,16 @@ actor MessageLog {
 
     var count: Int { messages.count }
 
-    func append(_ envelope: RPCEnvelope) {
-        messages.append(LoggedMessage(index: messages.count, timeMS: (ContinuousClock.now - start).milliseconds, envelope: envelope))
+    func append(_ entry: Entry) {
+        messages.append(Logged(index: messages.count, timeMS: (ContinuousClock.now - start).milliseconds, entry: entry))
         let woken = waiters
         waiters.removeAll()
         for (_, waiter) in woken { waiter.resume() }
     }
 
-    /// Messages from `index` on.
-    func messages(from index: Int) -> ArraySlice<LoggedMessage> {
+    /// Entries from `index` on.
+    func messages(from index: Int) -> ArraySlice<Logged<Entry>> {
         messages[min(index, messages.count)...]
-    }
-
-    /// Waits until the response with `correlationID` is in the log (it reaches the caller
-    /// of the request first), so the log and the console keep the wire's order; returns its index.
-    @discardableResult
-    func waitForResponse(correlationID: Int32, until deadline: ContinuousClock.Instant) async -> Int? {
-        func index() -> Int? {
-            messages.lastIndex { $0.envelope.messageType == .response && $0.envelope.correlationID == correlationID }
-        }
-        while index() == nil && ContinuousClock.now < deadline {
-            await waitForMore(than: messages.count, until: deadline)
-        }
-        return index()
     }
 
     /// Waits until a new message arrives or `deadline` passes.
@@ -64,6 +61,21 @@ actor MessageLog {
 
     private func wake(_ id: Int) {
         waiters.removeValue(forKey: id)?.resume()
+    }
+}
+
+extension EventLog where Entry == RPCEnvelope {
+    /// Waits until the response with `correlationID` is in the log (it reaches the caller
+    /// of the request first), so the log and the console keep the wire's order; returns its index.
+    @discardableResult
+    func waitForResponse(correlationID: Int32, until deadline: ContinuousClock.Instant) async -> Int? {
+        func index() -> Int? {
+            messages.lastIndex { $0.envelope.messageType == .response && $0.envelope.correlationID == correlationID }
+        }
+        while index() == nil && ContinuousClock.now < deadline {
+            await waitForMore(than: messages.count, until: deadline)
+        }
+        return index()
     }
 }
 

@@ -43,9 +43,15 @@ public protocol ScenarioReporter: Sendable {
     func started(_ scenario: Scenario, target: String)
     func sent(_ message: SentMessage)
     func received(_ message: LoggedMessage)
+    /// A transport event: the secondary registered or lost, a service moved.
+    func transport(_ event: Logged<TransportEvent>)
     func finished(_ step: StepResult)
     func progress(_ text: String)
     func finished(_ result: ScenarioResult)
+}
+
+extension ScenarioReporter {
+    public func transport(_ event: Logged<TransportEvent>) {}
 }
 
 /// Runs scenarios.
@@ -56,6 +62,8 @@ public struct ScenarioRunner: Sendable {
     public var reporter: (any ScenarioReporter)?
     /// Receives every frame (for `--trace`).
     public var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
+    /// The secondary transports the app may open (`--secondary`); nil for the library's defaults.
+    public var secondaryTransports: Set<SecondaryTransportKind>?
 
     public init(promptPolicy: PromptPolicy = .ask, reporter: (any ScenarioReporter)? = nil,
                 frameObserver: (@Sendable (FrameTraceEvent) -> Void)? = nil) {
@@ -108,6 +116,7 @@ public struct ScenarioRunner: Sendable {
         }])
         configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(200), maximumAttempts: 5)
         configuration.registrationTimeout = target.registrationTimeout
+        configuration.secondaryTransports = secondaryTransports
         let manager = SDLManager(configuration: configuration)
         if let frameObserver { await manager.observeFrames(frameObserver) }
         let messages = await manager.messages()
@@ -118,7 +127,15 @@ public struct ScenarioRunner: Sendable {
                 if let last = await log.messages.last { liveReporter?.received(last) }
             }
         }
-        let context = RunContext(scenario: scenario, connection: manager, log: log, driver: target.driver,
+        let transports = EventLog<TransportEvent>(start: start)
+        let transportEvents = await manager.transportEvents()
+        Task {
+            for await event in transportEvents {
+                await transports.append(event)
+                if let last = await transports.messages.last { liveReporter?.transport(last) }
+            }
+        }
+        let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
         await context.setOutputDirectory(outputDirectory)
         // The manager's own screen, file and audio managers act for the scenario: each of their
@@ -175,6 +192,9 @@ actor RunContext {
     let scenario: Scenario
     let connection: SDLManager
     let log: MessageLog
+    /// Transport events (secondary registered, service moved...), searched in order.
+    let transports: EventLog<TransportEvent>
+    var lastTransportMatch = -1
     let driver: (any ScenarioDriver)?
     let reporter: (any ScenarioReporter)?
     let promptPolicy: PromptPolicy
@@ -197,11 +217,12 @@ actor RunContext {
     var managerResponses: [RPCEnvelope] = []
     var failedAlready = false
 
-    init(scenario: Scenario, connection: SDLManager, log: MessageLog, driver: (any ScenarioDriver)?,
-         reporter: (any ScenarioReporter)?, promptPolicy: PromptPolicy, start: ContinuousClock.Instant) {
+    init(scenario: Scenario, connection: SDLManager, log: MessageLog, transports: EventLog<TransportEvent>,
+         driver: (any ScenarioDriver)?, reporter: (any ScenarioReporter)?, promptPolicy: PromptPolicy, start: ContinuousClock.Instant) {
         self.scenario = scenario
         self.connection = connection
         self.log = log
+        self.transports = transports
         self.driver = driver
         self.reporter = reporter
         self.promptPolicy = promptPolicy
@@ -302,6 +323,11 @@ actor RunContext {
             } catch {
                 throw StepFailure(message: "driver \(action.name) failed: \(error)")
             }
+        case .stream(let stream):
+            await beginAction()
+            try await self.stream(stream)
+        case .expectTransport(let expectation):
+            try await expectTransport(expectation)
         }
     }
 

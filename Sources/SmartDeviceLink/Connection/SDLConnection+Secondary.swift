@@ -45,9 +45,11 @@ extension SDLConnection {
             return
         }
         let endpoint = SecondaryEndpoint.tcp(host: address, port: tcpPort)
-        guard endpoint != announcedTCP else { return }
+        let repeated = endpoint == announcedTCP
         announcedTCP = endpoint
-        guard session != nil else { return }
+        guard session != nil, !(repeated && secondary != nil) else { return }
+        // An announcement is the head unit's word that the endpoint is up: no need to wait for a retry.
+        secondaryRetry?.cancel()
         offer(endpoint)
     }
 

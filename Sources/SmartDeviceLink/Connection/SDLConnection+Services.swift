@@ -80,6 +80,15 @@ extension SDLConnection {
         return try await start(service, on: role)
     }
 
+    /// The link `service` runs on; nil while it is not running (or is starting or moving).
+    public func link(of service: ServiceType) -> TransportRole? {
+        if case .running(let role) = streams.placement[service] { return role }
+        return nil
+    }
+
+    /// Whether `service` was started and has not ended (it may be moving between links).
+    func isStarted(_ service: ServiceType) -> Bool { streams.placement[service] != nil }
+
     /// Sends raw service data (audio PCM, video) on a started service, on whichever link it
     /// runs. While the service starts or moves, the data waits for it. Waits while the link is
     /// behind by more than a megabyte, so a slow link does not grow memory without bound.

@@ -26,6 +26,8 @@ struct ValidateCommandTests {
         ("enum-in-expect.json", "$.steps[0].expect.params.hmiLevel", "did you mean \"FULL\"?"),
         ("enum-in-nested-expect.json", "$.steps[0].expect.params.buttonName", "did you mean \"SEEKLEFT\"?"),
         ("undefined-variable.json", "$.steps[1].params.cmdID", "${pickd} is never defined; did you mean \"picked\"?"),
+        ("transport-typo.json", "$.steps[0].expect.transport", "did you mean \"secondaryRegistered\"?"),
+        ("stream-service.json", "$.steps[0].stream.service", "did you mean \"video\"?"),
     ]
 
     @Test("validate names the location and the fix", arguments: cases)

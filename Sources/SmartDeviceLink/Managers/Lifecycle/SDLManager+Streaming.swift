@@ -29,6 +29,16 @@ extension SDLManager {
         return try await connection.startService(service, payload: payload)
     }
 
+    /// Whether audio or video runs on the current registration (it may be moving between links).
+    public func isStarted(_ service: ServiceType) async -> Bool {
+        await connection?.isStarted(service) ?? false
+    }
+
+    /// The link `service` runs on now; nil while it is not running, starting or moving.
+    public func link(of service: ServiceType) async -> TransportRole? {
+        await connection?.link(of: service)
+    }
+
     /// Sends audio or video data on a started service (see ``SDLConnection/sendServiceData(_:on:)``).
     public func sendServiceData(_ data: [UInt8], on service: ServiceType) async throws(SDLError) {
         guard let connection else { throw SDLError.notConnected }

@@ -1,0 +1,42 @@
+import SmartDeviceLink
+
+extension ScenarioReader {
+    static let streamServices = ["audio", "video"]
+
+    /// `{"stream": {"service": "video", "bytes": 65536, "chunkSize": 4096, "end": false}}`
+    mutating func streamStep(_ value: JSONValue, _ path: String) -> StreamStep? {
+        guard let object = objectValue(value, path) else { return nil }
+        unknownKeys(object, allowed: ["service", "bytes", "chunkSize", "end"], path)
+        guard let service = string(object["service"], "\(path).service", required: true) else { return nil }
+        guard Self.streamServices.contains(service) else {
+            issue("\(path).service", "'\(service)' is not a stream; use audio or video" + suggestion(service, Self.streamServices))
+            return nil
+        }
+        return StreamStep(service: service, bytes: int(object["bytes"], "\(path).bytes", minimum: 1) ?? 65_536,
+                          chunkSize: int(object["chunkSize"], "\(path).chunkSize", minimum: 1) ?? 4096,
+                          end: bool(object["end"], "\(path).end") ?? false)
+    }
+
+    /// `{"expect": {"transport": "serviceMoved", "service": "video", "to": "secondary", "within": 5000}}`
+    mutating func transportExpectation(_ object: JSONObject, _ path: String) -> TransportExpectation? {
+        unknownKeys(object, allowed: ["transport", "service", "to", "within"], path)
+        guard let event = string(object["transport"], "\(path).transport") else { return nil }
+        guard TransportEvent.names.contains(event) else {
+            issue("\(path).transport", "'\(event)' is not a transport event" + suggestion(event, TransportEvent.names))
+            return nil
+        }
+        let service = string(object["service"], "\(path).service")
+        let to = string(object["to"], "\(path).to")
+        if let service, !Self.streamServices.contains(service) {
+            issue("\(path).service", "'\(service)' is not a stream; use audio or video" + suggestion(service, Self.streamServices))
+        }
+        if service != nil, !["serviceMoved", "serviceStopped"].contains(event) {
+            issue("\(path).service", "only serviceMoved and serviceStopped name a service")
+        }
+        if let to, !["primary", "secondary"].contains(to) {
+            issue("\(path).to", "'\(to)' is not a link; use primary or secondary" + suggestion(to, ["primary", "secondary"]))
+        }
+        if to != nil, event != "serviceMoved" { issue("\(path).to", "only serviceMoved names the link it moved to") }
+        return TransportExpectation(event: event, service: service, to: to, withinMS: int(object["within"], "\(path).within", minimum: 1))
+    }
+}

@@ -1,0 +1,44 @@
+import SmartDeviceLink
+
+extension RunContext {
+    /// Streams synthetic data on audio or video through the lifecycle manager, which puts it
+    /// on the link the head unit prefers; starts the service first when it is not running.
+    func stream(_ step: StreamStep) async throws(StepFailure) {
+        let service = step.serviceType
+        do {
+            if await !connection.isStarted(service) { try await connection.startService(service) }
+            var sent = 0
+            while sent < step.bytes {
+                let count = min(step.chunkSize, step.bytes - sent)
+                // A recognisable pattern: byte i of the stream is i mod 256.
+                try await connection.sendServiceData((0..<count).map { UInt8(truncatingIfNeeded: sent + $0) }, on: service)
+                sent += count
+            }
+            if step.end {
+                try await connection.endService(service)
+            }
+        } catch {
+            throw StepFailure(message: "\(step.service): \(error)", cause: error)
+        }
+    }
+
+    /// Waits for the next transport event after the last one matched that is the expected one.
+    func expectTransport(_ expectation: TransportExpectation) async throws(StepFailure) {
+        let from = lastTransportMatch + 1
+        let deadline = ContinuousClock.now + .milliseconds(expectation.withinMS ?? scenario.defaultTimeoutMS)
+        while true {
+            let events = await transports.messages(from: from)
+            if let hit = events.first(where: { expectation.matches($0.entry) }) {
+                lastTransportMatch = hit.index
+                return
+            }
+            if ContinuousClock.now >= deadline {
+                let seen = events.map { "\($0.entry)" }
+                let seconds = Double(expectation.withinMS ?? scenario.defaultTimeoutMS) / 1000
+                throw StepFailure(message: "waited \(seconds.clean) s for transport \(expectation.summary); "
+                                  + (seen.isEmpty ? "no transport event came" : "came: " + seen.joined(separator: "; ")))
+            }
+            await transports.waitForMore(than: from + events.count, until: deadline)
+        }
+    }
+}
