@@ -25,8 +25,14 @@ struct Register: AsyncParsableCommand {
         guard let link = try transport.makeTransport() else {
             throw CommandFailure.invalid("register needs --tcp HOST:PORT, --usb or --bt (the embedded emulator comes with scenarios)")
         }
-        let connection = SDLConnection(transport: link, configuration: .init(startTimeout: transport.registrationTimeout))
+        let connection = SDLConnection(transport: link, configuration: .init(
+            startTimeout: transport.registrationTimeout, secondaryTransports: transport.secondaryTransports))
         let output = JSONLineWriter()
+        let events = await connection.transportEvents()
+        let transportPrinter = Task {
+            for await event in events { output.write(["event": "transport", "name": .string(event.name), "detail": .string(event.description)]) }
+        }
+        defer { transportPrinter.cancel() }
         do {
             let session = try await connection.start()
             output.write(["event": "session", "sessionID": .int(Int64(session.sessionID)), "protocolVersion": .string(session.version.description)])

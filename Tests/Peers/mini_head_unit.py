@@ -11,11 +11,13 @@ on its first line, then one line per violation, and exits 1 if there was any.
 Modes: --version 5 (default: v5 ACK with BSON protocolVersion 5.4.0), --version 4 or 3
 (v4/v3 ACK with a raw 4-byte hash id), --nak (StartServiceNAK with rejectedParams).
 --ack-delay S holds the StartServiceACK back S seconds, as sdl_core does until its HMI is
-ready. --mtu N advertises N and sends the RegisterAppInterface response (~8.7 KB) and an
+ready. --secondary offers TCP_WIFI in the ACK and announces a second listener in a
+TransportEventUpdate (PROTOCOL.md 4.7); the app's RegisterSecondaryTransport on it is
+checked and ACKed, and no RPC frame may ever arrive there. --mtu N advertises N and sends the RegisterAppInterface response (~8.7 KB) and an
 OnPermissionsChange (~15.5 KB) as multi-frame messages of N-byte payloads, with core's
 8-bit multi-frame message ids; frames the app sends must then fit N - 12 payload bytes.
 """
-import argparse, json, socket, struct, sys, time
+import argparse, json, socket, struct, sys, threading, time
 import bson
 
 HASH_ID = 0x00010001
@@ -70,6 +72,7 @@ def main():
     ap.add_argument("--nak", action="store_true")
     ap.add_argument("--ack-delay", type=float, default=0)
     ap.add_argument("--mtu", type=int, default=None)
+    ap.add_argument("--secondary", action="store_true")
     args = ap.parse_args()
     violations = []
     def check(cond, what):
@@ -105,9 +108,20 @@ def main():
         sys.exit(1 if violations else 0)
 
     time.sleep(args.ack_delay)
+    registered = []
     if args.version >= 5:
-        ack = bson.encode({"protocolVersion": "5.4.0", "hashId": HASH_ID, "mtu": bson.Int64(args.mtu or 131072)})
-        conn.sendall(frame(5, 0, 7, 2, SESSION, ack, 0))
+        fields = {"protocolVersion": "5.4.0", "hashId": HASH_ID, "mtu": bson.Int64(args.mtu or 131072)}
+        if args.secondary:
+            fields.update(secondaryTransports=["TCP_WIFI"], audioServiceTransports=[2, 1], videoServiceTransports=[2, 1])
+        conn.sendall(frame(5, 0, 7, 2, SESSION, bson.encode(fields), 0))
+        if args.secondary:
+            listener = socket.socket()
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1)
+            listener.settimeout(30)
+            update = bson.encode({"tcpIpAddress": "127.0.0.1", "tcpPort": listener.getsockname()[1]})
+            conn.sendall(frame(5, 0, 0, 0xFD, SESSION, update, 1))
+            threading.Thread(target=serve_secondary, args=(listener, check, registered), daemon=True).start()
     else:
         conn.sendall(frame(args.version, 0, 7, 2, SESSION, struct.pack(">I", HASH_ID), 0))
     expected_version = 5 if args.version >= 5 else args.version
@@ -164,9 +178,37 @@ def main():
             conn.sendall(frame(expected_version, 1, 7, 0, SESSION, rpc_payload(1, 2, corr, {"success": True, "resultCode": "SUCCESS"}), 12))
         else:
             conn.sendall(frame(expected_version, 1, 7, 0, SESSION, rpc_payload(1, fid, corr, {"success": False, "resultCode": "UNSUPPORTED_REQUEST"}), 13))
+    if args.secondary:
+        check(registered, "the app never registered its secondary transport")
     conn.close()
     print("DONE", flush=True)
     sys.exit(1 if violations else 0)
+
+def serve_secondary(listener, check, registered):
+    """The secondary link: RegisterSecondaryTransport first (v5, control, session of the
+    primary, no payload), then only audio, video or control frames (PS 4.6.3)."""
+    try:
+        conn, _ = listener.accept()
+    except OSError:
+        return
+    conn.settimeout(30)
+    reader = Reader(conn)
+    try:
+        first = reader.frame()
+        check(first["version"] == 5 and first["ftype"] == 0 and first["service"] == 0 and first["info"] == 7,
+              "the first frame on the secondary must be RegisterSecondaryTransport (v5, control), got %r" % {k: first[k] for k in ("version", "ftype", "service", "info")})
+        check(first["session"] == SESSION, "RegisterSecondaryTransport must carry the primary's session %d, got %d" % (SESSION, first["session"]))
+        check(first["size"] == 0, "RegisterSecondaryTransport has no payload, got %d bytes" % first["size"])
+        conn.sendall(frame(5, 0, 0, 8, SESSION, b"", 2))
+        registered.append(True)
+        while True:
+            f = reader.frame()
+            check(f["service"] in (0, 0x0A, 0x0B), "service 0x%02X on the secondary: RPC and hybrid stay on the primary" % f["service"])
+            check(f["session"] == SESSION, "frame on the secondary with session %d, expected %d" % (f["session"], SESSION))
+            if f["ftype"] == 0 and f["info"] == 1 and f["service"] in (0x0A, 0x0B):
+                conn.sendall(frame(5, 0, f["service"], 2, SESSION, bson.encode({"mtu": bson.Int64(131072)}), 3))
+    except (EOFError, OSError):
+        pass
 
 if __name__ == "__main__":
     main()

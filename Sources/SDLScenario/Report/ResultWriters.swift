@@ -199,7 +199,7 @@ public final class FrameTraceWriter: @unchecked Sendable {
         ]
         if let info = header.controlInfo { object["control"] = .string("\(info)") }
         if header.frameType == .control, !event.frame.payload.isEmpty, let bson = try? BSONDocument(decoding: event.frame.payload) {
-            object["bson"] = .string(String(describing: ControlPayload(document: bson)))
+            object["bson"] = bson.json
         }
         if header.frameType == .single, header.serviceType == .rpc || header.serviceType == .hybrid,
            let packet = try? RPCPacket(decoding: event.frame.payload) {

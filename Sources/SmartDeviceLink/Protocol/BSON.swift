@@ -249,3 +249,26 @@ extension Array where Element == UInt8 {
         for shift in stride(from: 0, to: 64, by: 8) { append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 }
+
+extension BSONDocument {
+    /// The document as JSON, keys in wire order, for traces and reports.
+    package var json: JSONValue {
+        var object: JSONObject = [:]
+        for element in elements { object[element.key] = element.value.json }
+        return .object(object)
+    }
+}
+
+extension BSONValue {
+    package var json: JSONValue {
+        switch self {
+        case .double(let value): return .double(value)
+        case .string(let value): return .string(value)
+        case .document(let document): return document.json
+        case .array(let items): return .array(items.map(\.json))
+        case .bool(let value): return .bool(value)
+        case .int32(let value): return .int(Int64(value))
+        case .int64(let value): return .int(value)
+        }
+    }
+}

@@ -8,10 +8,10 @@ import Testing
 struct RegisterCommandTests {
     static let peer = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/mini_head_unit.py").path
 
-    func register(peerArguments: [String]) async throws -> (CommandRunner.Result, Int32, String) {
+    func register(peerArguments: [String], _ more: [String] = []) async throws -> (CommandRunner.Result, Int32, String) {
         let headUnit = try await BackgroundProcess("/usr/bin/env", ["python3", Self.peer] + peerArguments)
         let port = try #require(Int(headUnit.firstLine), "the peer did not start: run scripts/setup (it needs pymongo)")
-        let result = try await CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:\(port)", "--listen", "0.2"])
+        let result = try await CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:\(port)", "--listen", "0.2"] + more)
         let (peerExit, peerOutput) = await headUnit.finish()
         return (result, peerExit, peerOutput)
     }
@@ -26,10 +26,27 @@ struct RegisterCommandTests {
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(peerExit == 0, "the head unit saw violations: \(peerOutput)")
         let events = try lines(result.stdout)
-        #expect(events.first?["protocolVersion"] == "5.4.0")
+        #expect(events.first { $0["event"] == "session" }?["protocolVersion"] == "5.4.0")
         #expect(events.contains { $0["name"] == "RegisterAppInterface" && $0["parameters"]?["resultCode"] == "SUCCESS" })
         #expect(events.contains { $0["name"] == "OnHMIStatus" && $0["parameters"]?["hmiLevel"] == "NONE" })
-        #expect(events.last?["name"] == "UnregisterAppInterface")
+        #expect(events.last { $0["event"] == "response" }?["name"] == "UnregisterAppInterface")
+    }
+
+    @Test("--secondary tcp: the TCP endpoint of a TransportEventUpdate is registered as the session's secondary, as the peer checks")
+    func registersSecondary() async throws {
+        let (result, peerExit, peerOutput) = try await register(peerArguments: ["--secondary"], ["--secondary", "tcp", "--listen", "0.5"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(peerExit == 0, "the head unit saw violations: \(peerOutput)")
+        let names = try lines(result.stdout).filter { $0["event"] == "transport" }.compactMap { $0["name"]?.stringValue }
+        #expect(Array(names.prefix(3)) == ["primaryConnected", "secondaryOffered", "secondaryRegistered"])
+    }
+
+    @Test("beside a TCP primary the library opens no secondary unless told to")
+    func noSecondaryByDefaultOverTCP() async throws {
+        let (result, peerExit, peerOutput) = try await register(peerArguments: ["--secondary"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(peerExit == 1 && peerOutput.contains("never registered its secondary"), "\(peerOutput)")
+        #expect(try !lines(result.stdout).contains { $0["name"] == "secondaryRegistered" })
     }
 
     @Test("negotiates down to the head unit's protocol", arguments: [4, 3])
@@ -37,7 +54,7 @@ struct RegisterCommandTests {
         let (result, peerExit, peerOutput) = try await register(peerArguments: ["--version", String(version)])
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(peerExit == 0, "the head unit saw violations: \(peerOutput)")
-        #expect(try lines(result.stdout).first?["protocolVersion"] == .string("\(version).0.0"))
+        #expect(try lines(result.stdout).first { $0["event"] == "session" }?["protocolVersion"] == .string("\(version).0.0"))
     }
 
     @Test("a StartServiceNAK exits 3 with the reason and the rejected parameters")
