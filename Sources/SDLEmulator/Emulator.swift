@@ -90,8 +90,10 @@ public actor HeadUnitEmulator {
     // MARK: - Links
 
     /// Serves the head-unit end of a link: opens it and handles it until it closes.
-    /// Returns once the link is being served.
-    public func serve(_ transport: any SDLTransport) async {
+    /// Returns once the link is being served. `kind` says what the link stands for when it
+    /// is not what it seems (a USB TDK bridged over TCP is a USB primary to core's rules).
+    public func serve(_ transport: any SDLTransport, as kind: TransportKind? = nil) async {
+        let kind = kind ?? transport.kind
         guard !stopped else {
             await transport.close()
             return
@@ -109,15 +111,15 @@ public actor HeadUnitEmulator {
         protocolConfiguration.heartbeatInterval = configuration.heartbeatTimeoutMs.map { .milliseconds($0) }
         // core sends these lists whether or not secondaries are on (PROTOCOL.md §4.7).
         let transports = configuration.multipleTransports
-        protocolConfiguration.secondaryTransports = transports.secondaryTransports(forPrimary: transport.kind)
-        protocolConfiguration.audioServiceTransports = transports.serviceTransports(transports.audioServiceTransports, forPrimary: transport.kind)
-        protocolConfiguration.videoServiceTransports = transports.serviceTransports(transports.videoServiceTransports, forPrimary: transport.kind)
+        protocolConfiguration.secondaryTransports = transports.secondaryTransports(forPrimary: kind)
+        protocolConfiguration.audioServiceTransports = transports.serviceTransports(transports.audioServiceTransports, forPrimary: kind)
+        protocolConfiguration.videoServiceTransports = transports.serviceTransports(transports.videoServiceTransports, forPrimary: kind)
         protocolConfiguration.vehicleInfo = VehicleTypeInfo(
             make: configuration.vehicleType["make"]?.stringValue, model: configuration.vehicleType["model"]?.stringValue,
             modelYear: configuration.vehicleType["modelYear"]?.stringValue, trim: configuration.vehicleType["trim"]?.stringValue,
             systemSoftwareVersion: configuration.systemSoftwareVersion, systemHardwareVersion: configuration.systemHardwareVersion)
         let connection = Connection(id: id, driver: LinkDriver(transport: transport, configuration: protocolConfiguration, clock: clock),
-                                    kind: transport.kind)
+                                    kind: kind)
         connection.driver.io.start(
             onBytes: { [weak self] chunk in await self?.received(chunk, on: id) },
             onDeadline: { [weak self] in await self?.tick(id) },
@@ -136,8 +138,9 @@ public actor HeadUnitEmulator {
     }
 
     /// Listens for apps on TCP (loopback unless told otherwise); returns the bound port
-    /// (useful with port 0).
-    public func listen(host: String = "127.0.0.1", port: UInt16 = 12345) async throws -> UInt16 {
+    /// (useful with port 0). `kind` is what the links stand for, when a bridge carries USB or
+    /// Bluetooth over TCP; the first TCP listener is the secondary endpoint announced.
+    public func listen(host: String = "127.0.0.1", port: UInt16 = 12345, as kind: TransportKind? = nil) async throws -> UInt16 {
         let listener: TCPListener
         do {
             listener = try TCPListener(host: host, port: port)
@@ -145,12 +148,12 @@ public actor HeadUnitEmulator {
             throw EmulatorError.listenFailed("\(host):\(port): \(error)")
         }
         listeners.append(listener)
-        if listeningAddress == nil { listeningAddress = (host, listener.port) }
+        if listeningAddress == nil, kind == nil || kind == .tcp { listeningAddress = (host, listener.port) }
         let accepted = listener.connections
         backgroundTasks.append(Task { [weak self] in
             for await link in accepted {
                 guard let self else { await link.close(); continue }
-                await self.serve(link)
+                await self.serve(link, as: kind)
             }
         })
         return listener.port

@@ -340,12 +340,17 @@ class Echo(FakeUsb):
             self.deliver(data)
 
     def _from_tcp(self):
+        sock = self.sock
         while True:
             try:
-                data = self.sock.recv(65536)
+                data = sock.recv(65536)
             except OSError:
-                return
+                data = b""
             if not data:
+                # The far end closed (a test's head unit stopped): the next bulk OUT transfer
+                # connects again, as a TDK does for its next app.
+                if self.sock is sock:
+                    self.sock = None
                 return
             self.deliver(data)
 

@@ -65,6 +65,45 @@ struct EndToEndOverUSBTests {
         await headUnit.stop()
     }
 
+    /// a USB primary (the TDK bridged to the emulator) and a TCP secondary straight to the emulator: the secondary registers and video runs on it.
+    @Test(.enabled(if: active))
+    func usbPrimaryWithTCPSecondary() async throws {
+        let bridge = try #require(Self.endpoint("SDL_FAKE_USB_BRIDGE"))
+        var configuration = EmulatorConfiguration.standard
+        configuration.multipleTransports.enabled = true
+        configuration.multipleTransports.forUSB = ["WiFi"]
+        configuration.multipleTransports.videoServiceTransports = ["TCP_WIFI", "AOA_USB"]
+        let headUnit = HeadUnitEmulator(configuration: configuration)
+        // The first TCP listener is the endpoint the TransportEventUpdate announces; the
+        // bridge's links stand for the USB cable they carry.
+        _ = try await headUnit.listen(host: "127.0.0.1", port: 0)
+        _ = try await headUnit.listen(host: bridge.host, port: bridge.port, as: .usb)
+        let connection = SDLConnection(transport: USBTransport(.serial("TDK-BRIDGE")))
+        let events = await connection.transportEvents()
+        let registered = Task { () -> TransportEvent? in
+            for await event in events where event.name == "secondaryRegistered" { return event }
+            return nil
+        }
+        try await connection.start()
+        _ = try await connection.sendExpectingSuccess(RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "Navigator",
+            isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "usb-nav", appHMIType: [.navigation]))
+        let event = await registered.value
+        try #require(event != nil, "the secondary never registered")
+        #expect(event?.description.hasPrefix("secondary registered: TCP 127.0.0.1:") == true)
+        _ = try await connection.startService(.video)
+        #expect(await connection.link(of: .video) == .secondary)
+        try await connection.sendServiceData([UInt8](repeating: 7, count: 10_000), on: .video)
+        var seen = 0
+        for _ in 0..<500 where seen < 10_000 {
+            seen = await headUnit.snapshot().app("usb-nav")?.streams["video"]?.bytesOnSecondary ?? 0
+            if seen < 10_000 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(seen == 10_000, "the head unit got the video on the secondary")
+        await connection.stop()
+        await headUnit.stop()
+    }
+
     /// unplugged during an upload: the pending PutFile fails at once, nothing hangs.
     @Test(.enabled(if: active))
     func unplugDuringUpload() async throws {
