@@ -35,9 +35,18 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // sd-bus from Debian's libsystemd-dev: BlueZ's D-Bus API (RegisterProfile), which a
+        // stock bluetoothd 5 offers where its legacy SDP socket needs compatibility mode.
+        // Chosen over libdbus-1 for its typed message reading (fds included) and object
+        // vtables, and present wherever systemd runs bluetoothd.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // Wrappers for what Swift cannot import: variadic libusb_set_option, BlueZ's
-        // compound-literal and function-like macros.
-        .target(name: "CSDLShim", dependencies: ["CLibUSB", "CBlueZ"]),
+        // compound-literal and function-like macros, sd-bus's vtable macros.
+        .target(name: "CSDLShim", dependencies: ["CLibUSB", "CBlueZ", "CSystemd"]),
         .target(
             name: "SmartDeviceLink",
             dependencies: [

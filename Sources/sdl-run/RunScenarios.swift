@@ -49,7 +49,7 @@ struct RunScenarios: AsyncParsableCommand {
     /// The prompt policy: ask unless --non-interactive says skip or fail.
     var promptPolicy: PromptPolicy { nonInteractive.flatMap(PromptPolicy.init(rawValue:)) ?? .ask }
 
-    @Option(help: ArgumentHelp("With --tcp to `sdl-run emulate`: run driver steps through its control channel.", valueName: "host:port"))
+    @Option(help: ArgumentHelp("With a link to `sdl-run emulate` (--tcp, or --usb/--bt through a bridge): run driver steps through its control channel.", valueName: "host:port"))
     var control: String?
 
     @Option(help: ArgumentHelp("With --tcp to a real sdl_core: be its HMI on this WebSocket, so driver steps happen there.", valueName: "ws://host:8087"))
@@ -69,7 +69,9 @@ struct RunScenarios: AsyncParsableCommand {
         if parallel > 1 && transport.isExternal {
             throw ValidationError("--parallel runs only against the embedded emulator (one head unit serves one scenario at a time)")
         }
-        if control != nil && transport.tcp == nil { throw ValidationError("--control goes with --tcp (the embedded emulator needs no control channel)") }
+        if control != nil && !transport.isExternal {
+            throw ValidationError("--control goes with --tcp, --usb or --bt (the embedded emulator needs no control channel)")
+        }
         if hmi != nil && transport.tcp == nil { throw ValidationError("--hmi goes with --tcp: core's HMI WebSocket beside its app port") }
         if hmi != nil && control != nil { throw ValidationError("choose --hmi (a real sdl_core) or --control (sdl-run emulate), not both") }
         if let nonInteractive, nonInteractive != "skip", nonInteractive != "fail" {
@@ -198,31 +200,28 @@ struct RunScenarios: AsyncParsableCommand {
     }
 
     private func plainTarget(for scenario: Scenario) async throws -> ScenarioTarget {
-        if let tcp = transport.tcp {
-            let timeout = Duration.milliseconds(Int64(transport.connectTimeout * 1000))
-            _ = try transport.makeTransport()  // validates the endpoint once, with exit code 2 on a typo
-            var driver: (any ScenarioDriver)?
-            if let control {
-                do {
-                    let client = try await ControlChannelClient(endpoint: control)
-                    driver = ControlCommandDriver { try await client.send($0) }
-                } catch {
-                    throw CommandFailure.connection("cannot reach the emulator's control channel at \(control): \(error)")
-                }
+        guard transport.isExternal else {
+            do {
+                return try EmbeddedEmulator.target(for: scenario)
+            } catch {
+                throw CommandFailure.invalid("\(scenario.source): $.emulator: \(error)")
             }
-            return ScenarioTarget(name: "TCP \(tcp)", makeTransport: { try TCPTransport(endpoint: tcp, connectTimeout: timeout) },
-                                  driver: driver)
         }
-        if transport.usb != nil || transport.bt != nil {
-            let options = transport
-            _ = try options.makeTransport()  // a malformed address fails here, once, with exit code 2
-            return ScenarioTarget(name: transport.usb != nil ? "USB" : "Bluetooth", makeTransport: { try options.makeTransport()! })
+        let options = transport
+        _ = try options.makeTransport()  // a malformed endpoint or address fails here, once, with exit code 2
+        // An emulator behind the link (`sdl-run emulate`, bridged by a TDK or over Bluetooth)
+        // plays driver steps through its control channel.
+        var driver: (any ScenarioDriver)?
+        if let control {
+            do {
+                let client = try await ControlChannelClient(endpoint: control)
+                driver = ControlCommandDriver { try await client.send($0) }
+            } catch {
+                throw CommandFailure.connection("cannot reach the emulator's control channel at \(control): \(error)")
+            }
         }
-        do {
-            return try EmbeddedEmulator.target(for: scenario)
-        } catch {
-            throw CommandFailure.invalid("\(scenario.source): $.emulator: \(error)")
-        }
+        let name = options.tcp.map { "TCP \($0)" } ?? (options.usb != nil ? "USB" : "Bluetooth")
+        return ScenarioTarget(name: name, makeTransport: { try options.makeTransport()! }, driver: driver)
     }
 }
 

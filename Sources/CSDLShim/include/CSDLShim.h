@@ -1,5 +1,6 @@
 #ifndef CSDLSHIM_H
 #define CSDLSHIM_H
+#include <stddef.h>
 #include <stdint.h>
 
 /* This header includes no library header on purpose: a C header included from two Clang
@@ -32,5 +33,19 @@ void sdl_sdp_unregister(void *session);
 /// Looks up the RFCOMM channel of the service with this UUID on a remote device.
 /// Returns 0 and sets *channel, or -1 with errno set (no SDP server, no such service: ENOENT).
 int sdl_sdp_find_rfcomm_channel(const char *address, const uint8_t uuid[16], uint8_t *channel);
+
+/// Registers the SDL service with BlueZ over D-Bus (org.bluez.ProfileManager1.RegisterProfile,
+/// role server; `channel` 1…30, or 0 for bluetoothd's choice) on the system bus, or on
+/// `bus_address` when not NULL (a test's private bus). Returns 0 and a handle in *out, or a
+/// negative errno with the D-Bus error's name and message copied out ("adapter-off" when
+/// hci0 is there but powered off).
+int sdl_bluez_profile_register(const char *bus_address, const char *uuid, const char *name, int channel,
+                               void **out, char *error_name, size_t name_len, char *error_message, size_t message_len);
+/// Waits up to `timeout_ms` for bluetoothd's NewConnection and returns its socket (ours to
+/// close), with the device's object path in `device`; -ETIMEDOUT, -ECONNRESET (bluetoothd
+/// released the profile) or another negative errno.
+int sdl_bluez_profile_wait(void *handle, int timeout_ms, char *device, size_t device_len);
+/// Unregisters the profile and closes the bus connection.
+void sdl_bluez_profile_close(void *handle);
 
 #endif

@@ -81,9 +81,16 @@ public final class BluetoothTransport: SDLTransport {
     }
 }
 
-/// RFCOMM sockets and SDP through BlueZ.
+/// RFCOMM through BlueZ: the phone role registers the SDL service with bluetoothd over
+/// D-Bus (falling back to the legacy SDP socket of `bluetoothd -C`); the client role
+/// connects an RFCOMM socket itself.
 public struct BlueZConnector: RFCOMMConnector {
-    public init() {}
+    /// The D-Bus bus bluetoothd is on: nil for the system bus; tests pass a private bus.
+    public var busAddress: String?
+
+    public init(busAddress: String? = nil) {
+        self.busAddress = busAddress
+    }
 
     /// The one line a machine without Bluetooth gets.
     static let noBluetooth = TransportError.unsupported(
@@ -110,9 +117,26 @@ public struct BlueZConnector: RFCOMMConnector {
         try await BlockingCall.run(
             "sdl-rfcomm-accept", discard: { _ = systemClose($0.descriptor) },
             onCancel: { .closed("waiting for a head unit over Bluetooth was cancelled") }
-        ) { () throws(TransportError) -> (descriptor: Int32, peer: String) in
-            try Self.acceptBlocking(channel: channel, timeout: timeout)
+        ) { [busAddress] () throws(TransportError) -> (descriptor: Int32, peer: String) in
+            let unavailable: BlueZProfile.Unavailable
+            switch try BlueZProfile.accept(busAddress: busAddress, channel: channel, timeout: timeout) {
+            case .success(let connection): return connection
+            case .failure(let reason): unavailable = reason
+            }
+            // D-Bus could not be used: the legacy SDP socket may still be (bluetoothd -C).
+            do throws(TransportError) {
+                return try Self.acceptBlocking(channel: channel, timeout: timeout)
+            } catch {
+                let legacy = Self.firstClause(of: error.description)
+                throw TransportError.unsupported("cannot publish the SDL service over Bluetooth: \(unavailable.reason), "
+                                                 + "and the legacy SDP path failed too (\(legacy)); \(unavailable.advice)")
+            }
         }
+    }
+
+    /// The cause part of a message, without the advice after its first ";" or ":".
+    static func firstClause(of text: String) -> String {
+        String(text.prefix { $0 != ";" && $0 != ":" })
     }
 
     public func connect(address: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32 {

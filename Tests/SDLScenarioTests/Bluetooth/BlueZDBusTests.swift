@@ -1,0 +1,91 @@
+import Foundation
+import SDLEmulator
+import SmartDeviceLink
+import Testing
+
+/// The phone role on a stock BlueZ 5: the SDL service registered through D-Bus
+/// (ProfileManager1.RegisterProfile) with a fake bluetoothd on a private bus
+/// (Tests/Peers/fake_bluez.py), which hands over one end of a socketpair in NewConnection
+/// and relays the other to the emulator, as bluetoothd hands over an RFCOMM socket.
+@Suite("Bluetooth through BlueZ's D-Bus API (fake bluetoothd on a private bus)", .serialized)
+struct BlueZDBusTests {
+    static let fake = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/fake_bluez.py").path
+
+    /// Starts the fake bluetoothd; returns it and its private bus address.
+    func fakeBlueZ(_ arguments: [String] = []) async throws -> (BackgroundProcess, String) {
+        let process = try await BackgroundProcess("/usr/bin/python3", [Self.fake] + arguments)
+        let ready = try #require(try? JSONValue.parse(process.firstLine).objectValue,
+                                 "fake_bluez.py did not start (\(process.firstLine)): run scripts/setup (python3-dbus, dbus-daemon)")
+        return (process, try #require(ready["bus"]?.stringValue))
+    }
+
+    @Test("RegisterProfile carries the SDL UUID and server role; a full session and a TCP secondary run over the handed-over socket")
+    func sessionOverProfile() async throws {
+        var configuration = EmulatorConfiguration.standard
+        configuration.multipleTransports.enabled = true
+        configuration.multipleTransports.forBluetooth = ["WiFi"]
+        configuration.multipleTransports.videoServiceTransports = ["TCP_WIFI", "SPP_BLUETOOTH"]
+        let headUnit = HeadUnitEmulator(configuration: configuration)
+        _ = try await headUnit.listen(host: "127.0.0.1", port: 0)  // the secondary's endpoint
+        let rfcomm = try await headUnit.listen(host: "127.0.0.1", port: 0, as: .bluetooth)
+        let (bluez, bus) = try await fakeBlueZ(["--bridge", "127.0.0.1:\(rfcomm)"])
+        defer { bluez.stop() }
+
+        let link = BluetoothTransport(mode: .waitForHeadUnit(channel: 5), timeout: .seconds(20), connector: BlueZConnector(busAddress: bus))
+        let connection = SDLConnection(transport: link)
+        let events = await connection.transportEvents()
+        let registered = Task { () -> Bool in
+            for await event in events where event.name == "secondaryRegistered" { return true }
+            return false
+        }
+        try await connection.start()
+        let response = try await connection.send(RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "BT Nav",
+            isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "bt-nav", appHMIType: [.navigation]))
+        #expect(response.success)
+        #expect(await registered.value, "the TCP secondary registered beside the Bluetooth primary")
+        _ = try await connection.startService(.video)
+        #expect(await connection.link(of: .video) == .secondary)
+        await connection.stop()
+
+        let call = try #require(try JSONValue.parse(await bluez.nextLine()).objectValue)
+        #expect(call["event"] == "RegisterProfile")
+        #expect(call["uuid"] == "936da01f-9abd-4d9d-80c7-02af85c822a8")
+        #expect(call["options"]?["Role"] == "server" && call["options"]?["Channel"] == 5)
+        #expect(call["options"]?["Name"] == "SdlRouterService")
+        #expect(try JSONValue.parse(await bluez.nextLine())["event"] == "NewConnection")
+        #expect(try JSONValue.parse(await bluez.nextLine())["event"] == "UnregisterProfile", "the profile is withdrawn once connected")
+        await headUnit.stop()
+    }
+
+    /// One line each, naming the cause and what to do, after the legacy SDP path failed too.
+    @Test("refusals say what to do in one line", arguments: [
+        (["--deny"], "D-Bus denied RegisterProfile", "BlueZ's D-Bus policy"),
+        (["--adapter-off"], "the Bluetooth adapter hci0 is powered off", "bluetoothctl power on"),
+    ])
+    func refusals(arguments: [String], cause: String, advice: String) async throws {
+        let (bluez, bus) = try await fakeBlueZ(arguments)
+        defer { bluez.stop() }
+        let link = BluetoothTransport(mode: .waitForHeadUnit(channel: nil), timeout: .seconds(5), connector: BlueZConnector(busAddress: bus))
+        do {
+            try await link.open()
+            Issue.record("opened against a refusing bluetoothd")
+        } catch {
+            #expect(error.description.contains(cause) && error.description.contains(advice), "\(error)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test("no bus and no Bluetooth: one line that names both paths")
+    func nothingThere() async throws {
+        let link = BluetoothTransport(mode: .waitForHeadUnit(channel: nil), timeout: .seconds(2),
+                                      connector: BlueZConnector(busAddress: "unix:path=/nonexistent/sdl-test-bus"))
+        do {
+            try await link.open()
+            Issue.record("opened without a bus")
+        } catch {
+            #expect(error.description.hasPrefix("cannot publish the SDL service over Bluetooth: no D-Bus system bus"), "\(error)")
+            #expect(error.description.contains("legacy SDP path failed too") && error.description.hasSuffix("is D-Bus running?"), "\(error)")
+        }
+    }
+}
