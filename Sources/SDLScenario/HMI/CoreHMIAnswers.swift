@@ -11,6 +11,15 @@ enum CoreHMIAnswers {
         case (_, "GetSupportedLanguages"): return ["languages": ["EN-US"]]
         case ("VehicleInfo.GetVehicleType", _):
             return ["vehicleType": ["make": "SDL", "model": "sdl-run HMI", "modelYear": "2026", "trim": "SE"]]
+        case ("Buttons.GetCapabilities", _):
+            // Core subscribes an app to CUSTOM_BUTTON at registration only when the HMI lists
+            // it; without it no soft-button press ever reaches the app (core's
+            // RegisterAppInterfaceRequest::CheckHMICapabilities, ButtonNotificationToMobile).
+            let names = ["CUSTOM_BUTTON", "OK", "PLAY_PAUSE", "SEEKLEFT", "SEEKRIGHT", "TUNEUP", "TUNEDOWN", "SEARCH"]
+                + (0...9).map { "PRESET_\($0)" }
+            return ["capabilities": .array(names.map { name in
+                ["name": .string(name), "shortPressAvailable": true, "longPressAvailable": true, "upDownAvailable": true]
+            }), "presetBankCapabilities": ["onScreenPresetsAvailable": true]]
         case ("BasicCommunication.GetSystemInfo", _):
             return ["ccpu_version": "sdl-run-hmi", "language": "EN-US", "wersCountryCode": "WAEGB"]
         case ("VehicleInfo.SubscribeVehicleData", _), ("VehicleInfo.UnsubscribeVehicleData", _):
