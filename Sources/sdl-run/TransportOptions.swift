@@ -20,6 +20,11 @@ struct TransportOptions: ParsableArguments {
         valueName: "kind"))
     var secondary: SecondaryChoice?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "With --usb: wait this long for the device to be plugged in (also on each reconnect). With --bt alone: wait this long for the head unit to connect.",
+        valueName: "seconds"))
+    var wait: Double?
+
     @Option(name: .long, help: ArgumentHelp("Connect timeout in seconds.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
@@ -50,6 +55,10 @@ struct TransportOptions: ParsableArguments {
     func validate() throws {
         if [tcp, usb, bt].compactMap({ $0 }).count > 1 { throw ValidationError("choose one transport: --tcp, --usb or --bt") }
         if connectTimeout <= 0 { throw ValidationError("--connect-timeout must be positive") }
+        if let wait {
+            if wait <= 0 { throw ValidationError("--wait must be positive") }
+            if usb == nil && bt != Self.waitForHeadUnit { throw ValidationError("--wait goes with --usb, or with --bt alone (waiting for the head unit)") }
+        }
         if registerTimeout <= 0 { throw ValidationError("--register-timeout must be positive") }
     }
 
@@ -75,11 +84,12 @@ struct TransportOptions: ParsableArguments {
             }
         }
         if let usb {
-            return try USBSupport.makeTransport(selector: usb == Self.anyUSBDevice ? nil : usb)
+            return try USBSupport.makeTransport(selector: usb == Self.anyUSBDevice ? nil : usb,
+                                                waitForDevice: wait.map { .milliseconds(Int64($0 * 1000)) })
         }
         if let bt {
             return try BluetoothSupport.makeTransport(bt == Self.waitForHeadUnit ? nil : bt,
-                                                      timeout: .milliseconds(Int64(connectTimeout * 1000)))
+                                                      timeout: .milliseconds(Int64((wait ?? connectTimeout) * 1000)))
         }
         return nil
     }
@@ -112,10 +122,12 @@ enum BluetoothSupport {
 /// The USB transport for `--usb [DEVICE]`.
 enum USBSupport {
     /// `selector` nil: a phone in accessory mode or a known TDK id.
-    static func makeTransport(selector: String?) throws -> any SDLTransport {
-        guard let selector else { return USBTransport(.default) }
+    static func makeTransport(selector: String?, waitForDevice: Duration? = nil) throws -> any SDLTransport {
+        var options = USBTransport.Options()
+        options.waitForDevice = waitForDevice
+        guard let selector else { return USBTransport(.default, options: options) }
         do {
-            return USBTransport(try USBDeviceSelector(parsing: selector))
+            return USBTransport(try USBDeviceSelector(parsing: selector), options: options)
         } catch {
             throw CommandFailure.invalid("--usb \(selector): \(error.description)")
         }

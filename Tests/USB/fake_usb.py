@@ -37,6 +37,9 @@ Fakes in "devices" (bus 1; address = the N in 1-N):
   1-12 1d6b:0104 serial TDK-BRIDGE: bulk data bridged to TCP --bridge HOST:PORT (connects
                                on the first OUT transfer), so the SDL protocol can run end to
                                end over USB; without --bridge it echoes
+  1-N  1d6b:0104 serial TDK-LATE (N >= 13): plugged in when the child creates the file
+                               $SDL_FAKE_USB_PLUG_DIR/plug-N; like TDK-UNPLUG, bridged to
+                               --late-bridge HOST:PORT when given, and unplugs on b"UNPLUG"
 
 The child gets UMOCKDEV_DIR, LD_PRELOAD, SDL_UMOCKDEV_SCENARIO, SDL_FAKE_USB_RECORD (a JSON
 lines file of what the fakes observed: strings, claims, configuration, detach) and
@@ -367,7 +370,7 @@ def add(tb, n, vid, pid, fake, product, serial, cfg, configured=True):
         tb.attach_ioctl(f"/dev/bus/usb/001/{n:03d}", fake)
     tb.add_from_string(umockdev_text(n, vid, pid, product, serial, cfg, configured))
 
-def build_devices(tb, bridge, accessory_bridge=None, unplug_bridge=None):
+def build_devices(tb, bridge, accessory_bridge=None, unplug_bridge=None, late_bridge=None):
     def reenumerate():
         time.sleep(0.2)
         log("phone re-enumerating as accessory 18d1:2d01 at 1-6")
@@ -400,6 +403,25 @@ def build_devices(tb, bridge, accessory_bridge=None, unplug_bridge=None):
     add(tb, 11, 0x1d6b, 0x0104, unplugger, "SDL TDK", "TDK-UNPLUG", TDK_CONFIG)
     add(tb, 12, 0x1d6b, 0x0104, tdk("TDK-BRIDGE", bridge=bridge), "SDL TDK", "TDK-BRIDGE", TDK_CONFIG)
 
+    def plug_when_asked():
+        """A TDK plugged in at 1-N each time the child creates plug-N (hotplug while running)."""
+        plugged = set()
+        while True:
+            for name in os.listdir(tb.get_root_dir()):
+                if not name.startswith("plug-") or name in plugged:
+                    continue
+                plugged.add(name)
+                n = int(name[5:])
+                holder = {}
+                late = tdk("TDK-LATE", unplug=lambda n=n, h=holder: (time.sleep(0.3), h["d"].unplug_now(tb, sysfs_path(n))),
+                           bridge=late_bridge)
+                holder["d"] = late
+                log(f"TDK-LATE plugged in at 1-{n}")
+                add(tb, n, 0x1d6b, 0x0104, late, "SDL TDK", "TDK-LATE", TDK_CONFIG)
+                record(device="TDK-LATE", event="plugged", address=n)
+            time.sleep(0.05)
+    threading.Thread(target=plug_when_asked, daemon=True).start()
+
 def main():
     global RECORD
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -407,6 +429,7 @@ def main():
     ap.add_argument("--bridge", help="HOST:PORT: TDK-BRIDGE forwards its bulk data to this TCP endpoint")
     ap.add_argument("--accessory-bridge", help="HOST:PORT: the accessory (after the AOA switch) connects here and bridges its bulk data")
     ap.add_argument("--unplug-bridge", help="HOST:PORT: TDK-UNPLUG bridges its bulk data here (and still unplugs on b'UNPLUG')")
+    ap.add_argument("--late-bridge", help="HOST:PORT: each TDK-LATE bridges its bulk data here")
     ap.add_argument("--keep-caps", action="store_true", help="do not drop CAP_DAC_OVERRIDE for the child")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
@@ -421,11 +444,12 @@ def main():
     RECORD = os.path.join(root, "fake-usb-record.jsonl")
     open(RECORD, "w").close()
     if args.scenario == "devices":
-        build_devices(tb, args.bridge, args.accessory_bridge, args.unplug_bridge)
+        build_devices(tb, args.bridge, args.accessory_bridge, args.unplug_bridge, args.late_bridge)
     env = dict(os.environ, LD_PRELOAD="libumockdev-preload.so.0", UMOCKDEV_DIR=root,
                SDL_UMOCKDEV_SCENARIO=args.scenario, SDL_FAKE_USB_RECORD=RECORD,
                SDL_FAKE_USB_BRIDGE=args.bridge or "", SDL_FAKE_USB_ACCESSORY_BRIDGE=args.accessory_bridge or "",
-               SDL_FAKE_USB_UNPLUG_BRIDGE=args.unplug_bridge or "")
+               SDL_FAKE_USB_UNPLUG_BRIDGE=args.unplug_bridge or "", SDL_FAKE_USB_PLUG_DIR=root,
+               SDL_FAKE_USB_LATE_BRIDGE=args.late_bridge or "")
     if os.geteuid() == 0 and not args.keep_caps:
         # root ignores file modes; without these two capabilities the kernel checks them.
         cmd = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",

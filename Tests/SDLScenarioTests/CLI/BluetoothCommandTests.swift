@@ -18,6 +18,15 @@ struct BluetoothCommandTests {
         #expect(result.stderr.contains("--bt \(address)") && result.stderr.contains(hint), "\(result.stderr)")
     }
 
+    @Test("--wait goes with --usb or with --bt alone; elsewhere it is a usage error", arguments: [
+        ["--wait", "5"], ["--tcp", "127.0.0.1:1", "--wait", "5"], ["--bt", "00:11:22:33:44:55", "--wait", "5"], ["--usb", "--wait", "0"],
+    ])
+    func waitNeedsAWaitingTransport(arguments: [String]) async throws {
+        let result = try await CommandRunner.sdlRun(["examples/hello.json"] + arguments)
+        #expect(result.exitCode == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("--wait"), "\(result.stderr)")
+    }
+
     @Test("one transport at a time")
     func oneTransport() async throws {
         let result = try await CommandRunner.sdlRun(["examples/hello.json", "--bt", "00:11:22:33:44:55", "--tcp", "127.0.0.1:1"])

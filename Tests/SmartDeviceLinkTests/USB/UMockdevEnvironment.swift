@@ -25,6 +25,12 @@ enum UMockdevEnvironment {
         return (address.host, address.port)
     }
 
+    /// Plugs in a TDK-LATE at bus 1 address `address` (fake_usb.py watches for the file).
+    static func plugLateTDK(at address: Int) throws {
+        let directory = try #require(ProcessInfo.processInfo.environment["SDL_FAKE_USB_PLUG_DIR"], "fake_usb.py sets SDL_FAKE_USB_PLUG_DIR")
+        #expect(FileManager.default.createFile(atPath: directory + "/plug-\(address)", contents: nil))
+    }
+
     /// What the fake devices recorded (one JSON object per line), e.g. the AOA strings.
     static func records(device: String) -> [[String: Any]] {
         guard let path = ProcessInfo.processInfo.environment["SDL_FAKE_USB_RECORD"],

@@ -170,6 +170,35 @@ struct USBUMockdevTests {
         await transport.close()
     }
 
+    @Test func openWaitsForADevicePluggedInLater() async throws {
+        var options = USBTransport.Options()
+        options.waitForDevice = .seconds(20)
+        let transport = USBTransport(.serial("TDK-LATE"), options: options)
+        let opening = Task { try await transport.open() }
+        // Not there yet: the open is waiting on hotplug, not failing.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(transport.device == nil)
+        try UMockdevEnvironment.plugLateTDK(at: 13)
+        try await opening.value
+        #expect(transport.description == "USB 1d6b:0104 SDL TDK bus 1 addr 13")
+        try await transport.send(Array("late hello".utf8))
+        #expect(await readIncoming(transport, count: 10, within: .seconds(5)).bytes == Array("late hello".utf8))
+        await transport.close()
+    }
+
+    @Test func waitingForADeviceGivesUpSayingWhatIsThere() async {
+        var options = USBTransport.Options()
+        options.waitForDevice = .milliseconds(300)
+        let transport = USBTransport(.serial("NOBODY"), options: options)
+        await #expect {
+            try await transport.open()
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("waiting for a USB device matching serial NOBODY (found: ") && text.contains("SDL TDK bus 1 addr 7")
+                && text.hasSuffix("timed out after 0.3 s")
+        }
+    }
+
     @Test func noMatchingDeviceListsWhatIsThere() async {
         let transport = USBTransport(.ids([USBVendorProduct(0xDEAD, 0xBEEF)]))
         let error = await transportError { try await transport.open() }

@@ -15,4 +15,43 @@ enum USBDeviceFinder {
         let seen = selector.needsStrings ? devices : ((try? backend.devices(readingStrings: true)) ?? devices)
         throw TransportError.noDevice(wanted: selector.description, found: seen.map(\.description))
     }
+
+    /// Returns once a device `selector` matches is on the bus: at once when one is there,
+    /// else when hotplug reports one, or throws after `timeout`.
+    static func waitFor(_ selector: USBDeviceSelector, on backend: any USBBackend, timeout: Duration) async throws(TransportError) {
+        let arrivals: AsyncStream<USBHotplugEvent>
+        do {
+            // Registered before the first look, so a device plugged in between is not missed.
+            arrivals = try backend.hotplugEvents(enumerateExisting: false)
+        } catch {
+            throw TransportError.io(operation: "watch for USB devices (hotplug)", code: error.rawValue, message: error.description)
+        }
+        if (try? find(selector, on: backend)) != nil { return }
+        let arrived = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await event in arrivals {
+                    if case .arrived = event, (try? find(selector, on: backend)) != nil { return true }
+                }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        guard arrived else {
+            // What is there now, as the plain lookup says it.
+            do { _ = try find(selector, on: backend) } catch {
+                if case .noDevice(let wanted, let found) = error {
+                    let seen = found.isEmpty ? "no USB devices at all" : "found: " + found.joined(separator: ", ")
+                    throw TransportError.timedOut(operation: "waiting for a USB device matching \(wanted) (\(seen))", seconds: timeout.seconds)
+                }
+                throw error
+            }
+            return
+        }
+    }
 }

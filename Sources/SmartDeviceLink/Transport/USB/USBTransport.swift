@@ -48,6 +48,9 @@ public final class USBTransport: SDLTransport {
         public var sendTimeout: Duration? = .seconds(5)
         /// How long ``USBTransport/close()`` waits for cancelled transfers to come back.
         public var cancelGrace: Duration = .seconds(2)
+        /// How long ``USBTransport/open()`` waits for a matching device to be plugged in
+        /// (hotplug); nil fails at once when none is there.
+        public var waitForDevice: Duration?
 
         /// sdl_core-like defaults, a 5 s send timeout, vendor-interface endpoints.
         public init() {}
@@ -128,7 +131,9 @@ public final class USBTransport: SDLTransport {
         }
         guard proceed else { return }
         do {
-            let link = try makeLink()
+            let backend = try makeBackend()
+            if let wait = options.waitForDevice { try await USBDeviceFinder.waitFor(selector, on: backend, timeout: wait) }
+            let link = try makeLink(on: backend)
             try start(link)
         } catch {
             state.withLock { $0.phase = .closed; $0.closeError = error }
@@ -137,15 +142,14 @@ public final class USBTransport: SDLTransport {
         }
     }
 
-    private func makeLink() throws(TransportError) -> Link {
-        let backend: any USBBackend
-        if let suppliedBackend {
-            backend = suppliedBackend
-        } else {
-            do { backend = try LibUSBBackend() } catch {
-                throw TransportError.unsupported("cannot initialise libusb (\(error)); USB transports cannot work on this machine")
-            }
+    private func makeBackend() throws(TransportError) -> any USBBackend {
+        if let suppliedBackend { return suppliedBackend }
+        do { return try LibUSBBackend() } catch {
+            throw TransportError.unsupported("cannot initialise libusb (\(error)); USB transports cannot work on this machine")
         }
+    }
+
+    private func makeLink(on backend: any USBBackend) throws(TransportError) -> Link {
         let device = try USBDeviceFinder.find(selector, on: backend)
         state.withLock { $0.label = "USB \(device)" }
 
