@@ -38,8 +38,8 @@ Fakes in "devices" (bus 1; address = the N in 1-N):
                                on the first OUT transfer), so the SDL protocol can run end to
                                end over USB; without --bridge it echoes
   1-N  1d6b:0104 serial TDK-LATE (N >= 13): plugged in when the child creates the file
-                               $SDL_FAKE_USB_PLUG_DIR/plug-N; like TDK-UNPLUG, bridged to
-                               --late-bridge HOST:PORT when given, and unplugs on b"UNPLUG"
+                               $SDL_FAKE_USB_PLUG_DIR/plug-N and pulled out when it creates
+                               unplug-N; bridged to --late-bridge HOST:PORT when given
 
 The child gets UMOCKDEV_DIR, LD_PRELOAD, SDL_UMOCKDEV_SCENARIO, SDL_FAKE_USB_RECORD (a JSON
 lines file of what the fakes observed: strings, claims, configuration, detach) and
@@ -342,6 +342,17 @@ class Echo(FakeUsb):
         else:
             self.deliver(data)
 
+    def unplug_now(self, tb, path):
+        """Pulled out: the head unit behind the bridge sees its link end too, as over a cable."""
+        super().unplug_now(tb, path)
+        sock, self.sock = self.sock, None
+        if sock:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
     def _from_tcp(self):
         sock = self.sock
         while True:
@@ -405,19 +416,25 @@ def build_devices(tb, bridge, accessory_bridge=None, unplug_bridge=None, late_br
 
     def plug_when_asked():
         """A TDK plugged in at 1-N each time the child creates plug-N (hotplug while running)."""
-        plugged = set()
+        plugged, late = set(), {}
         while True:
             for name in os.listdir(tb.get_root_dir()):
+                if name.startswith("unplug-") and name not in plugged and int(name[7:]) in late:
+                    plugged.add(name)
+                    n = int(name[7:])
+                    log(f"TDK-LATE at 1-{n} pulled out")
+                    late[n].unplug_now(tb, sysfs_path(n))
+                    continue
                 if not name.startswith("plug-") or name in plugged:
                     continue
                 plugged.add(name)
                 n = int(name[5:])
                 holder = {}
-                late = tdk("TDK-LATE", unplug=lambda n=n, h=holder: (time.sleep(0.3), h["d"].unplug_now(tb, sysfs_path(n))),
-                           bridge=late_bridge)
-                holder["d"] = late
+                device = tdk("TDK-LATE", unplug=lambda n=n, h=holder: (time.sleep(0.3), h["d"].unplug_now(tb, sysfs_path(n))),
+                             bridge=late_bridge)
+                holder["d"] = late[n] = device
                 log(f"TDK-LATE plugged in at 1-{n}")
-                add(tb, n, 0x1d6b, 0x0104, late, "SDL TDK", "TDK-LATE", TDK_CONFIG)
+                add(tb, n, 0x1d6b, 0x0104, device, "SDL TDK", "TDK-LATE", TDK_CONFIG)
                 record(device="TDK-LATE", event="plugged", address=n)
             time.sleep(0.05)
     threading.Thread(target=plug_when_asked, daemon=True).start()

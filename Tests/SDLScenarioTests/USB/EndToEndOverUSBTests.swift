@@ -104,6 +104,66 @@ struct EndToEndOverUSBTests {
         await headUnit.stop()
     }
 
+    /// the bench station: a TDK plugged in starts a run whose report appears; pulled out mid-run, the run ends as deviceRemoved and the next TDK is served.
+    @Test(.enabled(if: active))
+    func watchServesPluggedDevices() async throws {
+        let bridge = try #require(Self.endpoint("SDL_FAKE_USB_LATE_BRIDGE"))
+        let plugDirectory = try #require(Self.environment["SDL_FAKE_USB_PLUG_DIR"])
+        let headUnit = HeadUnitEmulator(configuration: .standard)
+        _ = try await headUnit.listen(host: bridge.host, port: bridge.port, as: .usb)
+        let bench = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: bench + "/scenarios", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: bench) }
+        try #"{"name": "on the bench", "app": {"appName": "Bench", "appID": "bench-0001"}, "steps": [{"send": "ListFiles"}, {"wait": 1500}, {"send": "ListFiles"}]}"#
+            .write(toFile: bench + "/scenarios/bench.json", atomically: true, encoding: .utf8)
+        try #"{"devices": ["serial=TDK-LATE"], "scenarios": ["scenarios/"], "reports": "reports"}"#
+            .write(toFile: bench + "/bench.json", atomically: true, encoding: .utf8)
+        let watcher = try await BackgroundProcess(CommandRunner.sdlRun.path, ["watch", bench + "/bench.json"])
+        defer { watcher.stop() }
+        #expect(try JSONValue.parse(watcher.firstLine)["event"] == "watching")
+        /// The watcher's next events, up to one named `last`.
+        func events(until last: String) async throws -> [JSONObject] {
+            var seen: [JSONObject] = []
+            while seen.last?["event"]?.stringValue != last {
+                let line = await watcher.nextLine()
+                guard !line.isEmpty else { break }
+                seen.append(try #require(try JSONValue.parse(line).objectValue))
+            }
+            return seen
+        }
+
+        // Plugged in: a run starts; pulled out while it waits between its steps.
+        #expect(FileManager.default.createFile(atPath: plugDirectory + "/plug-14", contents: nil))
+        let started = try await events(until: "runStarted")
+        #expect(started.map { $0["event"]?.stringValue } == ["attached", "runStarted"])
+        let first = try #require(started.last?["report"]?.stringValue)
+        for _ in 0..<500 where await headUnit.snapshot().app("bench-0001") == nil {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(FileManager.default.createFile(atPath: plugDirectory + "/unplug-14", contents: nil))
+        let removed = try await events(until: "runFinished")
+        #expect(removed.map { $0["event"]?.stringValue } == ["detached", "runFinished"])
+        #expect(removed.last?["outcome"] == "deviceRemoved", "\((try? String(contentsOfFile: first + "/console.log", encoding: .utf8)) ?? "")")
+        let record = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: first + "/run.json"))))
+        #expect(record["outcome"] == "deviceRemoved" && record["deviceRemovedAt"] != nil)
+        #expect(FileManager.default.fileExists(atPath: first + "/result.json"), "the interrupted run still wrote its report")
+        #expect(FileManager.default.fileExists(atPath: first + "/console.log"))
+
+        // The next TDK is served, and this run passes.
+        #expect(FileManager.default.createFile(atPath: plugDirectory + "/plug-15", contents: nil))
+        let next = try await events(until: "runFinished")
+        #expect(next.map { $0["event"]?.stringValue } == ["attached", "runStarted", "runFinished"])
+        let second = try #require(next.last?["report"]?.stringValue)
+        #expect(next.last?["outcome"] == "passed", "\((try? String(contentsOfFile: second + "/console.log", encoding: .utf8)) ?? "")")
+        #expect(second != first)
+        for file in ["junit.xml", "result.json", "trace.jsonl", "run.json"] {
+            #expect(FileManager.default.fileExists(atPath: second + "/" + file), "\(file) in the report folder")
+        }
+        let log = try String(contentsOfFile: bench + "/reports/watch.jsonl", encoding: .utf8)
+        #expect(log.split(separator: "\n").count == 1 + started.count + removed.count + next.count)
+        await headUnit.stop()
+    }
+
     /// unplugged during an upload: the pending PutFile fails at once, nothing hangs.
     @Test(.enabled(if: active))
     func unplugDuringUpload() async throws {

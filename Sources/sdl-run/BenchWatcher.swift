@@ -1,0 +1,181 @@
+import Foundation
+import SmartDeviceLink
+
+/// Watches the USB bus and runs the bench's scenarios on each matching device plugged in:
+/// one `sdl-run` child process per run, so a run that crashes or hangs never takes the
+/// station down, and each run's reports land in a folder of its own.
+actor BenchWatcher {
+    private let bench: BenchConfiguration
+    private let backend: LibUSBBackend
+    private let executable: String
+    private let log: FileHandle
+    private var runs: [DeviceKey: ActiveRun] = [:]
+    private var stopping = false
+
+    struct DeviceKey: Hashable {
+        var bus: UInt8
+        var address: UInt8
+        init(_ device: USBDeviceDescription) { (bus, address) = (device.bus, device.address) }
+    }
+
+    private struct ActiveRun {
+        let process: Process
+        let folder: String
+        let device: USBDeviceDescription
+        let started: Date
+        var removedAt: Date?
+    }
+
+    init(_ bench: BenchConfiguration) throws {
+        self.bench = bench
+        do { backend = try LibUSBBackend() } catch {
+            throw CommandFailure.connection("cannot watch USB: libusb does not start (\(error)); is /dev/bus/usb there?")
+        }
+        // The same sdl-run, whatever the working folder or PATH.
+        executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        do {
+            try FileManager.default.createDirectory(atPath: bench.reports, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure.invalid("cannot make the reports folder \(bench.reports): \(error.localizedDescription)")
+        }
+        let logPath = (bench.reports as NSString).appendingPathComponent("watch.jsonl")
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+        guard let log = FileHandle(forWritingAtPath: logPath) else {
+            throw CommandFailure.invalid("cannot write \(logPath): check the reports folder's permissions")
+        }
+        log.seekToEndOfFile()
+        self.log = log
+    }
+
+    /// Watches until SIGTERM or SIGINT; running children get SIGTERM and are waited for.
+    func run() async throws {
+        let events: AsyncStream<USBHotplugEvent>
+        do { events = try backend.hotplugEvents(enumerateExisting: true) } catch {
+            throw CommandFailure.connection("cannot watch USB for devices (hotplug): \(error)")
+        }
+        let signals = StopSignals { [weak self] in Task { await self?.stop() } }
+        emit(["event": "watching", "devices": .array(bench.deviceTexts.map(JSONValue.string)), "reports": .string(bench.reports)])
+        for await event in events {
+            if stopping { break }
+            switch event {
+            case .arrived(let device): arrived(device)
+            case .left(let device): left(device)
+            }
+        }
+        withExtendedLifetime(signals) {}
+    }
+
+    private func stop() {
+        stopping = true
+        for run in runs.values where run.process.isRunning { run.process.terminate() }
+        emit(["event": "stopping", "runs": .int(Int64(runs.count))])
+        // Let the children write their reports, then leave.
+        Task {
+            for _ in 0..<100 where !self.runs.isEmpty { try? await Task.sleep(for: .milliseconds(100)) }
+            exit(0)
+        }
+    }
+
+    private func arrived(_ device: USBDeviceDescription) {
+        guard !stopping, runs[DeviceKey(device)] == nil else { return }
+        // Selectors by serial need the strings, which hotplug does not read.
+        let described = (try? backend.devices(readingStrings: true))?.first { $0.bus == device.bus && $0.address == device.address } ?? device
+        guard bench.devices.contains(where: { $0.matches(described) }) else { return }
+        emit(["event": "attached", "device": .string(described.description)])
+        start(on: described)
+    }
+
+    private func left(_ device: USBDeviceDescription) {
+        let key = DeviceKey(device)
+        guard var run = runs[key], run.removedAt == nil else { return }
+        run.removedAt = Date()
+        runs[key] = run
+        emit(["event": "detached", "device": .string(run.device.description), "report": .string(run.folder)])
+        // The run sees its link fail and ends on its own; one that hangs is stopped.
+        let process = run.process
+        Task {
+            try? await Task.sleep(for: .seconds(30))
+            if process.isRunning { process.terminate() }
+        }
+    }
+
+    private func start(on device: USBDeviceDescription) {
+        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withYear, .withMonth, .withDay, .withTime])
+        let folder = (bench.reports as NSString).appendingPathComponent("\(stamp)-\(device.bus)-\(device.address)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = bench.runArguments(device: device, folder: folder)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let consolePath = (folder as NSString).appendingPathComponent("console.log")
+            _ = FileManager.default.createFile(atPath: consolePath, contents: nil)
+            let console = FileHandle(forWritingAtPath: consolePath)
+            process.standardOutput = console
+            process.standardError = console
+            let key = DeviceKey(device)
+            process.terminationHandler = { [weak self] finished in
+                Task { await self?.finished(key, exitCode: finished.terminationStatus) }
+            }
+            try process.run()
+        } catch {
+            emit(["event": "runFailedToStart", "device": .string(device.description), "reason": .string(error.localizedDescription)])
+            return
+        }
+        runs[DeviceKey(device)] = ActiveRun(process: process, folder: folder, device: device, started: Date())
+        emit(["event": "runStarted", "device": .string(device.description), "report": .string(folder)])
+    }
+
+    private func finished(_ key: DeviceKey, exitCode: Int32) {
+        guard let run = runs.removeValue(forKey: key) else { return }
+        let outcome: String
+        switch exitCode {
+        case 0: outcome = "passed"
+        case _ where run.removedAt != nil: outcome = "deviceRemoved"
+        case 1: outcome = "failed"
+        case 2: outcome = "invalid"
+        default: outcome = "connectionFailed"
+        }
+        let formatter = ISO8601DateFormatter()
+        var summary: JSONObject = [
+            "device": .string(run.device.description), "startedAt": .string(formatter.string(from: run.started)),
+            "finishedAt": .string(formatter.string(from: Date())), "exitCode": .int(Int64(exitCode)), "outcome": .string(outcome),
+            "arguments": .array((run.process.arguments ?? []).map(JSONValue.string)),
+        ]
+        if let removed = run.removedAt { summary["deviceRemovedAt"] = .string(formatter.string(from: removed)) }
+        let path = (run.folder as NSString).appendingPathComponent("run.json")
+        _ = FileManager.default.createFile(atPath: path, contents: Data((JSONValue.object(summary).serialized() + "\n").utf8))
+        emit(["event": "runFinished", "device": .string(run.device.description), "outcome": .string(outcome),
+              "exitCode": .int(Int64(exitCode)), "report": .string(run.folder)])
+    }
+
+    /// One JSON line on stdout and in watch.jsonl.
+    private func emit(_ object: JSONObject) {
+        var line = object
+        line["time"] = .string(ISO8601DateFormatter().string(from: Date()))
+        let data = Data((JSONValue.object(line).serialized() + "\n").utf8)
+        FileHandle.standardOutput.write(data)
+        log.write(data)
+    }
+}
+
+/// SIGTERM (systemd stopping the unit) and SIGINT, delivered to a handler instead of
+/// ending the process, whatever signal mask the process was started with.
+final class StopSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ handler: @escaping @Sendable () -> Void) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            sigaddset(&set, number)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        sources = [SIGTERM, SIGINT].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+    }
+}

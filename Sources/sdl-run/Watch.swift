@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import SmartDeviceLink
+
+/// `sdl-run watch BENCH.json`: the unattended bench station. Waits for the configured TDKs
+/// and phones (libusb hotplug), runs the bench's scenarios on each one plugged in, one
+/// report folder per run, and keeps going. systemd starts it (`sdl-bench.service`).
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Wait for TDKs and phones and run the bench's scenarios on each one plugged in.",
+        discussion: """
+            One JSON line on stdout per event (watching, attached, runStarted, runFinished, detached),
+            also appended to REPORTS/watch.jsonl. Each run gets REPORTS/<time>-<bus>-<address>/ with
+            result.json, junit.xml, trace.jsonl, console.log, what the scenarios write, and run.json
+            (device, times, exit code, outcome: passed, failed, invalid, connectionFailed or
+            deviceRemoved when the device went away mid-run).
+            """)
+
+    @Argument(help: "The bench configuration: which devices, which scenarios, where reports go.")
+    var config: String
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        logging.bootstrap()
+        let bench = try BenchConfiguration.load(path: config)
+        let watcher = try BenchWatcher(bench)
+        try await watcher.run()
+    }
+}
+
+/// What a bench station runs: `{"devices": ["1d6b:0104", "serial=TDK-7"], "scenarios":
+/// ["scenarios/"], "reports": "/var/lib/sdl-bench/reports", "include": [], "exclude": [],
+/// "vars": {"tdk": "7"}, "retries": 0, "control": "127.0.0.1:12346"}`. Relative paths are
+/// relative to the configuration file.
+struct BenchConfiguration {
+    var devices: [USBDeviceSelector]
+    var deviceTexts: [String]
+    var scenarios: [String]
+    var reports: String
+    var include: [String] = []
+    var exclude: [String] = []
+    var variables: [String] = []
+    var retries = 0
+    var control: String?
+
+    static let keys = ["$schema", "devices", "scenarios", "reports", "include", "exclude", "vars", "retries", "control"]
+
+    static func load(path: String) throws -> BenchConfiguration {
+        func invalid(_ where_: String, _ why: String) -> CommandFailure { .invalid("\(path): \(where_): \(why)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure.invalid("\(path): cannot read the bench configuration; check the path and its permissions")
+        }
+        guard case .object(let json)? = try? JSONValue.parse(Array(data)) else { throw invalid("$", "not a JSON object") }
+        for key in json.keys.sorted() where !keys.contains(key) {
+            let close = RPCSpec.suggestions(for: key, among: keys).first.map { "; did you mean \"\($0)\"?" } ?? ""
+            throw invalid("$.\(key)", "unknown key\(close)")
+        }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : (base as NSString).appendingPathComponent(p) }
+        func strings(_ key: String) throws -> [String] {
+            guard let value = json[key] else { return [] }
+            guard let items = value.arrayValue, items.allSatisfy({ $0.stringValue != nil }) else { throw invalid("$.\(key)", "expected an array of strings") }
+            return items.compactMap(\.stringValue)
+        }
+        let deviceTexts = try strings("devices")
+        var devices: [USBDeviceSelector] = []
+        for (index, text) in deviceTexts.enumerated() {
+            do { devices.append(try USBDeviceSelector(parsing: text)) } catch { throw invalid("$.devices[\(index)]", error.description) }
+        }
+        let scenarios = try strings("scenarios").map(resolve)
+        guard !scenarios.isEmpty else { throw invalid("$.scenarios", "name at least one scenario file, folder or glob") }
+        guard let reports = json["reports"]?.stringValue else { throw invalid("$.reports", "is required: the folder the reports go to") }
+        var bench = BenchConfiguration(devices: devices.isEmpty ? [.default] : devices,
+                                       deviceTexts: deviceTexts.isEmpty ? ["default"] : deviceTexts,
+                                       scenarios: scenarios, reports: resolve(reports))
+        bench.include = try strings("include")
+        bench.exclude = try strings("exclude")
+        if let vars = json["vars"] {
+            guard let object = vars.objectValue else { throw invalid("$.vars", "expected an object of NAME: value") }
+            bench.variables = object.keys.sorted().map { "\($0)=\(object[$0]!.stringValue ?? object[$0]!.serialized())" }
+        }
+        if let retries = json["retries"] {
+            guard let n = retries.intValue, n >= 0 else { throw invalid("$.retries", "expected a whole number ≥ 0") }
+            bench.retries = Int(n)
+        }
+        bench.control = json["control"]?.stringValue
+        return bench
+    }
+
+    /// The sdl-run arguments of one run on `device`, writing into `folder`.
+    func runArguments(device: USBDeviceDescription, folder: String) -> [String] {
+        var arguments = ["run"] + scenarios + ["--usb", "\(device.bus):\(device.address)", "--output-dir", folder,
+                                               "--trace", (folder as NSString).appendingPathComponent("trace.jsonl"),
+                                               "--non-interactive", "skip", "--no-color"]
+        for tag in include { arguments += ["--include", tag] }
+        for tag in exclude { arguments += ["--exclude", tag] }
+        for variable in variables { arguments += ["--var", variable] }
+        if retries > 0 { arguments += ["--retries", String(retries)] }
+        if let control { arguments += ["--control", control] }
+        return arguments
+    }
+}
