@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SDLScenario
 import SmartDeviceLink
 
 /// `sdl-run watch BENCH.json`: the unattended bench station. Waits for the configured TDKs
@@ -85,6 +86,8 @@ struct BenchConfiguration {
             bench.retries = Int(n)
         }
         bench.control = json["control"]?.stringValue
+        // Found now, not at the first device: a station that would run nothing says so at start.
+        do { _ = try ScenarioFiles.expand(scenarios) } catch { throw invalid("$.scenarios", "\(error)") }
         return bench
     }
 

@@ -14,8 +14,9 @@ passed=0 failed=0
 ok()   { passed=$((passed + 1)); echo "ok   $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 
-# udevadm test on a fake device VID:PID with the given rules file; prints udevadm's output.
-udev_test() {  # rules-file vid pid
+# udevadm test on a fake device VID:PID with the given rules file (and, when given, a
+# second one installed beside it); prints udevadm's output.
+udev_test() {  # rules-file vid pid [second-rules-file]
   cat > "$work/dev.umockdev" <<EOT
 P: /devices/pci0000:00/0000:00:14.0/usb1/1-6
 N: bus/usb/001/006
@@ -34,8 +35,9 @@ A: dev=189:5
 EOT
   unshare -m sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/udev/rules.d &&
     cp "$1" /run/udev/rules.d/60-smartdevicelink.rules &&
+    { [ -z "$3" ] || cp "$3" /run/udev/rules.d/61-sdl-bench.rules; } &&
     umockdev-run --device "$2" -- udevadm test --action=add /sys/devices/pci0000:00/0000:00:14.0/usb1/1-6' \
-    sh "$1" "$work/dev.umockdev" 2>&1
+    sh "$1" "$work/dev.umockdev" "${4:-}" 2>&1
 }
 
 plugdev_gid=$(getent group plugdev | cut -d: -f3)
@@ -58,6 +60,18 @@ for id in 18d1:4ee1 046d:c077; do
     ok "$id: untouched by the SDL rules"
   fi
 done
+
+# The bench station's rule: a marked SDL device is tagged for systemd and pulls in
+# sdl-bench.service; anything else is left alone; without the bench rule nothing is pulled in.
+bench=udev/61-sdl-bench.rules
+out=$(udev_test "$rules" 1d6b 0104 "$bench")
+if grep -q "61-sdl-bench.rules:[0-9]* Invalid key" <<<"$out"; then fail "bench rule: $(grep 'Invalid key' <<<"$out" | head -1)"; fi
+grep -Eq "^SYSTEMD_WANTS=sdl-bench.service\$" <<<"$out" && ok "1d6b:0104: wants sdl-bench.service" || fail "1d6b:0104: no SYSTEMD_WANTS=sdl-bench.service"
+grep -Eq "^TAGS=.*:systemd:" <<<"$out" && ok "1d6b:0104: tagged systemd" || fail "1d6b:0104: not tagged systemd"
+out=$(udev_test "$rules" 046d c077 "$bench")
+grep -Eq "^SYSTEMD_WANTS=|^TAGS=.*:systemd:" <<<"$out" && fail "046d:c077: the bench rule took a mouse" || ok "046d:c077: untouched by the bench rule"
+out=$(udev_test "$rules" 1d6b 0104)
+grep -Eq "^SYSTEMD_WANTS=sdl-bench" <<<"$out" && fail "without 61-sdl-bench.rules the service is still wanted" || ok "the access rule alone starts nothing"
 
 # Never world-writable (nor readable): every MODE in the file ends in 0.
 if grep -Eo 'MODE="?[0-7]+' "$rules" | grep -Evq '0$'; then fail "a MODE in $rules grants others access"; else ok "no MODE grants others access"; fi

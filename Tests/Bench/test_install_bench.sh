@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Checks scripts/install-bench into a staging root: what it installs, with which modes,
+# that a second run changes nothing, that systemd-analyze verify accepts the unit (and
+# would see a broken one), that the service never runs as root, and that --remove takes
+# the station away but keeps the bench's scenarios and reports.
+#   Tests/Bench/test_install_bench.sh SDL_RUN_BINARY
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+binary=${1:?usage: test_install_bench.sh SDL_RUN_BINARY}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+ok()   { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+root="$work/root"
+install_bench() { ROOT="$root" SDL_RUN_BINARY="$binary" scripts/install-bench "$@"; }
+
+first=$(install_bench)
+for entry in usr/local/bin/sdl-run:755 etc/udev/rules.d/60-smartdevicelink.rules:644 etc/udev/rules.d/61-sdl-bench.rules:644 \
+             etc/systemd/system/sdl-bench.service:644 etc/sdl-bench/bench.json:644 etc/sdl-bench/scenarios/smoke.json:644; do
+  path=${entry%:*} mode=${entry#*:}
+  if [ -f "$root/$path" ] && [ "$(stat -c %a "$root/$path")" = "$mode" ]; then ok "installs $path ($mode)"; else fail "$path missing or not $mode"; fi
+done
+second=$(install_bench)
+grep -q "installed" <<<"$second" && fail "a second run changed something: $second" || ok "a second run changes nothing"
+
+# A bench's own configuration is never overwritten.
+echo '{"devices": [], "scenarios": ["mine/"], "reports": "r"}' > "$root/etc/sdl-bench/bench.json"
+install_bench >/dev/null
+grep -q mine "$root/etc/sdl-bench/bench.json" && ok "keeps the bench's own bench.json" || fail "overwrote the bench's bench.json"
+
+# systemd-analyze verify on the installed unit, its ExecStart pointed at the staged binary.
+unit="$root/etc/systemd/system/sdl-bench.service"
+sed "s#/usr/local/bin/sdl-run#$root/usr/local/bin/sdl-run#" "$unit" > "$work/sdl-bench.service"
+if out=$(systemd-analyze verify --man=no "$work/sdl-bench.service" 2>&1) && [ -z "$out" ]; then
+  ok "systemd-analyze verify accepts sdl-bench.service"
+else
+  fail "systemd-analyze verify: $out"
+fi
+sed 's/^KillMode=mixed/KilMode=mixed/' "$work/sdl-bench.service" > "$work/broken.service"
+out=$(systemd-analyze verify --man=no "$work/broken.service" 2>&1 || true)
+grep -q "Unknown key" <<<"$out" && ok "a broken unit is seen by the check" || fail "a broken unit went unnoticed: $out"
+grep -q "^DynamicUser=yes" "$unit" && grep -q "^SupplementaryGroups=plugdev" "$unit" && ! grep -Eq "^User=(root|0)$" "$unit" \
+  && ok "the service runs as a user of its own in plugdev, not root" || fail "the service may run as root"
+grep -q "^ExecStart=/usr/local/bin/sdl-run watch /etc/sdl-bench/bench.json$" "$unit" && ok "the service runs sdl-run watch on the installed configuration" \
+  || fail "ExecStart is not sdl-run watch /etc/sdl-bench/bench.json"
+
+# The example configuration the installer ships is one sdl-run reads.
+if "$binary" validate examples/bench/scenarios/ >/dev/null; then ok "the example bench scenarios validate"; else fail "the example bench scenarios do not validate"; fi
+
+# --remove: the station goes, the bench's scenarios, reports and the access rule stay.
+mkdir -p "$root/var/lib/sdl-bench/reports"
+install_bench --remove >/dev/null
+for path in etc/systemd/system/sdl-bench.service etc/udev/rules.d/61-sdl-bench.rules usr/local/bin/sdl-run; do
+  [ -e "$root/$path" ] && fail "--remove left $path" || ok "--remove removes $path"
+done
+for path in etc/sdl-bench/bench.json var/lib/sdl-bench/reports etc/udev/rules.d/60-smartdevicelink.rules; do
+  [ -e "$root/$path" ] && ok "--remove keeps $path" || fail "--remove took $path"
+done
+again=$(install_bench --remove)
+grep -q "removed" <<<"$again" && fail "a second --remove removed something: $again" || ok "a second --remove changes nothing"
+
+echo "bench: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
