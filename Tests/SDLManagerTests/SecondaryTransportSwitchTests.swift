@@ -1,4 +1,5 @@
 import SDLEmulator
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -44,7 +45,12 @@ struct SecondaryTransportSwitchTests {
     @Test("the secondary registers, video runs on it, falls back to the primary when it is cut, and returns on retry")
     func switchAndFallback() async throws {
         let emulator = try await headUnit()
-        let manager = manager(emulator, appID: "secondary-1")
+        // The retry waits on this clock: the fallback is observed before the secondary returns.
+        let clock = ManualClock()
+        let manager = manager(emulator, appID: "secondary-1") {
+            $0.secondaryRetryDelay = .seconds(5)
+            $0.clock = LinkClock(clock)
+        }
         let (events, task) = Recorder.recording(await manager.transportEvents())
         try await manager.start()
         #expect(await events.waitUntil { $0.contains { $0.name == "secondaryRegistered" } })
@@ -68,8 +74,16 @@ struct SecondaryTransportSwitchTests {
         try await manager.sendServiceData([UInt8](repeating: 0xCD, count: 3000), on: .video)
         #expect(await videoBytes(emulator, appID: "secondary-1", on: "primary", reach: 3000))
 
-        // sdl_ios's retry: the secondary comes back and video moves to it again.
-        #expect(await events.waitUntil { $0.filter { $0 == .serviceMoved(.video, to: .secondary) }.count == 1 })
+        // sdl_ios's retry, 5 s later: the secondary comes back and video moves to it again.
+        #expect(Self.names(await events.values).filter { $0 == "secondaryRegistered" }.count == 1, "no retry before its time")
+        // The retry's sleep may start only now on a loaded machine: time moves in 5 s steps
+        // until it has run (nothing else waits on this clock meanwhile).
+        var returned = false
+        for _ in 0..<10 where !returned {
+            clock.advance(by: .seconds(5))
+            returned = await events.waitUntil(timeout: .milliseconds(500)) { $0.filter { $0 == .serviceMoved(.video, to: .secondary) }.count == 1 }
+        }
+        #expect(returned)
         #expect(Self.names(await events.values).filter { $0 == "secondaryRegistered" }.count == 2)
         #expect(await emulator.snapshot().app("secondary-1")?.streams["video"]?.runningOn == "secondary")
         #expect(await manager.state == .ready, "the RPC session never noticed")
@@ -92,7 +106,8 @@ struct SecondaryTransportSwitchTests {
         #expect(await emulator.snapshot().app("secondary-2")?.streams["video"]?.runningOn == "secondary")
 
         await emulator.withdrawSecondaryTransport()
-        let fellBack = await events.waitUntil { $0.contains(.serviceMoved(.video, to: .primary)) }
+        // Video is moved back first, then the link is closed.
+        let fellBack = await events.waitUntil { $0.contains(.serviceMoved(.video, to: .primary)) && $0.contains { $0.name == "secondaryLost" } }
         let seen = await events.values
         #expect(fellBack, "events: \(seen)")
         let names = Self.names(await events.values)

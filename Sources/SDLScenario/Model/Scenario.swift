@@ -92,6 +92,8 @@ public struct Step: Sendable {
         case stream(StreamStep)
         /// A transport event: the secondary registered, a service moved...
         case expectTransport(TransportExpectation)
+        /// A local command for a physical action on the bench (port power, a relay).
+        case exec(ExecStep)
     }
 
     public var summary: String {
@@ -109,8 +111,20 @@ public struct Step: Sendable {
         case .driver(let action): return "driver \(action.name)"
         case .stream(let stream): return "stream \(stream.bytes) bytes of \(stream.service)" + (stream.end ? ", then end it" : "")
         case .expectTransport(let expectation): return "expect transport \(expectation.summary)"
+        case .exec(let step): return "exec \(step.display)"
         }
     }
+}
+
+/// A command run on this machine: `uhubctl -a off -p 2`, a relay board's tool, `bluetoothctl
+/// power off`. Its output goes into the report.
+public struct ExecStep: Sendable {
+    /// The program and its arguments; a string in the scenario runs through `/bin/sh -c`.
+    public var arguments: [String]
+    public var timeoutMS: Int
+    public var expectedExitCode: Int32
+
+    var display: String { arguments.first == "/bin/sh" && arguments.count == 3 ? arguments[2] : arguments.joined(separator: " ") }
 }
 
 /// Streams synthetic data on audio or video, starting the service first if it is not running.

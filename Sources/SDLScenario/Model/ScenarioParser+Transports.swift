@@ -1,3 +1,4 @@
+import Foundation
 import SmartDeviceLink
 
 extension ScenarioReader {
@@ -38,5 +39,40 @@ extension ScenarioReader {
         }
         if to != nil, event != "serviceMoved" { issue("\(path).to", "only serviceMoved names the link it moved to") }
         return TransportExpectation(event: event, service: service, to: to, withinMS: int(object["within"], "\(path).within", minimum: 1))
+    }
+
+    /// `{"exec": "uhubctl -a off -p 2"}` (through /bin/sh -c) or
+    /// `{"exec": {"command": ["uhubctl", "-a", "off"], "timeout": 10000, "exitCode": 0}}`.
+    mutating func execStep(_ value: JSONValue, _ path: String) -> ExecStep? {
+        var object: JSONObject = ["command": value]
+        if case .object(let given) = value {
+            object = given
+            unknownKeys(object, allowed: ["command", "timeout", "exitCode"], path)
+        }
+        let arguments: [String]
+        switch object["command"] {
+        case .string(let line)?:
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else {
+                issue("\(path)", "the command is empty")
+                return nil
+            }
+            arguments = ["/bin/sh", "-c", line]
+        case .array?:
+            guard let list = strings(object["command"], "\(path).command"), !list.isEmpty else {
+                issue("\(path).command", "expected the program and its arguments, e.g. [\"uhubctl\", \"-a\", \"off\"]")
+                return nil
+            }
+            arguments = list
+        default:
+            issue("\(path).command", "is required: a command line (run by /bin/sh) or an array of the program and its arguments")
+            return nil
+        }
+        let exitCode = int(object["exitCode"], "\(path).exitCode") ?? 0
+        guard (0...255).contains(exitCode) else {
+            issue("\(path).exitCode", "an exit code is 0…255")
+            return nil
+        }
+        return ExecStep(arguments: arguments, timeoutMS: int(object["timeout"], "\(path).timeout", minimum: 1) ?? 30_000,
+                        expectedExitCode: Int32(exitCode))
     }
 }

@@ -66,7 +66,7 @@ public enum ScenarioParser {
     public static let stepKinds = [
         "send", "notify", "expect", "expectInOrder", "expectAnyOrder", "show", "menu", "alert",
         "subscribe", "unsubscribe", "getVehicleData", "audioPassThru", "putFile", "setAppIcon",
-        "wait", "repeat", "prompt", "driver", "stream",
+        "wait", "repeat", "prompt", "driver", "stream", "exec",
     ]
     static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background"]
 }
@@ -290,6 +290,8 @@ struct ScenarioReader {
             return driverAction(value, kindPath).flatMap { kind(.driver($0)) }
         case "stream":
             return streamStep(value, kindPath).flatMap { kind(.stream($0)) }
+        case "exec":
+            return execStep(value, kindPath).flatMap { kind(.exec($0)) }
         default:
             return action(kindKey, value, kindPath).flatMap { kind(.action($0, expect: response ?? .succeeds)) }
         }

@@ -120,6 +120,17 @@ public enum ScenarioSchema {
             "chunkSize": {"type": "integer", "minimum": 1}, "end": {"type": "boolean"}
           }
         },
+        "exec": {
+          "description": "A command run on this machine (port power, a relay, bluetoothctl); its output goes into the report.",
+          "oneOf": [
+            {"type": "string", "minLength": 1, "description": "A command line, run by /bin/sh -c."},
+            {"type": "object", "required": ["command"], "additionalProperties": false, "properties": {
+              "command": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "array", "minItems": 1, "items": {"type": "string"}}]},
+              "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds (default 30000)."},
+              "exitCode": {"type": "integer", "minimum": 0, "maximum": 255, "description": "Expected (default 0)."}
+            }}
+          ]
+        },
         "driver": {
           "oneOf": [
             {"enum": \#(jsonList(DriverAction.bareNames))},
@@ -134,7 +145,7 @@ public enum ScenarioSchema {
         {"required": ["expectAnyOrder"]}, {"required": ["show"]}, {"required": ["menu"]}, {"required": ["alert"]},
         {"required": ["subscribe"]}, {"required": ["unsubscribe"]}, {"required": ["getVehicleData"]},
         {"required": ["audioPassThru"]}, {"required": ["putFile"]}, {"required": ["setAppIcon"]}, {"required": ["wait"]},
-        {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}, {"required": ["stream"]}
+        {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}, {"required": ["stream"]}, {"required": ["exec"]}
       ]
     },
     "response": {

@@ -24,6 +24,7 @@ public enum JSONResultWriter {
                     "startMS": .double(step.startMS.rounded()), "durationMS": .double(step.durationMS.rounded()),
                 ]
                 if let message = step.message { entry["message"] = .string(message) }
+                if let output = step.output { entry["output"] = .string(output) }
                 return .object(entry)
             }),
             "sent": .array(result.sent.map { message in
@@ -72,11 +73,12 @@ public enum JUnitWriter {
             }
             for step in result.steps {
                 xml += "    <testcase name=\"\(escape(step.path)): \(escape(step.summary))\" classname=\"\(escape(result.name))\" time=\"\(seconds(step.durationMS))\""
+                let output = step.output.flatMap { $0.isEmpty ? nil : "      <system-out>\(escape($0))</system-out>\n" } ?? ""
                 switch step.status {
                 case .passed:
-                    xml += "/>\n"
+                    xml += output.isEmpty ? "/>\n" : ">\n\(output)    </testcase>\n"
                 case .failed:
-                    xml += ">\n      <failure message=\"\(escape(step.message ?? "failed"))\" type=\"step\"/>\n    </testcase>\n"
+                    xml += ">\n      <failure message=\"\(escape(step.message ?? "failed"))\" type=\"step\"/>\n\(output)    </testcase>\n"
                 case .skipped:
                     xml += ">\n      <skipped message=\"\(escape(step.message ?? "skipped"))\"/>\n    </testcase>\n"
                 }

@@ -13,6 +13,8 @@ public struct StepResult: Sendable {
     /// Milliseconds since the scenario started.
     public var startMS: Double
     public var durationMS: Double
+    /// What an `exec` step's command printed (stdout and stderr).
+    public var output: String?
 }
 
 /// The outcome of a scenario.

@@ -185,6 +185,8 @@ struct StepFailure: Error {
     var skipped = false
     /// The library's error behind the failure, when there is one.
     var cause: SDLError?
+    /// What an `exec` command printed before it failed.
+    var output: String?
 }
 
 /// State of one run: variables, where expectations search, what was sent.
@@ -216,6 +218,8 @@ actor RunContext {
     /// Responses to requests the library's managers sent for high-level actions.
     var managerResponses: [RPCEnvelope] = []
     var failedAlready = false
+    /// What the last `exec` step printed, for its step result.
+    var execOutput: String?
 
     init(scenario: Scenario, connection: SDLManager, log: MessageLog, transports: EventLog<TransportEvent>,
          driver: (any ScenarioDriver)?, reporter: (any ScenarioReporter)?, promptPolicy: PromptPolicy, start: ContinuousClock.Instant) {
@@ -257,11 +261,14 @@ actor RunContext {
             } else {
                 do {
                     try await execute(step)
+                    result.output = execOutput
                 } catch {
                     result.status = error.skipped ? .skipped : .failed
                     result.message = error.message
+                    result.output = error.output
                     if !error.skipped { failedAlready = true }
                 }
+                execOutput = nil
             }
             result.durationMS = nowMS - begin
             reporter?.finished(result)
@@ -328,6 +335,9 @@ actor RunContext {
             try await self.stream(stream)
         case .expectTransport(let expectation):
             try await expectTransport(expectation)
+        case .exec(let step):
+            await beginAction()
+            execOutput = try await exec(step)
         }
     }
 
