@@ -43,8 +43,33 @@ struct RunScenarios: AsyncParsableCommand {
     @Flag(help: "Never colour the console log.")
     var noColor = false
 
-    @Option(help: ArgumentHelp("What `prompt` steps do without an operator: skip or fail (default: ask on the terminal).", valueName: "skip|fail"))
+    @Option(help: ArgumentHelp(
+        "What `prompt` steps, and driver steps on a real head unit, do without an operator: skip (them and the steps after a skipped driver step) or fail (default: ask on the terminal).",
+        valueName: "skip|fail"))
     var nonInteractive: String?
+
+    @Option(help: ArgumentHelp("On a real head unit, how long the expectation after a driver step waits for the operator, in seconds.", valueName: "seconds"))
+    var operatorTimeout: Double = 120
+
+    @Option(help: ArgumentHelp(
+        "On a real head unit, do a driver action with a local command instead of a person (a robot finger, a CAN message); it gets SDL_DRIVER_ACTION and SDL_DRIVER_ARGUMENTS (JSON).",
+        valueName: "action=command"))
+    var driverCommand: [String] = []
+
+    /// `--driver-command` as action → command line.
+    func driverCommands() throws -> [String: String] {
+        var commands: [String: String] = [:]
+        for entry in driverCommand {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[1].isEmpty else { throw ValidationError("--driver-command \(entry): expected ACTION=COMMAND") }
+            guard DriverAction.names.contains(parts[0]) else {
+                let close = RPCSpec.suggestions(for: parts[0], among: DriverAction.names).first.map { "; did you mean \"\($0)\"?" } ?? ""
+                throw ValidationError("--driver-command \(entry): \(parts[0]) is not a driver action\(close)")
+            }
+            commands[parts[0]] = parts[1]
+        }
+        return commands
+    }
 
     /// The prompt policy: ask unless --non-interactive says skip or fail.
     var promptPolicy: PromptPolicy { nonInteractive.flatMap(PromptPolicy.init(rawValue:)) ?? .ask }
@@ -65,6 +90,8 @@ struct RunScenarios: AsyncParsableCommand {
 
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+        if operatorTimeout <= 0 { throw ValidationError("--operator-timeout must be positive") }
+        _ = try driverCommands()
         if retries < 0 { throw ValidationError("--retries must be 0 or more") }
         if parallel > 1 && transport.isExternal {
             throw ValidationError("--parallel runs only against the embedded emulator (one head unit serves one scenario at a time)")
@@ -112,6 +139,8 @@ struct RunScenarios: AsyncParsableCommand {
         if let traceWriter { observer = { event in traceWriter.record(event) } }
         var runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter, frameObserver: observer)
         runner.secondaryTransports = transport.secondaryTransports
+        runner.operatorTimeout = .milliseconds(Int64(operatorTimeout * 1000))
+        runner.driverCommands = try driverCommands()
         var json = self.json, junit = self.junit
         if let outputDir {
             do {
@@ -167,6 +196,8 @@ struct RunScenarios: AsyncParsableCommand {
                 // anything starts; a retry makes a fresh one only when it is needed.
                 let first = try await target(for: scenario, tracing: traceWriter, hmi: hmi)
                 let command = self
+                var runner = runner
+                if let console = runner.reporter as? ConsoleReporter { runner.reporter = console.labelled(scenario.name) }
                 group.addTask {
                     var firstUnused = true
                     return (index, try await runner.run(scenario, attempts: command.retries + 1) {

@@ -32,8 +32,8 @@ struct Watch: AsyncParsableCommand {
 
 /// What a bench station runs: `{"devices": ["1d6b:0104", "serial=TDK-7"], "scenarios":
 /// ["scenarios/"], "reports": "/var/lib/sdl-bench/reports", "include": [], "exclude": [],
-/// "vars": {"tdk": "7"}, "retries": 0, "control": "127.0.0.1:12346"}`. Relative paths are
-/// relative to the configuration file.
+/// "vars": {"tdk": "7"}, "retries": 0, "control": "127.0.0.1:12346", "driverCommands":
+/// {"activateApp": "robot-tap app-icon"}}`. Relative paths are relative to the configuration file.
 struct BenchConfiguration {
     var devices: [USBDeviceSelector]
     var deviceTexts: [String]
@@ -44,8 +44,10 @@ struct BenchConfiguration {
     var variables: [String] = []
     var retries = 0
     var control: String?
+    /// Driver actions a bench device does (`--driver-command`): action → command line.
+    var driverCommands: [String: String] = [:]
 
-    static let keys = ["$schema", "devices", "scenarios", "reports", "include", "exclude", "vars", "retries", "control"]
+    static let keys = ["$schema", "devices", "scenarios", "reports", "include", "exclude", "vars", "retries", "control", "driverCommands"]
 
     static func load(path: String) throws -> BenchConfiguration {
         func invalid(_ where_: String, _ why: String) -> CommandFailure { .invalid("\(path): \(where_): \(why)") }
@@ -86,6 +88,16 @@ struct BenchConfiguration {
             bench.retries = Int(n)
         }
         bench.control = json["control"]?.stringValue
+        if let commands = json["driverCommands"] {
+            guard let object = commands.objectValue, object.values.allSatisfy({ $0.stringValue != nil }) else {
+                throw invalid("$.driverCommands", "expected an object of driver action: command line")
+            }
+            for name in object.keys.sorted() where !DriverAction.names.contains(name) {
+                let close = RPCSpec.suggestions(for: name, among: DriverAction.names).first.map { "; did you mean \"\($0)\"?" } ?? ""
+                throw invalid("$.driverCommands.\(name)", "not a driver action\(close)")
+            }
+            bench.driverCommands = object.compactMapValues(\.stringValue)
+        }
         // Found now, not at the first device: a station that would run nothing says so at start.
         do { _ = try ScenarioFiles.expand(scenarios) } catch { throw invalid("$.scenarios", "\(error)") }
         return bench
@@ -101,6 +113,7 @@ struct BenchConfiguration {
         for variable in variables { arguments += ["--var", variable] }
         if retries > 0 { arguments += ["--retries", String(retries)] }
         if let control { arguments += ["--control", control] }
+        for (action, command) in driverCommands.sorted(by: { $0.key < $1.key }) { arguments += ["--driver-command", "\(action)=\(command)"] }
         return arguments
     }
 }

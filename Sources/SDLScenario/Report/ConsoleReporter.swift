@@ -5,11 +5,13 @@ public import SmartDeviceLink
 /// ids and timing, and each step's verdict. Colour only on a terminal.
 public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
     // `lock` serializes writes so lines from the recorder and the steps never interleave.
-    private let lock = NSLock()
+    private let lock: NSLock
     private let verbose: Bool
     private let color: Bool
     private let output: FileHandle
     private let progressOnTerminal: Bool
+    /// Put before every line, so scenarios run in parallel can be told apart.
+    private let prefix: String
 
     /// - Parameters:
     ///   - verbose: also print each message's JSON.
@@ -20,6 +22,19 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
         self.color = color ?? (isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
         self.progressOnTerminal = isTerminal
         self.output = output
+        self.lock = NSLock()
+        self.prefix = ""
+    }
+
+    private init(sharing base: ConsoleReporter, prefix: String) {
+        (verbose, color, output, progressOnTerminal, lock) = (base.verbose, base.color, base.output, base.progressOnTerminal, base.lock)
+        self.prefix = prefix
+    }
+
+    /// The same console, every line of it starting with `[label] ` (one per scenario of a
+    /// `--parallel` run); lines of all of them never interleave mid-line.
+    public func labelled(_ label: String) -> ConsoleReporter {
+        ConsoleReporter(sharing: self, prefix: paint("[\(label)]", .dim) + " ")
     }
 
     private enum Style: String {
@@ -37,9 +52,10 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
     }
 
     private func write(_ line: String) {
+        let text = line.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 + "\n" }.joined()
         lock.lock()
         defer { lock.unlock() }
-        output.write(Data((line + "\n").utf8))
+        output.write(Data(text.utf8))
     }
 
     private func time(_ ms: Double) -> String {

@@ -44,7 +44,8 @@ enum LocalCommand {
         var description: String
     }
 
-    static func run(_ arguments: [String], timeout: Duration) async throws(SpawnError) -> Outcome {
+    /// - Parameter environment: variables added to this process's environment for the command.
+    static func run(_ arguments: [String], timeout: Duration, environment: [String: String] = [:]) async throws(SpawnError) -> Outcome {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw SpawnError(description: String(cString: strerror(errno))) }
         var actions = posix_spawn_file_actions_t()
@@ -68,7 +69,11 @@ enum LocalCommand {
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, added in added }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         close(pipeEnds[1])
         guard spawned == 0 else {
             close(pipeEnds[0])

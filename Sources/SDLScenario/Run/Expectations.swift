@@ -17,6 +17,8 @@ extension RunContext {
     }
 
     private func window(_ expectation: MessageExpectation) -> Int {
+        // After a driver step handed to a person, the answer comes at a person's pace.
+        if let operatorWindow, expectation.count != .never { return Int(operatorWindow.seconds * 1000) }
         if let within = expectation.withinMS { return within }
         switch expectation.count {
         case .atLeast: return scenario.defaultTimeoutMS

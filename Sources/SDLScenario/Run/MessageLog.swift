@@ -64,6 +64,18 @@ actor EventLog<Entry: Sendable> {
     }
 }
 
+extension EventLog {
+    /// Waits until an entry satisfies `condition` or `deadline` passes; returns whether one did.
+    @discardableResult
+    func waitFor(until deadline: ContinuousClock.Instant, _ condition: (Entry) -> Bool) async -> Bool {
+        while !messages.contains(where: { condition($0.entry) }) {
+            guard ContinuousClock.now < deadline else { return false }
+            await waitForMore(than: messages.count, until: deadline)
+        }
+        return true
+    }
+}
+
 extension EventLog where Entry == RPCEnvelope {
     /// Waits until the response with `correlationID` is in the log (it reaches the caller
     /// of the request first), so the log and the console keep the wire's order; returns its index.

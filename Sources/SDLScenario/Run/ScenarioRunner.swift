@@ -64,6 +64,12 @@ public struct ScenarioRunner: Sendable {
     public var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
     /// The secondary transports the app may open (`--secondary`); nil for the library's defaults.
     public var secondaryTransports: Set<SecondaryTransportKind>?
+    /// On a real head unit, how long the expectation after a driver step waits for the
+    /// operator to do it (`--operator-timeout`).
+    public var operatorTimeout: Duration = .seconds(120)
+    /// On a real head unit, driver actions done by a local command instead of an operator
+    /// (`--driver-command selectCommand=./robot-tap.sh`): action name → command line.
+    public var driverCommands: [String: String] = [:]
 
     public init(promptPolicy: PromptPolicy = .ask, reporter: (any ScenarioReporter)? = nil,
                 frameObserver: (@Sendable (FrameTraceEvent) -> Void)? = nil) {
@@ -137,6 +143,7 @@ public struct ScenarioRunner: Sendable {
         }
         let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
+        await context.setOperator(timeout: operatorTimeout, commands: driverCommands)
         await context.setOutputDirectory(outputDirectory)
         // The manager's own screen, file and audio managers act for the scenario: each of their
         // requests is announced, reported and traced as the scenario's, and its response kept to
@@ -159,6 +166,9 @@ public struct ScenarioRunner: Sendable {
             return await finish(.connectionFailed, message, [], sent: await context.sent)
         }
 
+        // The console in wire order: the registration's response (taken in by the manager
+        // already) is logged before the first step reports anything.
+        await log.waitFor(until: .now + .seconds(1)) { $0.messageType == .response && $0.functionName == "RegisterAppInterface" }
         var results: [StepResult] = []
         await context.run(scenario.steps, suffix: "", into: &results)
         await context.record("UnregisterAppInterface", [:])
@@ -220,6 +230,13 @@ actor RunContext {
     var failedAlready = false
     /// What the last `exec` step printed, for its step result.
     var execOutput: String?
+    /// Operator settings for driver steps on a real head unit (see OperatorSteps.swift).
+    var operatorTimeout: Duration = .seconds(120)
+    var driverCommands: [String: String] = [:]
+    /// Set by a driver step handed to the operator: the next expectation waits this long.
+    var operatorWindow: Duration?
+    /// A driver step skipped for want of an operator: every later step depends on it.
+    var skippedForOperator: String?
 
     init(scenario: Scenario, connection: SDLManager, log: MessageLog, transports: EventLog<TransportEvent>,
          driver: (any ScenarioDriver)?, reporter: (any ScenarioReporter)?, promptPolicy: PromptPolicy, start: ContinuousClock.Instant) {
@@ -258,6 +275,9 @@ actor RunContext {
             if failedAlready {
                 result.status = .skipped
                 result.message = "not run: an earlier step failed"
+            } else if let skipped = skippedForOperator {
+                result.status = .skipped
+                result.message = "not run: it follows \(skipped), which needs an operator"
             } else {
                 do {
                     try await execute(step)
@@ -305,6 +325,7 @@ actor RunContext {
             try await notify(function, substitute(parameters))
         case .expect(let expectations, let order):
             actionsSinceExpectation = false
+            defer { operatorWindow = nil }
             try await expect(expectations, order: order)
         case .action(let action, let expect):
             await beginAction()
@@ -319,7 +340,8 @@ actor RunContext {
             try await prompt(message)
         case .driver(let action):
             guard let driver else {
-                throw StepFailure(message: "driver actions run against the emulator only; skipped on a real head unit", skipped: true)
+                await beginAction()
+                return try await operatorDriverStep(action)
             }
             await beginAction()
             responseMark = await log.count
@@ -334,6 +356,7 @@ actor RunContext {
             await beginAction()
             try await self.stream(stream)
         case .expectTransport(let expectation):
+            defer { operatorWindow = nil }
             try await expectTransport(expectation)
         case .exec(let step):
             await beginAction()
@@ -450,18 +473,6 @@ actor RunContext {
         case .array(let items): return .array(items.map(substitute))
         case .object(let object): return .object(object.mapValues(substitute))
         default: return value
-        }
-    }
-
-    func prompt(_ message: String) async throws(StepFailure) {
-        switch promptPolicy {
-        case .skip:
-            throw StepFailure(message: "operator prompt skipped (--non-interactive skip): \(message)", skipped: true)
-        case .fail:
-            throw StepFailure(message: "needs an operator (--non-interactive fail): \(message)")
-        case .ask:
-            FileHandle.standardError.write(Data("\n>>> \(message)\n>>> press Enter when done: ".utf8))
-            guard readLine() != nil else { throw StepFailure(message: "no operator: standard input closed at prompt '\(message)'") }
         }
     }
 }

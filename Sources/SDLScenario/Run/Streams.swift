@@ -25,7 +25,8 @@ extension RunContext {
     /// Waits for the next transport event after the last one matched that is the expected one.
     func expectTransport(_ expectation: TransportExpectation) async throws(StepFailure) {
         let from = lastTransportMatch + 1
-        let deadline = ContinuousClock.now + .milliseconds(expectation.withinMS ?? scenario.defaultTimeoutMS)
+        let windowMS = operatorWindow.map { Int($0.seconds * 1000) } ?? expectation.withinMS ?? scenario.defaultTimeoutMS
+        let deadline = ContinuousClock.now + .milliseconds(windowMS)
         while true {
             let events = await transports.messages(from: from)
             if let hit = events.first(where: { expectation.matches($0.entry) }) {
@@ -34,7 +35,7 @@ extension RunContext {
             }
             if ContinuousClock.now >= deadline {
                 let seen = events.map { "\($0.entry)" }
-                let seconds = Double(expectation.withinMS ?? scenario.defaultTimeoutMS) / 1000
+                let seconds = Double(windowMS) / 1000
                 throw StepFailure(message: "waited \(seconds.clean) s for transport \(expectation.summary); "
                                   + (seen.isEmpty ? "no transport event came" : "came: " + seen.joined(separator: "; ")))
             }

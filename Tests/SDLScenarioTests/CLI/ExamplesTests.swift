@@ -85,6 +85,16 @@ struct ExamplesTests {
         let result = try await CommandRunner.sdlRun(files + ["--parallel", "3"])
         #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.components(separatedBy: "PASS ").count == 4)
+        // Every line says its scenario (but the run's summary), and none is cut by another.
+        let lines = result.stdout.split(separator: "\n")
+        let unlabelled = lines.filter { line in !["[hello] ", "[menu] ", "[vehicle-data] "].contains { line.hasPrefix($0) } }
+        #expect(unlabelled.count == 1 && unlabelled.first?.hasPrefix("3 scenarios: 3 passed") == true, "\(unlabelled)")
+        #expect(lines.contains { $0.hasPrefix("[menu] PASS menu — ") })
+        // In wire order: the registration's response comes before the first step's verdict.
+        let menu = lines.filter { $0.hasPrefix("[menu] ") }
+        let response = menu.firstIndex { $0.contains("← RegisterAppInterface #1 SUCCESS") }
+        let firstStep = menu.firstIndex { $0.contains("✔ ") }
+        #expect(response != nil && firstStep != nil && response! < firstStep!, "\(menu)")
     }
 
     @Test("the trace has every frame with direction, header and decoded RPC")
