@@ -183,4 +183,37 @@ struct SecondaryTransportSwitchTests {
         await manager.stop()
         task.cancel()
     }
+
+    @Test("beside a Bluetooth primary the head unit may offer USB (AOA_USB): with --secondary usb it is opened and registered")
+    func usbBesideBluetooth() async throws {
+        var configuration = EmulatorConfiguration.standard
+        configuration.multipleTransports.enabled = true
+        configuration.multipleTransports.forBluetooth = ["USB"]
+        let emulator = HeadUnitEmulator(configuration: configuration)
+        let opened = Locked<[SecondaryEndpoint]>([])
+        var settings = SDLConfiguration(
+            appName: "BT App", appID: "secondary-6",
+            transports: [TransportChoice("Bluetooth (in memory)") {
+                let (app, headUnit) = MemoryTransport.pair()
+                Task { await emulator.serve(headUnit, as: .bluetooth) }
+                return app
+            }])
+        settings.secondaryTransports = [.usb]
+        // The USB link the library would open with libusb, here an in-memory cable.
+        settings.makeSecondaryTransport = { endpoint in
+            opened.withLock { $0.append(endpoint) }
+            let (app, headUnit) = MemoryTransport.pair()
+            Task { await emulator.serve(headUnit, as: .usb) }
+            return app
+        }
+        let manager = SDLManager(configuration: settings)
+        let (events, task) = Recorder.recording(await manager.transportEvents())
+        try await manager.start()
+        #expect(await events.waitUntil { $0.contains { $0.name == "secondaryRegistered" } })
+        #expect(await events.values.contains(.secondaryOffered(.usb)))
+        #expect(opened.withLock { $0 } == [.usb])
+        #expect(await manager.session?.ackPayload?.secondaryTransports == ["AOA_USB"])
+        await manager.stop()
+        task.cancel()
+    }
 }
