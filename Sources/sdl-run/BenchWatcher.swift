@@ -153,8 +153,9 @@ actor BenchWatcher {
         var line = object
         line["time"] = .string(ISO8601DateFormatter().string(from: Date()))
         let data = Data((JSONValue.object(line).serialized() + "\n").utf8)
-        FileHandle.standardOutput.write(data)
+        // The file first: whoever reads the line on stdout finds it in watch.jsonl too.
         log.write(data)
+        FileHandle.standardOutput.write(data)
     }
 }
 

@@ -182,21 +182,7 @@ public struct AOASwitcher: Sendable {
     }
 
     private func waitForAccessory(_ events: AsyncStream<USBHotplugEvent>, after phone: USBDeviceDescription) async throws(TransportError) -> USBDeviceDescription {
-        let arrived: USBDeviceDescription? = await withTaskGroup(of: USBDeviceDescription?.self) { group in
-            group.addTask {
-                for await event in events {
-                    if case .arrived(let device) = event, device.id.isAccessoryMode { return device }
-                }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: reenumerationTimeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let arrived = await USBHotplugWait.first(in: events, within: reenumerationTimeout) { $0.id.isAccessoryMode }
         guard let arrived else {
             throw TransportError.timedOut(
                 operation: "waiting for USB \(phone) to come back in accessory mode (18d1:2d00/2d01) after AOA START",

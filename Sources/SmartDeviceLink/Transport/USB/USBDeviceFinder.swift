@@ -27,21 +27,7 @@ enum USBDeviceFinder {
             throw TransportError.io(operation: "watch for USB devices (hotplug)", code: error.rawValue, message: error.description)
         }
         if (try? find(selector, on: backend)) != nil { return }
-        let arrived = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await event in arrivals {
-                    if case .arrived = event, (try? find(selector, on: backend)) != nil { return true }
-                }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let arrived = await USBHotplugWait.first(in: arrivals, within: timeout) { _ in (try? find(selector, on: backend)) != nil } != nil
         guard arrived else {
             // What is there now, as the plain lookup says it.
             do { _ = try find(selector, on: backend) } catch {
@@ -52,6 +38,30 @@ enum USBDeviceFinder {
                 throw error
             }
             return
+        }
+    }
+}
+
+/// Waits for hotplug to report an arrival: the one step the AOA switch (the phone coming
+/// back as an accessory) and a run waiting for its device (`--wait`) share.
+enum USBHotplugWait {
+    /// The first device that arrives and `matches`, or nil when `timeout` passes first.
+    static func first(in events: AsyncStream<USBHotplugEvent>, within timeout: Duration,
+                      where matches: @escaping @Sendable (USBDeviceDescription) -> Bool) async -> USBDeviceDescription? {
+        await withTaskGroup(of: USBDeviceDescription?.self) { group in
+            group.addTask {
+                for await event in events {
+                    if case .arrived(let device) = event, matches(device) { return device }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
     }
 }
