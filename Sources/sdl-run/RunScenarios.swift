@@ -31,8 +31,10 @@ struct RunScenarios: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write JUnit XML (a scenario is a suite, a step a test case).", valueName: "file"))
     var junit: String?
 
-    @Option(help: ArgumentHelp("Write every frame, one JSON object per line.", valueName: "file"))
-    var trace: String?
+    @Option(help: ArgumentHelp(
+        "Write every frame of every link: FILE.pcapng for Wireshark and tshark, any other name one JSON object per line (repeatable).",
+        valueName: "file"))
+    var trace: [String] = []
 
     @Option(help: ArgumentHelp("Put everything the run writes here: result.json and junit.xml (unless --json/--junit name other files) and the files scenarios write (audio pass-thru WAVs).", valueName: "dir"))
     var outputDir: String?
@@ -129,11 +131,11 @@ struct RunScenarios: AsyncParsableCommand {
         }
         defer { if let coreHMI { Task { await coreHMI.stop() } } }
         let reporter = ConsoleReporter(verbose: verbose, color: noColor ? false : nil)
-        let traceWriter: FrameTraceWriter?
+        let traceWriter: TraceFiles?
         do {
-            traceWriter = try trace.map(FrameTraceWriter.init(path:))
+            traceWriter = trace.isEmpty ? nil : try TraceFiles(paths: trace)
         } catch {
-            throw CommandFailure.invalid("cannot write --trace \(trace!): \(error.localizedDescription)")
+            throw CommandFailure.invalid("cannot write --trace \(trace.joined(separator: ", ")): \(error.localizedDescription)")
         }
         var observer: (@Sendable (FrameTraceEvent) -> Void)?
         if let traceWriter { observer = { event in traceWriter.record(event) } }
@@ -174,7 +176,7 @@ struct RunScenarios: AsyncParsableCommand {
         }
     }
 
-    private func runAll(_ scenarios: [Scenario], runner: ScenarioRunner, traceWriter: FrameTraceWriter?,
+    private func runAll(_ scenarios: [Scenario], runner: ScenarioRunner, traceWriter: TraceFiles?,
                         hmi: CoreHMI?) async throws -> [ScenarioResult] {
         if parallel == 1 {
             var results: [ScenarioResult] = []
@@ -220,7 +222,7 @@ struct RunScenarios: AsyncParsableCommand {
     }
 
     /// The target for a scenario; with a trace, its driver actions are recorded too.
-    private func target(for scenario: Scenario, tracing traceWriter: FrameTraceWriter?, hmi: CoreHMI?) async throws -> ScenarioTarget {
+    private func target(for scenario: Scenario, tracing traceWriter: TraceFiles?, hmi: CoreHMI?) async throws -> ScenarioTarget {
         var target = try await plainTarget(for: scenario)
         if let hmi { target.driver = hmi }
         target.registrationTimeout = transport.registrationTimeout

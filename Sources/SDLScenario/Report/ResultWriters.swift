@@ -138,7 +138,7 @@ public enum JUnitWriter {
 /// `--trace FILE`: every frame with time, direction, header and decoded payload, one JSON
 /// object per line, in the order seen, plus the driver actions performed between them:
 /// enough for ``TraceReplay`` to replay the exchange.
-public final class FrameTraceWriter: @unchecked Sendable {
+public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
     // `lock` serializes appends from the connection's actor and the closing call.
     private let lock = NSLock()
     private let handle: FileHandle
@@ -207,6 +207,7 @@ public final class FrameTraceWriter: @unchecked Sendable {
            let packet = try? RPCPacket(decoding: event.frame.payload) {
             var rpc: JSONObject = [
                 "type": .string(packet.messageType.specName), "functionID": .int(Int64(packet.functionID)),
+                "name": .string(RPCRegistry.functionName(forID: packet.functionID) ?? "Function\(packet.functionID)"),
                 "correlationID": .int(Int64(packet.correlationID)), "bulkBytes": .int(Int64(packet.bulkData.count)),
             ]
             if let json = try? JSONValue.parse(packet.json) { rpc["json"] = json }

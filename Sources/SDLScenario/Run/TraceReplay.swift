@@ -4,9 +4,9 @@ import Foundation
 /// Records the driver actions of a run in its trace, so a replay can repeat them.
 public struct TracingDriver: ScenarioDriver {
     let inner: any ScenarioDriver
-    let writer: FrameTraceWriter
+    let writer: any TraceWriter
 
-    public init(_ inner: any ScenarioDriver, writer: FrameTraceWriter) {
+    public init(_ inner: any ScenarioDriver, writer: any TraceWriter) {
         self.inner = inner
         self.writer = writer
     }

@@ -97,6 +97,32 @@ struct ExamplesTests {
         #expect(response != nil && firstStep != nil && response! < firstStep!, "\(menu)")
     }
 
+    @Test("tshark reads the pcapng trace of every example: one TCP segment per frame, the same bytes as the JSON trace, valid checksums",
+          arguments: passing)
+    func pcapngTrace(example: String) async throws {
+        let capture = temporaryFile("\(example).pcapng"), lines = temporaryFile("\(example).jsonl")
+        defer { try? FileManager.default.removeItem(atPath: capture); try? FileManager.default.removeItem(atPath: lines) }
+        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("\(example).json").path,
+                                                     "--trace", capture, "--trace", lines, "--non-interactive", "skip"])
+        #expect(result.exitCode == 0, "\(result.stdout)")
+        let tshark = URL(fileURLWithPath: "/usr/bin/tshark")
+        try #require(FileManager.default.isExecutableFile(atPath: tshark.path), "tshark is missing: run scripts/setup")
+        let read = try await CommandRunner.run(tshark, ["-r", capture, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
+                                                        "-T", "fields", "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.payload",
+                                                        "-e", "_ws.expert.severity"])
+        #expect(read.exitCode == 0, "\(read.stderr)")
+        let packets = read.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        let frames = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n")
+            .map { try JSONValue.parse(String($0)) }.filter { $0["direction"] == "sent" || $0["direction"] == "received" }
+        #expect(packets.count == frames.count, "one segment per frame (no frame here is over 60,000 bytes)")
+        for (packet, frame) in zip(packets, frames) {
+            let fromApp = frame["direction"] == "sent"
+            #expect(packet[fromApp ? 1 : 0] == "12345", "the head unit's side is port 12345")
+            #expect(packet[2] == frame["bytes"]?.stringValue, "the segment carries the frame's bytes")
+            #expect(packet.count < 4 || packet[3].isEmpty, "tshark has no complaint (bad checksum, lost segment): \(packet)")
+        }
+    }
+
     @Test("the trace has every frame with direction, header and decoded RPC")
     func traceFile() async throws {
         let trace = temporaryFile("trace.jsonl")
