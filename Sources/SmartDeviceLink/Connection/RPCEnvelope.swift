@@ -97,4 +97,8 @@ public struct FrameTraceEvent: Sendable {
     public var frame: Frame
     /// The link the frame went over.
     public var link: TransportRole = .primary
+
+    package init(direction: Direction, time: ContinuousClock.Instant, frame: Frame, link: TransportRole = .primary) {
+        (self.direction, self.time, self.frame, self.link) = (direction, time, frame, link)
+    }
 }
