@@ -56,8 +56,10 @@ extension SDLConnection {
     /// Opens the offered secondary when the head unit named its kind in the ACK and this app
     /// allows it. A secondary already open elsewhere is left for the new endpoint.
     private func offer(_ endpoint: SecondaryEndpoint) {
-        guard streams.routing.offered.contains(endpoint.kind), allowedSecondaries.contains(endpoint.kind) else {
-            configuration.logger.debug("secondary \(endpoint) not taken: offered \(streams.routing.offered), allowed \(allowedSecondaries)")
+        guard streams.routing.offered.contains(endpoint.kind) else { return }
+        guard allowedSecondaries.contains(endpoint.kind) else {
+            let allowed = allowedSecondaries.map(\.rawValue).sorted()
+            configuration.logger.debug("secondary \(endpoint) offered, not taken: this app allows \(allowed.isEmpty ? "none" : allowed.joined(separator: ", "))")
             return
         }
         transportBroadcast.yield(.secondaryOffered(endpoint))
@@ -91,7 +93,7 @@ extension SDLConnection {
             driver: LinkDriver(transport: configuration.makeSecondaryTransport(endpoint),
                                configuration: configuration.protocolConfiguration, clock: configuration.clock))
         nextSecondaryID += 1
-        if let frameObserver { link.driver.tap = FrameTap(frameObserver, link: .secondary) }
+        if let observer = frameObserver ?? Self.frameLogging(configuration.logger) { link.driver.tap = FrameTap(observer, link: .secondary) }
         secondary = link
         Task { await self.register(link.id) }
     }

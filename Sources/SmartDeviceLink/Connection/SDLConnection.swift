@@ -97,6 +97,16 @@ public actor SDLConnection {
         self.configuration = configuration
         self.driver = LinkDriver(transport: transport, configuration: configuration.protocolConfiguration,
                                  clock: configuration.clock)
+        if let logging = Self.frameLogging(configuration.logger) { driver.tap = FrameTap(logging) }
+    }
+
+    /// At trace level every frame's header is logged: bytes are trace.
+    static func frameLogging(_ logger: Logger) -> (@Sendable (FrameTraceEvent) -> Void)? {
+        guard logger.logLevel <= .trace else { return nil }
+        return { event in
+            let header = event.frame.header
+            logger.trace("\(event.direction == .sent ? "→" : "←") \(event.link.rawValue) v\(header.version) \(header.frameType) \(header.serviceType) info \(header.frameInfo) session \(header.sessionID) id \(header.messageID) \(header.dataSize) bytes")
+        }
     }
 
     /// The session, once started.
@@ -113,9 +123,14 @@ public actor SDLConnection {
 
     /// Calls `observer` with every frame sent and received, for traces.
     public func observeFrames(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void) {
-        frameObserver = observer
-        driver.tap = FrameTap(observer)
-        secondary?.driver.tap = FrameTap(observer, link: .secondary)
+        let logging = Self.frameLogging(configuration.logger)
+        let both: @Sendable (FrameTraceEvent) -> Void = { event in
+            logging?(event)
+            observer(event)
+        }
+        frameObserver = both
+        driver.tap = FrameTap(both)
+        secondary?.driver.tap = FrameTap(both, link: .secondary)
     }
 
     // MARK: - Start and stop
@@ -128,6 +143,7 @@ public actor SDLConnection {
             throw SDLError.invalidRequest("start() was already called on this connection")
         }
         state = .starting
+        configuration.logger.debug("opening \(transport.description); StartService(RPC) offering protocol \(configuration.protocolConfiguration.maximumVersion)")
         do {
             try await transport.open()
         } catch {
@@ -190,6 +206,7 @@ public actor SDLConnection {
             throw SDLError.invalidRequest(error.description)
         }
         let limit = timeout ?? configuration.requestTimeout + RPCTimeouts.userWait(function: functionName, parameters: parameters)
+        SDLLog.rpc.debug("→ \(functionName) #\(correlationID)\(bulkData.isEmpty ? "" : " with \(bulkData.count) bytes of bulk data")")
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -400,7 +417,11 @@ public actor SDLConnection {
             return
         }
         if envelope.messageType == .response, let waiting = pending.remove(envelope.correlationID) {
+            let elapsed = (waiting.limit - (waiting.deadline - driver.now)).seconds * 1000
+            SDLLog.rpc.debug("← \(envelope.functionName) #\(envelope.correlationID) \(envelope.resultCode ?? "?") in \(Int(elapsed)) ms")
             waiting.waiter.resume(returning: envelope)
+        } else if envelope.messageType == .notification {
+            SDLLog.rpc.debug("⇠ \(envelope.functionName)")
         }
         broadcast.yield(envelope)
     }

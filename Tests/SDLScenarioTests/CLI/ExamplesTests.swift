@@ -163,6 +163,24 @@ struct ExamplesTests {
         #expect(typo.stderr.contains("unknown module; did you mean \"protocol\"?"), "\(typo.stderr)")
     }
 
+    @Test("--log-level debug shows each layer's decisions for a menu update and an upload")
+    func debugLogsEachLayer() async throws {
+        let menu = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("menu.json").path, "--log-level", "debug"])
+        #expect(menu.exitCode == 0)
+        for line in ["debug lifecycle: stopped → connecting", "info protocol: session 1 started", "debug rpc: → RegisterAppInterface #1",
+                     "debug screen: menu: 0 cells kept, 0 deleted, 2 added", "debug rpc: → AddSubMenu", "debug rpc: ⇠ OnHMIStatus"] {
+            #expect(menu.stderr.contains(line), "missing \"\(line)\" in:\n\(menu.stderr)")
+        }
+        let files = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("files.json").path, "--log-module", "files=debug"])
+        #expect(files.exitCode == 0)
+        #expect(files.stderr.contains("info files: uploading artwork.png: 84443 bytes in chunks of"), "\(files.stderr)")
+        #expect(files.stderr.contains("debug files: artwork.png: chunk at 32768, 32768 bytes, acknowledged"))
+        #expect(files.stderr.contains("info files: artwork.png uploaded (84443 bytes)"))
+        #expect(!files.stderr.contains(" rpc: "), "only the files module was turned up")
+        let frames = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("hello.json").path, "--log-module", "protocol=trace"])
+        #expect(frames.stderr.contains("trace protocol: → primary v1 control rpc info 1 session 0"), "frames at trace: \(frames.stderr)")
+    }
+
 }
 
 extension String {

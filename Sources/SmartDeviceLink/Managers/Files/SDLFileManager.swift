@@ -1,3 +1,4 @@
+import Logging
 import Foundation
 
 /// A file to put on the head unit.
@@ -121,6 +122,7 @@ public actor SDLFileManager {
         }
         var reader = try ChunkReader(file.source)
         var offset = resumeOffsets[file.name] ?? 0
+        SDLLog.files.info("uploading \(file.name): \(total) bytes in chunks of \(chunkSize)\(offset > 0 ? ", resuming at \(offset)" : "")")
         /// Offsets to try after a reconnect, best first; empty while the link holds.
         var resumeCandidates: [Int] = []
         try reader.seek(to: offset)
@@ -141,28 +143,34 @@ public actor SDLFileManager {
                 // The chunk in flight may or may not have been written: try at it, after it,
                 // then from the start (core answers INVALID_DATA to an offset that is not
                 // the size it has, PutFileRequest / SaveBinary).
+                SDLLog.files.info("\(file.name): the link dropped at \(offset) acknowledged bytes; waiting for the reconnect")
                 resumeCandidates = try await reconnected(file.name, acknowledged: offset, inFlight: chunk.count)
                 offset = resumeCandidates.removeFirst()
+                SDLLog.files.info("\(file.name): resuming at \(offset) (then \(resumeCandidates.map(String.init).joined(separator: ", ")))")
                 try reader.seek(to: offset)
                 continue
             }
             if let space = response.spaceAvailable { bytesAvailable = space }
             if response.resultCode == .invalidData, !resumeCandidates.isEmpty {
+                SDLLog.files.debug("\(file.name): the head unit refused offset \(offset) (INVALID_DATA); trying \(resumeCandidates[0])")
                 offset = resumeCandidates.removeFirst()
                 try reader.seek(to: offset)
                 continue
             }
             guard response.success else {
                 resumeOffsets[file.name] = nil
+                SDLLog.files.warning("\(file.name): refused at \(offset) with \(response.resultCode.rawValue)")
                 throw FileUploadError.refused(file: file.name, resultCode: response.resultCode.rawValue, info: response.info)
             }
             resumeCandidates = []
+            SDLLog.files.debug("\(file.name): chunk at \(offset), \(chunk.count) bytes, acknowledged")
             offset += chunk.count
             resumeOffsets[file.name] = offset
             progress?(total == 0 ? 1 : Double(offset) / Double(total))
         } while offset < total
         resumeOffsets[file.name] = nil
         remoteFiles.insert(file.name)
+        SDLLog.files.info("\(file.name) uploaded (\(total) bytes)")
     }
 
     /// Waits for the channel to reconnect after a dropped link, then lists what the head unit

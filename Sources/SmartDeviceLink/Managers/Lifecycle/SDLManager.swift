@@ -306,6 +306,7 @@ public actor SDLManager: RPCChannel {
             }
             registration = response
             unregisteredBy = nil
+            logger.info("\(configuration.appID) registered over \(choice.name): \(response.resultCode.rawValue), RPC \(rpcVersion)\(resuming ? ", resumption asked" : "")")
             transition(to: .registered)
             transition(to: .settingUpManagers)
             if let session { await fileManager.fitChunks(to: session) }
@@ -458,7 +459,7 @@ public actor SDLManager: RPCChannel {
 
     private func transition(to new: LifecycleState) {
         guard new != state else { return }
-        logger.debug("lifecycle: \(state) → \(new)")
+        logger.debug("\(state) → \(new)")
         state = new
         stateObservers.yield(new)
     }

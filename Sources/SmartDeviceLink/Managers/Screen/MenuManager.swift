@@ -1,3 +1,4 @@
+import Logging
 /// Keeps the app's menu on the head unit equal to the cells the app sets, with the fewest
 /// AddCommand/AddSubMenu/DeleteCommand/DeleteSubMenu requests.
 ///
@@ -127,6 +128,7 @@ public actor MenuManager {
         let titles = MenuCell.uniqueTitles(new, commandsToo: uniqueCommands)
         let appearances = zip(new, titles).map { $0.appearance(title: $1, artwork: artwork) }
         let diff = ListDiff(from: old.map(\.appearance), to: appearances)
+        SDLLog.screen.debug("menu\(parentID == 0 ? "" : " \(parentID)"): \(diff.kept.count) cells kept, \(diff.deleted.count) deleted, \(diff.added.count) added")
         for index in diff.deleted { await delete(old[index], report: &report) }
         var result = [SentCell?](repeating: nil, count: new.count)
         for pair in diff.kept {

@@ -22,6 +22,7 @@ enum BlueZProfile {
 
     /// Registers the profile and waits for the head unit's connection (blocking).
     static func accept(busAddress: String?, channel: UInt8?, timeout: Duration) throws(TransportError) -> Result<(descriptor: Int32, peer: String), Unavailable> {
+        SDLLog.bluetooth.debug("registering the SDL profile with bluetoothd (channel \(channel.map(String.init) ?? "of its choice"))")
         var handle: UnsafeMutableRawPointer?
         var errorName = [CChar](repeating: 0, count: 256)
         var errorMessage = [CChar](repeating: 0, count: 512)
@@ -32,13 +33,16 @@ enum BlueZProfile {
             if name == "adapter-off" {
                 throw TransportError.unsupported("\(message): turn it on (bluetoothctl power on) and wait again")
             }
-            return .failure(unavailable(code: -registered, name: name, message: message))
+            let reason = unavailable(code: -registered, name: name, message: message)
+            SDLLog.bluetooth.info("BlueZ's D-Bus API: \(reason.reason); trying the legacy SDP socket")
+            return .failure(reason)
         }
         defer { sdl_bluez_profile_close(handle) }
         var device = [CChar](repeating: 0, count: 128)
         let fd = sdl_bluez_profile_wait(handle, Int32(clamping: Int64(timeout.seconds * 1000)), &device, device.count)
         switch fd {
         case 0...:
+            SDLLog.bluetooth.info("head unit \(address(ofDevicePath: text(device))) connected to the SDL service")
             return .success((fd, address(ofDevicePath: text(device))))
         case -ETIMEDOUT:
             throw TransportError.timedOut(operation: "waiting for a head unit to connect to the SDL Bluetooth service", seconds: timeout.seconds)

@@ -41,12 +41,20 @@ public final class TCPTransport: SDLTransport {
     public func open() async throws(TransportError) {
         let (host, port, timeout) = (self.host, self.port, connectTimeout)
         let endpoint = String(description.dropFirst(4))
-        let fd = try await BlockingCall.run(
-            "sdl-connect \(endpoint)", discard: { _ = systemClose($0) },
-            onCancel: { .closed("connecting to \(endpoint) was cancelled") }
-        ) { () throws(TransportError) -> Int32 in
-            try TCPEndpoint.connect(host: host, port: port, timeout: timeout, endpoint: endpoint)
+        SDLLog.tcp.debug("connecting to \(endpoint) (timeout \(timeout.seconds.formatted2) s)")
+        let fd: Int32
+        do {
+            fd = try await BlockingCall.run(
+                "sdl-connect \(endpoint)", discard: { _ = systemClose($0) },
+                onCancel: { .closed("connecting to \(endpoint) was cancelled") }
+            ) { () throws(TransportError) -> Int32 in
+                try TCPEndpoint.connect(host: host, port: port, timeout: timeout, endpoint: endpoint)
+            }
+        } catch {
+            SDLLog.tcp.info("\(error)")
+            throw error
         }
+        SDLLog.tcp.info("connected to \(endpoint)")
         link.attach(fd)
     }
 
@@ -55,6 +63,7 @@ public final class TCPTransport: SDLTransport {
     }
 
     public func close() async {
+        SDLLog.tcp.debug("closing \(description)")
         link.shutdownAndClose()
     }
 }

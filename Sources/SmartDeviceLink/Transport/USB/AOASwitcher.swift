@@ -150,6 +150,7 @@ public struct AOASwitcher: Sendable {
             throw TransportError.unsupported(
                 "USB \(phone) is not AOA-capable: GET_PROTOCOL (request 51) returned version 0; pick an Android phone (or another device)")
         }
+        SDLLog.usb.debug("USB \(phone): AOA protocol \(version); sending the accessory strings and START")
         for (index, string) in identity.strings.enumerated() {
             let bytes = Array(string.utf8)   // no NUL, like sdl_core; see the type's documentation
             let what = "SEND_STRING \(index) (AOA request 52)"
@@ -161,6 +162,7 @@ public struct AOASwitcher: Sendable {
             requestType: 0x40, request: Self.start, value: 0, index: 0, length: 0))
         // A phone may drop off the bus before the status stage: that is the switch happening.
         guard r.status == .completed || r.status == .noDevice else { throw failure(r.status, "START (AOA request 53)", phone) }
+        SDLLog.usb.info("USB \(phone) switched to accessory mode; waiting for it to come back")
         return version
     }
 

@@ -201,6 +201,7 @@ public final class USBTransport: SDLTransport {
             throw error.transportError("claim interface \(interface)", on: device)
         }
         let inSize = max(options.inTransferSize, Int(inEP.maxPacketSize))
+        Self.logger.info("USB \(device): interface \(interface) claimed, bulk IN 0x\(String(inEP.address, radix: 16)), OUT 0x\(String(outEP.address, radix: 16))")
         return Link(backend: backend, handle: handle, interface: interface,
                     inEndpoint: inEP.address, outEndpoint: outEP.address, inSize: inSize)
     }
