@@ -44,6 +44,15 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // libedit from Debian's libedit-dev: line editing, history and completion for
+        // `sdl-run console`. BSD-licensed like this package (GNU readline is GPL-3).
+        .systemLibrary(
+            name: "CEdit",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
+        // The console's line editing in C: libedit's readline globals never reach Swift.
+        .target(name: "CSDLConsole", dependencies: ["CEdit"]),
         // Wrappers for what Swift cannot import: variadic libusb_set_option, BlueZ's
         // compound-literal and function-like macros, sd-bus's vtable macros.
         .target(name: "CSDLShim", dependencies: ["CLibUSB", "CBlueZ", "CSystemd"]),
@@ -62,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "sdl-run",
             dependencies: [
-                "SmartDeviceLink", "SDLEmulator", "SDLScenario",
+                "SmartDeviceLink", "SDLEmulator", "SDLScenario", "CSDLConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,6 +6,10 @@ public struct Logged<Entry: Sendable>: Sendable {
     /// Milliseconds since the scenario started.
     public var timeMS: Double
     public var entry: Entry
+
+    public init(index: Int, timeMS: Double, entry: Entry) {
+        (self.index, self.timeMS, self.entry) = (index, timeMS, entry)
+    }
 }
 
 /// A message received from the head unit, with its place in the run.

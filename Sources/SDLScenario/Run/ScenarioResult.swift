@@ -82,4 +82,8 @@ public struct SentMessage: Sendable {
     public var function: String
     public var correlationID: Int32?
     public var parameters: JSONObject
+
+    public init(timeMS: Double, function: String, correlationID: Int32?, parameters: JSONObject) {
+        (self.timeMS, self.function, self.correlationID, self.parameters) = (timeMS, function, correlationID, parameters)
+    }
 }

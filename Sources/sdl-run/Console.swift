@@ -1,0 +1,168 @@
+import ArgumentParser
+import CSDLConsole
+import Foundation
+import SDLScenario
+import SmartDeviceLink
+
+/// `sdl-run console`: the RPC console (the seed's RPC Builder). Registers an app, then sends
+/// what is typed: `Show mainField1=Hello`, with completion of request names, parameter names
+/// and enum values from the spec, history, and responses and notifications as they come.
+struct Console: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Type RPCs to a head unit: completion from the spec, responses and notifications as they arrive.",
+        discussion: """
+            A line is a request and its parameters, as NAME=VALUE (VALUE is JSON when it reads as
+            JSON, else text; a.b=VALUE sets a nested one) or as one JSON object:
+              Show mainField1=Hello alignment=CENTERED
+              AddCommand cmdID=1 menuParams.menuName=Play
+              Alert {"alertText1": "Hi", "duration": 3000}
+            Tab completes; `save FILE` writes what was sent as a scenario; `quit` unregisters.
+            Reads a pipe too, a line at a time. Without a transport it talks to the embedded emulator.
+            """)
+
+    @OptionGroup var transport: TransportOptions
+
+    @Option(help: "The app name to register.")
+    var appName = "sdl-run console"
+
+    @Option(help: "The app id to register.")
+    var appID = "sdlrun-console"
+
+    @Flag(help: "Never colour the output.")
+    var noColor = false
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        logging.bootstrap()
+        let choice: TransportChoice
+        var driver: (any ScenarioDriver)?
+        if let link = try transport.makeTransport() {
+            let options = transport
+            choice = TransportChoice(link.description) { (try? options.makeTransport()) ?? link }
+        } else {
+            let target = EmbeddedEmulator.target(configuration: .standard)
+            choice = TransportChoice(target.name) { (try? target.makeTransport()) ?? UnavailableLink() }
+            driver = target.driver
+        }
+        var configuration = SDLConfiguration(appName: appName, appID: appID, transports: [choice])
+        configuration.registrationTimeout = transport.registrationTimeout
+        let manager = SDLManager(configuration: configuration)
+        let reporter = ConsoleReporter(color: noColor ? false : nil)
+        let start = ContinuousClock.now
+        let incoming = await manager.messages()
+        let printer = Task {
+            var index = 0
+            for await envelope in incoming where envelope.messageType == .notification {
+                reporter.received(Logged(index: index, timeMS: (ContinuousClock.now - start).seconds * 1000, entry: envelope))
+                index += 1
+            }
+        }
+        do {
+            try await manager.start()
+        } catch {
+            throw CommandFailure.connection(error.description)
+        }
+        say("registered \(appName) over \(choice.name); type a request (Tab completes, help, quit)")
+        let editor = LineEditor()
+        var recorded: [ConsoleLanguage.Recorded] = []
+        while let line = editor.read(prompt: "sdl> ") {
+            let parsed: ConsoleLine
+            do { parsed = try ConsoleLanguage.parse(line) } catch {
+                say("  \(error.description)")
+                continue
+            }
+            switch parsed {
+            case .empty: continue
+            case .quit: break
+            case .help:
+                say(Self.configuration.discussion)
+                continue
+            case .save(let path):
+                let scenario = ConsoleLanguage.scenario(name: "console session", appName: appName, appID: appID, recorded: recorded)
+                do {
+                    try (scenario.serialized() + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                    say("  wrote \(recorded.count) steps to \(path)")
+                } catch {
+                    say("  cannot write \(path): \(error.localizedDescription)")
+                }
+                continue
+            case .driver(let action):
+                guard let driver else {
+                    say("  driver actions reach an emulator only; on a real head unit, do it there")
+                    continue
+                }
+                do {
+                    try await driver.perform(action)
+                    recorded.append(.driver(action))
+                } catch {
+                    say("  driver \(action.name): \(error)")
+                }
+                continue
+            case .request(let function, let parameters):
+                reporter.sent(SentMessage(timeMS: (ContinuousClock.now - start).seconds * 1000, function: function, correlationID: nil, parameters: parameters))
+                do {
+                    let response = try await manager.request(functionID: RPCRegistry.functionID(forName: function) ?? 0, functionName: function,
+                                                             parameters: parameters)
+                    reporter.received(Logged(index: 0, timeMS: (ContinuousClock.now - start).seconds * 1000, entry: response))
+                    recorded.append(.request(function: function, parameters: parameters, resultCode: response.resultCode))
+                } catch {
+                    say("  \(error.description)")
+                }
+                continue
+            }
+            break
+        }
+        await manager.stop()
+        printer.cancel()
+    }
+}
+
+/// A line on standard output, unbuffered like the console reporter's, so they keep their order.
+func say(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// A transport that cannot open: the embedded emulator's factory does not fail, this keeps
+/// the types honest if it ever does.
+private final class UnavailableLink: SDLTransport {
+    let description = "unavailable"
+    var kind: TransportKind { .memory }
+    let incoming = AsyncThrowingStream<[UInt8], any Error> { $0.finish() }
+    func open() async throws(TransportError) { throw TransportError.unsupported("the console's link cannot be made again") }
+    func send(_ bytes: [UInt8]) async throws(TransportError) { throw TransportError.closed(description) }
+    func close() async {}
+}
+
+/// Reads lines: through libedit (editing, history, completion) on a terminal, plainly from a pipe.
+final class LineEditor {
+    private let interactive = isatty(STDIN_FILENO) == 1
+
+    init() {
+        if interactive { sdl_console_setup(LineEditor.complete) }
+    }
+
+    func read(prompt: String) -> String? {
+        guard interactive else {
+            guard let line = readLine() else { return nil }
+            say(prompt + line)
+            return line
+        }
+        guard let raw = sdl_console_readline(prompt) else { return nil }
+        defer { free(raw) }
+        let line = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
+        if !line.trimmingCharacters(in: .whitespaces).isEmpty { sdl_console_add_history(raw) }
+        return line
+    }
+
+    /// The completion hook: ConsoleLanguage's candidates as a C array libedit frees.
+    private static let complete: @convention(c) (UnsafePointer<CChar>?) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { typed in
+        guard let typed else { return nil }
+        let text = String(decoding: UnsafeRawBufferPointer(start: typed, count: strlen(typed)), as: UTF8.self)
+        let candidates = ConsoleLanguage.completions(for: text)
+        guard !candidates.isEmpty, let array = calloc(candidates.count + 1, MemoryLayout<UnsafeMutablePointer<CChar>?>.stride) else { return nil }
+        let matches = array.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: candidates.count + 1)
+        for (index, candidate) in candidates.enumerated() { matches[index] = strdup(candidate) }
+        return matches
+    }
+}
