@@ -24,6 +24,9 @@ struct Relay: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Record every frame: FILE.pcapng, or JSON lines (repeatable).", valueName: "file"))
     var trace: [String] = []
 
+    @Flag(help: "Keep every frame's bytes in JSON-lines traces.")
+    var traceBytes = false
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -40,7 +43,7 @@ struct Relay: AsyncParsableCommand {
             throw CommandFailure.connection("cannot listen on \(listen): \(error.description)")
         }
         let traces: TraceFiles?
-        do { traces = trace.isEmpty ? nil : try TraceFiles(paths: trace) } catch {
+        do { traces = trace.isEmpty ? nil : try TraceFiles(paths: trace, fullBytes: traceBytes) } catch {
             throw CommandFailure.invalid("cannot write --trace \(trace.joined(separator: ", ")): \(error.localizedDescription)")
         }
         let relay = LinkRelay(makeDevice: { [transport] in try transport.makeTransport()! }, traces: traces)

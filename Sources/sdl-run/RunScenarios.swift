@@ -36,6 +36,9 @@ struct RunScenarios: AsyncParsableCommand {
         valueName: "file"))
     var trace: [String] = []
 
+    @Flag(help: "Keep every frame's bytes (and RPC bulk data) in JSON-lines traces: for fuzz seeds and for replaying uploads.")
+    var traceBytes = false
+
     @Option(help: ArgumentHelp("Put everything the run writes here: result.json and junit.xml (unless --json/--junit name other files) and the files scenarios write (audio pass-thru WAVs).", valueName: "dir"))
     var outputDir: String?
 
@@ -133,7 +136,7 @@ struct RunScenarios: AsyncParsableCommand {
         let reporter = ConsoleReporter(verbose: verbose, color: noColor ? false : nil)
         let traceWriter: TraceFiles?
         do {
-            traceWriter = trace.isEmpty ? nil : try TraceFiles(paths: trace)
+            traceWriter = trace.isEmpty ? nil : try TraceFiles(paths: trace, fullBytes: traceBytes)
         } catch {
             throw CommandFailure.invalid("cannot write --trace \(trace.joined(separator: ", ")): \(error.localizedDescription)")
         }

@@ -16,9 +16,10 @@ public protocol TraceWriter: AnyObject, Sendable {
 public final class TraceFiles: TraceWriter {
     private let writers: [any TraceWriter]
 
-    public init(paths: [String]) throws {
+    /// - Parameter fullBytes: JSON-lines traces also keep every frame's bytes (`--trace-bytes`).
+    public init(paths: [String], fullBytes: Bool = false) throws {
         writers = try paths.map { path -> any TraceWriter in
-            path.hasSuffix(".pcapng") ? try PcapngTraceWriter(path: path) : try FrameTraceWriter(path: path)
+            path.hasSuffix(".pcapng") ? try PcapngTraceWriter(path: path) : try FrameTraceWriter(path: path, fullBytes: fullBytes)
         }
     }
 

@@ -70,6 +70,12 @@ public struct TraceReplay: Sendable {
                 let action = DriverAction(name: entry["action"]?.stringValue ?? "", arguments: entry["arguments"]?.objectValue ?? [:])
                 events.append(.driver(action))
             case "sent", "received":
+                // A trace with decoded messages: the line that completes one carries it.
+                if entry["time"] != nil {
+                    if let rpc = entry["rpc"]?.objectValue { try Self.read(rpc, entry, line: number + 1, path: tracePath, into: &events) }
+                    continue
+                }
+                // An older trace: every frame's bytes, put together here.
                 let sent = entry["direction"]?.stringValue == "sent"
                 var decoder = FrameDecoder(maximumPayloadSize: Int(Int32.max))
                 guard case .frame(let frame)? = decoder.decode(entry["bytes"]?.stringValue?.hexBytes ?? []).first else {
@@ -98,6 +104,28 @@ public struct TraceReplay: Sendable {
         }
         self.scenario = chosen
         self.events = events
+    }
+
+    /// One decoded message of a trace: a request to send again, or a response's arrival.
+    private static func read(_ rpc: JSONObject, _ entry: JSONObject, line: Int, path: String, into events: inout [Event]) throws(ReadError) {
+        let sent = entry["direction"]?.stringValue == "sent"
+        let parameters = rpc["json"]?.objectValue ?? [:]
+        let type = rpc["type"]?.stringValue
+        if sent, type == "request" {
+            let bulkBytes = Int(rpc["bulkBytes"]?.intValue ?? 0)
+            let bulk = rpc["bulk"]?.stringValue?.hexBytes ?? []
+            guard bulk.count == bulkBytes else {
+                throw ReadError(description: "\(path):\(line): \(rpc["name"]?.stringValue ?? "a request") carried \(bulkBytes) bytes of "
+                                + "bulk data, and the trace has only their length: record it again with --trace-bytes to replay it")
+            }
+            let functionID = UInt32(clamping: rpc["functionID"]?.intValue ?? 0)
+            events.append(.request(function: rpc["name"]?.stringValue ?? RPCRegistry.functionName(forID: functionID) ?? "Function\(functionID)",
+                                   functionID: functionID, correlationID: Int32(clamping: rpc["correlationID"]?.intValue ?? 0),
+                                   parameters: parameters, bulkData: bulk))
+        } else if !sent, type == "response" {
+            events.append(.responseArrived(correlationID: Int32(clamping: rpc["correlationID"]?.intValue ?? 0),
+                                           resultCode: parameters["resultCode"]?.stringValue ?? "(none)"))
+        }
     }
 
     /// Replays against `target`; returns one comparison per request, in order.

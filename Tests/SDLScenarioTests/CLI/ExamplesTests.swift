@@ -103,7 +103,7 @@ struct ExamplesTests {
         let capture = temporaryFile("\(example).pcapng"), lines = temporaryFile("\(example).jsonl")
         defer { try? FileManager.default.removeItem(atPath: capture); try? FileManager.default.removeItem(atPath: lines) }
         let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("\(example).json").path,
-                                                     "--trace", capture, "--trace", lines, "--non-interactive", "skip"])
+                                                     "--trace", capture, "--trace", lines, "--trace-bytes", "--non-interactive", "skip"])
         #expect(result.exitCode == 0, "\(result.stdout)")
         let tshark = URL(fileURLWithPath: "/usr/bin/tshark")
         try #require(FileManager.default.isExecutableFile(atPath: tshark.path), "tshark is missing: run scripts/setup")
@@ -123,21 +123,25 @@ struct ExamplesTests {
         }
     }
 
-    @Test("the trace has every frame with direction, header and decoded RPC")
+    @Test("the trace has every frame with times, header and decoded messages, large ones once; --trace-bytes adds the bytes")
     func traceFile() async throws {
         let trace = temporaryFile("trace.jsonl")
         let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("hello.json").path, "--trace", trace])
         #expect(result.exitCode == 0)
-        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-        let frames = try lines.map { try JSONValue.parse(String($0)) }
+        let frames = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map { try JSONValue.parse(String($0)) }
         #expect(frames.first?["direction"] == "sent")
         #expect(frames.first?["version"] == 1, "the first StartService uses a v1 header")
-        #expect(frames.first?["control"] == "startService")
-        #expect(frames.contains { $0["rpc"]?["functionID"] == 1 && $0["rpc"]?["type"] == "response" })
+        #expect(frames.first?["control"] == "startService" && frames.first?["bson"]?["protocolVersion"] == "5.4.1")
+        #expect(frames.allSatisfy { $0["time"]?.stringValue?.hasSuffix("Z") == true && $0["timeMS"] != nil }, "absolute and relative times")
+        #expect(frames.contains { $0["rpc"]?["name"] == "RegisterAppInterface" && $0["rpc"]?["type"] == "response" })
         #expect(frames.contains { $0["direction"] == "received" && $0["rpc"]?["json"]?["hmiLevel"] == "FULL" })
-        // Every frame's bytes decode back to the same header: the trace is enough to replay.
         #expect(frames.contains { $0["direction"] == "driver" && $0["action"] == "activateApp" }, "driver actions are traced")
-        for frame in frames where frame["direction"] != "driver" {
+        #expect(!frames.contains { $0["bytes"] != nil }, "no frame is written twice by default")
+        // With --trace-bytes every frame's bytes decode back to the same header.
+        let full = temporaryFile("trace-bytes.jsonl")
+        _ = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("hello.json").path, "--trace", full, "--trace-bytes"])
+        for frame in try String(contentsOfFile: full, encoding: .utf8).split(separator: "\n").map({ try JSONValue.parse(String($0)) })
+            where frame["direction"] != "driver" {
             let bytes = try #require(frame["bytes"]?.stringValue).hexBytes
             var decoder = FrameDecoder(maximumPayloadSize: 1 << 30)
             guard case .frame(let decoded)? = decoder.decode(bytes).first else {

@@ -5,23 +5,33 @@ import Testing
 /// actions at the same points, and the same result codes.
 @Suite("sdl-run replay repeats a recorded exchange")
 struct TraceReplayTests {
-    func record(_ example: String) async throws -> String {
+    func record(_ example: String, _ extra: [String] = []) async throws -> String {
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID()).jsonl").path
         let file = CommandRunner.packageRoot.appendingPathComponent("examples/\(example).json").path
-        let result = try await CommandRunner.sdlRun([file, "--trace", trace])
+        let result = try await CommandRunner.sdlRun([file, "--trace", trace] + extra)
         #expect(result.exitCode == 0, "\(result.stdout)")
         return trace
     }
 
     @Test("every recorded request gets the recorded result again", arguments: ["hello", "menu", "alert", "vehicle-data", "files"])
     func replaysExamples(example: String) async throws {
-        let trace = try await record(example)
+        // Uploads need the bulk data itself; the rest replays from the decoded messages.
+        let trace = try await record(example, example == "files" ? ["--trace-bytes"] : [])
         let replay = try await CommandRunner.sdlRun(["replay", trace])
         #expect(replay.exitCode == 0, "\(replay.stdout)\n\(replay.stderr)")
         let summary = try #require(replay.stdout.split(separator: "\n").last)
         #expect(summary.hasSuffix(" passed, 0 failed"))
         #expect(!summary.hasPrefix("0 passed"))
         #expect(replay.stdout.contains("✔ RegisterAppInterface: SUCCESS as recorded"))
+    }
+
+    @Test("a trace without bytes cannot replay an upload, and says how to record one that can")
+    func uploadNeedsBytes() async throws {
+        let trace = try await record("files")
+        let replay = try await CommandRunner.sdlRun(["replay", trace])
+        #expect(replay.exitCode == 2)
+        #expect(replay.stderr.contains("PutFile carried 2038 bytes of bulk data, and the trace has only their length: record it again with --trace-bytes"),
+                "\(replay.stderr)")
     }
 
     @Test("a head unit that behaves differently is reported request by request, exit 1")

@@ -1,0 +1,124 @@
+public import SmartDeviceLink
+import Foundation
+
+/// `--trace FILE`: every frame, one JSON object per line in the order seen, plus the driver
+/// actions between them; enough for ``TraceReplay`` to replay the exchange.
+///
+/// A line has the frame's header fields, the link, and absolute (`time`) and relative
+/// (`timeMS`) times. A control frame carries its BSON payload as JSON. The frame that
+/// completes an RPC message (a single frame, or the last of a multi-frame one) carries it
+/// decoded: name, message type, correlation id, JSON parameters, and its bulk data as a
+/// length and a CRC-32, so a large message is not written twice. `fullBytes` (`--trace-bytes`)
+/// adds every frame's bytes and the bulk data in hex, for byte-level work (fuzz seeds, replaying
+/// uploads).
+public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
+    // `lock` serializes appends from the connection's actor, the closing call, and the
+    // reassemblers of multi-frame messages.
+    private let lock = NSLock()
+    private let handle: FileHandle
+    private let start = ContinuousClock.now
+    private let wallStart = Date()
+    private let fullBytes: Bool
+    private var scenario = ""
+    /// Multi-frame messages being put together, per link and direction.
+    private var reassemblers: [String: FrameReassembler] = [:]
+
+    public init(path: String, fullBytes: Bool = false) throws {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
+        self.handle = handle
+        self.fullBytes = fullBytes
+    }
+
+    /// Names the scenario the next frames belong to.
+    public func begin(scenario name: String) {
+        lock.lock(); scenario = name; lock.unlock()
+    }
+
+    public func record(_ event: FrameTraceEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        var object = times(event.time)
+        object["scenario"] = .string(scenario)
+        object.merge(frameFields(event)) { _, new in new }
+        if let rpc = completedMessage(event) { object["rpc"] = .object(rpc) }
+        handle.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
+    }
+
+    /// Records a driver action, so a replay can perform it at the same point.
+    public func record(driver action: DriverAction) {
+        lock.lock()
+        defer { lock.unlock() }
+        var object = times(ContinuousClock.now)
+        object.merge(["scenario": .string(scenario), "direction": "driver", "action": .string(action.name),
+                      "arguments": .object(action.arguments)]) { _, new in new }
+        handle.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
+    }
+
+    public func close() {
+        lock.lock(); defer { lock.unlock() }
+        try? handle.close()
+    }
+
+    // MARK: - Lines
+
+    private func times(_ instant: ContinuousClock.Instant) -> JSONObject {
+        let elapsed = (instant - start).seconds
+        let wall = wallStart.addingTimeInterval(elapsed)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return ["time": .string(formatter.string(from: wall)), "timeMS": .double((elapsed * 1_000_000).rounded() / 1000)]
+    }
+
+    private func frameFields(_ event: FrameTraceEvent) -> JSONObject {
+        let header = event.frame.header
+        var object: JSONObject = [
+            "direction": .string(event.direction.rawValue), "link": .string(event.link.rawValue),
+            "version": .int(Int64(header.version)), "encrypted": .bool(header.isEncrypted),
+            "frameType": .string("\(header.frameType)"), "service": .string(header.serviceType.description),
+            "frameInfo": .int(Int64(header.frameInfo)), "sessionID": .int(Int64(header.sessionID)),
+            "dataSize": .int(Int64(header.dataSize)), "messageID": .int(Int64(header.messageID)),
+        ]
+        if fullBytes { object["bytes"] = .string(Self.hex(header.encoded + event.frame.payload)) }
+        if let info = header.controlInfo { object["control"] = .string("\(info)") }
+        if header.frameType == .control, !event.frame.payload.isEmpty, let bson = try? BSONDocument(decoding: event.frame.payload) {
+            object["bson"] = bson.json
+        }
+        return object
+    }
+
+    /// The RPC message this frame completes, decoded; nil for other frames.
+    private func completedMessage(_ event: FrameTraceEvent) -> JSONObject? {
+        let header = event.frame.header
+        guard header.frameType != .control, header.serviceType == .rpc || header.serviceType == .hybrid else { return nil }
+        let key = "\(event.link.rawValue) \(event.direction.rawValue)"
+        var reassembler = reassemblers[key] ?? FrameReassembler()
+        let outcome = reassembler.receive(event.frame, now: event.time)
+        reassemblers[key] = reassembler
+        guard case .message(_, let payload) = outcome, let packet = try? RPCPacket(decoding: payload) else { return nil }
+        var rpc: JSONObject = [
+            "type": .string(packet.messageType.specName), "functionID": .int(Int64(packet.functionID)),
+            "name": .string(RPCRegistry.functionName(forID: packet.functionID) ?? "Function\(packet.functionID)"),
+            "correlationID": .int(Int64(packet.correlationID)), "bulkBytes": .int(Int64(packet.bulkData.count)),
+        ]
+        if let json = try? JSONValue.parse(packet.json) { rpc["json"] = json }
+        if !packet.bulkData.isEmpty {
+            rpc["bulkCRC32"] = .int(Int64(CRC32.checksum(packet.bulkData)))
+            if fullBytes { rpc["bulk"] = .string(Self.hex(packet.bulkData)) }
+        }
+        return rpc
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
