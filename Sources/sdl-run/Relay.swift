@@ -97,11 +97,10 @@ actor LinkRelay {
             await app.close()
             return
         }
-        traces?.begin(scenario: "relay session \(session)")
         emit(["event": "connected", "session": .int(Int64(session)), "app": .string(app.description), "device": .string(device.description)])
         // Each direction pumps until its side ends; then both links close, which ends the other.
-        async let toDevice = pump(from: app, to: device, direction: .sent)
-        async let toApp = pump(from: device, to: app, direction: .received)
+        async let toDevice = pump(from: app, to: device, direction: .sent, session: session)
+        async let toApp = pump(from: device, to: app, direction: .received, session: session)
         let (sent, received) = await (toDevice, toApp)
         emit(["event": "closed", "session": .int(Int64(session)), "framesToDevice": .int(Int64(sent.frames)),
               "framesToApp": .int(Int64(received.frames)), "reason": .string(sent.ended ?? received.ended ?? "closed")])
@@ -109,7 +108,7 @@ actor LinkRelay {
 
     /// Copies bytes from one side to the other unchanged, counting (and tracing) the frames.
     private nonisolated func pump(from source: any SDLTransport, to sink: any SDLTransport,
-                                  direction: FrameTraceEvent.Direction) async -> (frames: Int, ended: String?) {
+                                  direction: FrameTraceEvent.Direction, session: Int) async -> (frames: Int, ended: String?) {
         var decoder = FrameDecoder(maximumPayloadSize: 1 << 20)
         var frames = 0
         var ended: String?
@@ -118,7 +117,7 @@ actor LinkRelay {
                 try await sink.send(chunk)
                 for case .frame(let frame) in decoder.decode(chunk) {
                     frames += 1
-                    traces?.record(FrameTraceEvent(direction: direction, time: .now, frame: frame))
+                    traces?.record(FrameTraceEvent(direction: direction, time: .now, frame: frame), scenario: "relay session \(session)")
                 }
             }
             ended = direction == .sent ? "the app disconnected" : "the TDK closed the link"

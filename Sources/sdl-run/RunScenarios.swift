@@ -140,9 +140,7 @@ struct RunScenarios: AsyncParsableCommand {
         } catch {
             throw CommandFailure.invalid("cannot write --trace \(trace.joined(separator: ", ")): \(error.localizedDescription)")
         }
-        var observer: (@Sendable (FrameTraceEvent) -> Void)?
-        if let traceWriter { observer = { event in traceWriter.record(event) } }
-        var runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter, frameObserver: observer)
+        var runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter)
         runner.secondaryTransports = transport.secondaryTransports
         runner.operatorTimeout = .milliseconds(Int64(operatorTimeout * 1000))
         runner.driverCommands = try driverCommands()
@@ -184,9 +182,9 @@ struct RunScenarios: AsyncParsableCommand {
         if parallel == 1 {
             var results: [ScenarioResult] = []
             for scenario in scenarios {
+                let runner = runner.tracing(scenario, into: traceWriter)
                 results.append(try await runner.run(scenario, attempts: retries + 1) {
-                    traceWriter?.begin(scenario: scenario.name)
-                    return try await target(for: scenario, tracing: traceWriter, hmi: hmi)
+                    try await target(for: scenario, tracing: traceWriter, hmi: hmi)
                 })
             }
             return results
@@ -201,7 +199,7 @@ struct RunScenarios: AsyncParsableCommand {
                 // anything starts; a retry makes a fresh one only when it is needed.
                 let first = try await target(for: scenario, tracing: traceWriter, hmi: hmi)
                 let command = self
-                var runner = runner
+                var runner = runner.tracing(scenario, into: traceWriter)
                 if let console = runner.reporter as? ConsoleReporter { runner.reporter = console.labelled(scenario.name) }
                 group.addTask {
                     var firstUnused = true
@@ -230,7 +228,7 @@ struct RunScenarios: AsyncParsableCommand {
         if let hmi { target.driver = hmi }
         target.registrationTimeout = transport.registrationTimeout
         if let writer = traceWriter, let driver = target.driver {
-            target.driver = TracingDriver(driver, writer: writer)
+            target.driver = TracingDriver(driver, writer: writer, scenario: scenario.name)
         }
         return target
     }
@@ -382,5 +380,17 @@ enum ScenarioInputs {
         }
         guard problems.isEmpty else { throw CommandFailure.invalid("invalid scenario:\n" + problems.joined(separator: "\n")) }
         return scenarios
+    }
+}
+
+extension ScenarioRunner {
+    /// This runner with its frames going into `traces` as frames of `scenario`: scenarios
+    /// of a --parallel run each name their own frames.
+    func tracing(_ scenario: Scenario, into traces: TraceFiles?) -> ScenarioRunner {
+        guard let traces else { return self }
+        var runner = self
+        let name = scenario.name
+        runner.frameObserver = { event in traces.record(event, scenario: name) }
+        return runner
     }
 }

@@ -19,8 +19,7 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
     private let start = ContinuousClock.now
     private let wallStart = Date()
     private let fullBytes: Bool
-    private var scenario = ""
-    /// Multi-frame messages being put together, per link and direction.
+    /// Multi-frame messages being put together, per scenario, link and direction.
     private var reassemblers: [String: FrameReassembler] = [:]
 
     public init(path: String, fullBytes: Bool = false) throws {
@@ -32,23 +31,18 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
         self.fullBytes = fullBytes
     }
 
-    /// Names the scenario the next frames belong to.
-    public func begin(scenario name: String) {
-        lock.lock(); scenario = name; lock.unlock()
-    }
-
-    public func record(_ event: FrameTraceEvent) {
+    public func record(_ event: FrameTraceEvent, scenario: String) {
         lock.lock()
         defer { lock.unlock() }
         var object = times(event.time)
         object["scenario"] = .string(scenario)
         object.merge(frameFields(event)) { _, new in new }
-        if let rpc = completedMessage(event) { object["rpc"] = .object(rpc) }
+        if let rpc = completedMessage(event, scenario: scenario) { object["rpc"] = .object(rpc) }
         handle.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
     }
 
     /// Records a driver action, so a replay can perform it at the same point.
-    public func record(driver action: DriverAction) {
+    public func record(driver action: DriverAction, scenario: String) {
         lock.lock()
         defer { lock.unlock() }
         var object = times(ContinuousClock.now)
@@ -90,10 +84,10 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
     }
 
     /// The RPC message this frame completes, decoded; nil for other frames.
-    private func completedMessage(_ event: FrameTraceEvent) -> JSONObject? {
+    private func completedMessage(_ event: FrameTraceEvent, scenario: String) -> JSONObject? {
         let header = event.frame.header
         guard header.frameType != .control, header.serviceType == .rpc || header.serviceType == .hybrid else { return nil }
-        let key = "\(event.link.rawValue) \(event.direction.rawValue)"
+        let key = "\(scenario)\u{0}\(event.link.rawValue) \(event.direction.rawValue)"
         var reassembler = reassemblers[key] ?? FrameReassembler()
         let outcome = reassembler.receive(event.frame, now: event.time)
         reassemblers[key] = reassembler

@@ -3,11 +3,10 @@ import Foundation
 
 /// Where `--trace` writes: JSON lines (``FrameTraceWriter``) or pcapng (``PcapngTraceWriter``).
 public protocol TraceWriter: AnyObject, Sendable {
-    /// Names the scenario the next frames belong to.
-    func begin(scenario name: String)
-    func record(_ event: FrameTraceEvent)
+    /// A frame of `scenario` (scenarios of a `--parallel` run write at the same time).
+    func record(_ event: FrameTraceEvent, scenario: String)
     /// A driver action performed between the frames.
-    func record(driver action: DriverAction)
+    func record(driver action: DriverAction, scenario: String)
     func close()
 }
 
@@ -23,9 +22,8 @@ public final class TraceFiles: TraceWriter {
         }
     }
 
-    public func begin(scenario name: String) { writers.forEach { $0.begin(scenario: name) } }
-    public func record(_ event: FrameTraceEvent) { writers.forEach { $0.record(event) } }
-    public func record(driver action: DriverAction) { writers.forEach { $0.record(driver: action) } }
+    public func record(_ event: FrameTraceEvent, scenario: String) { writers.forEach { $0.record(event, scenario: scenario) } }
+    public func record(driver action: DriverAction, scenario: String) { writers.forEach { $0.record(driver: action, scenario: scenario) } }
     public func close() { writers.forEach { $0.close() } }
 }
 
@@ -46,7 +44,6 @@ public final class PcapngTraceWriter: TraceWriter, @unchecked Sendable {
     /// The wall-clock time of `start`, for absolute timestamps.
     private let wallStart = Date()
     private let start = ContinuousClock.now
-    private var scenario = ""
     private var streams: [String: Stream] = [:]
     private var nextPort: UInt16 = 40001
 
@@ -71,11 +68,7 @@ public final class PcapngTraceWriter: TraceWriter, @unchecked Sendable {
         handle.write(Data(Self.sectionHeader() + Self.interfaceDescription()))
     }
 
-    public func begin(scenario name: String) {
-        lock.lock(); scenario = name; lock.unlock()
-    }
-
-    public func record(_ event: FrameTraceEvent) {
+    public func record(_ event: FrameTraceEvent, scenario: String) {
         let bytes = event.frame.encoded
         let microseconds = UInt64(max(0, (wallStart.timeIntervalSince1970 + (event.time - start).seconds) * 1_000_000))
         lock.lock()
@@ -98,7 +91,7 @@ public final class PcapngTraceWriter: TraceWriter, @unchecked Sendable {
     }
 
     /// Driver actions are in the JSON-lines trace; a packet capture has frames only.
-    public func record(driver action: DriverAction) {}
+    public func record(driver action: DriverAction, scenario: String) {}
 
     public func close() {
         lock.lock(); defer { lock.unlock() }

@@ -5,14 +5,16 @@ import Foundation
 public struct TracingDriver: ScenarioDriver {
     let inner: any ScenarioDriver
     let writer: any TraceWriter
+    let scenario: String
 
-    public init(_ inner: any ScenarioDriver, writer: any TraceWriter) {
+    public init(_ inner: any ScenarioDriver, writer: any TraceWriter, scenario: String) {
         self.inner = inner
         self.writer = writer
+        self.scenario = scenario
     }
 
     public func perform(_ action: DriverAction) async throws {
-        writer.record(driver: action)
+        writer.record(driver: action, scenario: scenario)
         try await inner.perform(action)
     }
 }

@@ -82,7 +82,17 @@ struct ExamplesTests {
     @Test("--parallel runs scenarios at once against separate embedded emulators")
     func parallelRuns() async throws {
         let files = ["hello", "menu", "vehicle-data"].map { Self.examples.appendingPathComponent("\($0).json").path }
-        let result = try await CommandRunner.sdlRun(files + ["--parallel", "3"])
+        let trace = temporaryFile("parallel.jsonl")
+        let result = try await CommandRunner.sdlRun(files + ["--parallel", "3", "--trace", trace])
+        // Each frame is its own scenario's: the app each registers is the one that scenario names.
+        let registrations = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map { try JSONValue.parse(String($0)) }
+            .filter { $0["rpc"]?["name"] == "RegisterAppInterface" && $0["rpc"]?["type"] == "request" }
+        #expect(registrations.count == 3)
+        let apps = ["hello": "hello-0001", "menu": "menu-0001", "vehicle-data": "gauge-0001"]
+        for line in registrations {
+            let scenario = try #require(line["scenario"]?.stringValue)
+            #expect(line["rpc"]?["json"]?["appID"]?.stringValue == apps[scenario], "\(scenario) traced another's frames: \(line)")
+        }
         #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.components(separatedBy: "PASS ").count == 4)
         // Every line says its scenario (but the run's summary), and none is cut by another.
