@@ -73,8 +73,8 @@ public actor SDLConnection {
 
     /// The primary link.
     var driver: LinkDriver<AppProtocolMachine>
-    private var pending = PendingRequests<CheckedContinuation<RPCEnvelope, any Error>>()
-    private let broadcast = Broadcast<RPCEnvelope>()
+    var pending = PendingRequests<CheckedContinuation<RPCEnvelope, any Error>>()
+    let broadcast = Broadcast<RPCEnvelope>()
     let transportBroadcast = Broadcast<TransportEvent>()
     private var startWaiter: (continuation: CheckedContinuation<SessionInfo, any Error>, deadline: ContinuousClock.Instant)?
     /// Audio and video: where each runs, the payload it was started with, who waits on it.
@@ -184,130 +184,6 @@ public actor SDLConnection {
         await shutdown(reason: "stopped by the app")
     }
 
-    // MARK: - RPCs
-
-    /// Sends a request given by function id and parameters and waits for its response.
-    ///
-    /// This is the dynamic form under the typed API; the scenario runner uses it too.
-    /// Cancelling the calling task removes the request and throws ``SDLError/cancelled(function:)`` at once.
-    public func request(
-        functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [], timeout: Duration? = nil
-    ) async throws(SDLError) -> RPCEnvelope {
-        guard case .started = state else { throw SDLError.notConnected }
-        let correlationID = pending.nextID()
-        let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
-                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
-        let actions: [ProtocolAction]
-        do {
-            actions = try driver.perform { machine, now throws(ProtocolStateError) in
-                try machine.send(packet.encoded, service: packet.serviceType, now: now)
-            }
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
-        let limit = timeout ?? configuration.requestTimeout + RPCTimeouts.userWait(function: functionName, parameters: parameters)
-        SDLLog.rpc.debug("→ \(functionName) #\(correlationID)\(bulkData.isEmpty ? "" : " with \(bulkData.count) bytes of bulk data")")
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    pending.insert(.init(functionName: functionName, deadline: driver.now + limit, limit: limit, waiter: continuation),
-                                   for: correlationID)
-                    handle(actions)
-                    if Task.isCancelled { cancelRequest(correlationID) } else { rearm() }
-                }
-            } onCancel: {
-                Task { await self.cancelRequest(correlationID) }
-            }
-        } catch let error as SDLError {
-            throw error
-        } catch {
-            throw SDLError.connectionLost("\(error)")
-        }
-    }
-
-    /// Sends a request without waiting for its response, which then arrives only through
-    /// ``messages()``. Returns the correlation id.
-    @discardableResult
-    public func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
-        guard case .started = state else { throw SDLError.notConnected }
-        let correlationID = pending.nextID()
-        let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
-                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
-        do {
-            handle(try driver.perform { machine, now throws(ProtocolStateError) in
-                try machine.send(packet.encoded, service: packet.serviceType, now: now)
-            })
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
-        return correlationID
-    }
-
-    /// Sends a notification to the head unit (the few the app sends, e.g. OnHashChange is not one).
-    public func notify(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) {
-        guard case .started = state else { throw SDLError.notConnected }
-        let packet = RPCPacket(messageType: .notification, functionID: functionID, correlationID: 0,
-                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
-        do {
-            handle(try driver.perform { machine, now throws(ProtocolStateError) in
-                try machine.send(packet.encoded, service: packet.serviceType, now: now)
-            })
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
-    }
-
-    /// Sends a typed request and returns its typed response. An unsuccessful response is
-    /// returned as a value (check `success`/`resultCode`); use ``sendExpectingSuccess(_:timeout:)``
-    /// for the throwing form.
-    public func send<Request: RPCRequest>(_ request: Request, timeout: Duration? = nil) async throws(SDLError) -> Request.Response {
-        try await request.exchange { parameters, bulkData throws(SDLError) in
-            try await self.request(functionID: Request.functionID, functionName: Request.functionName, parameters: parameters,
-                                   bulkData: bulkData, timeout: timeout)
-        }
-    }
-
-    /// Sends a request named as in the spec with JSON parameters, validated against the spec
-    /// first, and returns the response in its dynamic form (the RPC-console form).
-    public func request(
-        _ functionName: String, parameters: JSONObject, bulkData: [UInt8] = [], timeout: Duration? = nil
-    ) async throws(SDLError) -> RPCEnvelope {
-        guard let function = RPCSpec.shared.function(named: functionName, messageType: .request) else {
-            let close = RPCSpec.suggestions(for: functionName, among: RPCSpec.shared.functionNames(.request))
-            throw SDLError.invalidRequest("\(functionName) is not a request of the RPC spec"
-                                          + (close.first.map { " (did you mean \"\($0)\"?)" } ?? ""))
-        }
-        do {
-            try RPCSpec.shared.validate(function: functionName, messageType: .request, parameters: parameters)
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
-        return try await request(functionID: function.functionID, functionName: functionName, parameters: parameters,
-                                 bulkData: bulkData, timeout: timeout)
-    }
-
-    /// Like ``send(_:timeout:)`` but throws ``SDLError/unsuccessfulResponse(function:resultCode:info:)``
-    /// when `success` is false.
-    public func sendExpectingSuccess<Request: RPCRequest>(_ request: Request, timeout: Duration? = nil) async throws(SDLError) -> Request.Response {
-        let response = try await send(request, timeout: timeout)
-        guard response.success else {
-            throw SDLError.unsuccessfulResponse(function: Request.functionName, resultCode: response.resultCode.rawValue, info: response.info)
-        }
-        return response
-    }
-
-    /// Every RPC message the head unit sends (responses and notifications), from now on.
-    /// The stream ends when the connection closes.
-    public func messages() -> AsyncStream<RPCEnvelope> {
-        broadcast.subscribe()
-    }
-
-    /// Typed notifications of one kind, e.g. `notifications(OnHMIStatus.self)`.
-    /// Notifications that do not decode are skipped (and logged).
-    public func notifications<Notification: RPCNotification>(_ type: Notification.Type) -> AsyncStream<Notification> {
-        messages().typed(Notification.self, logger: configuration.logger)
-    }
-
     // MARK: - Internals
 
     func rearm() {
@@ -348,7 +224,7 @@ public actor SDLConnection {
         rearm()
     }
 
-    private func cancelRequest(_ correlationID: Int32) {
+    func cancelRequest(_ correlationID: Int32) {
         guard let entry = pending.remove(correlationID) else { return }
         entry.waiter.resume(throwing: SDLError.cancelled(function: entry.functionName))
     }

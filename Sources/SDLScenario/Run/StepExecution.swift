@@ -1,0 +1,185 @@
+import Foundation
+import SmartDeviceLink
+
+/// Running one step: sending, expecting, acting, and the bookkeeping between them.
+extension RunContext {
+    // MARK: Steps
+
+    func execute(_ step: Step) async throws(StepFailure) {
+        if step.background {
+            await beginAction()
+            responseMark = await log.count
+            guard let (function, parameters) = singleRequest(of: step.kind) else {
+                throw StepFailure(message: "this step cannot run in the background")
+            }
+            try await post(function, substitute(parameters))
+            return
+        }
+        switch step.kind {
+        case .send(let function, let parameters, let bulkFile, let expect, let timeoutMS):
+            var bulk: [UInt8] = []
+            if let bulkFile {
+                guard let data = FileManager.default.contents(atPath: bulkFile) else { throw StepFailure(message: "cannot read bulkFile \(bulkFile)") }
+                bulk = Array(data)
+            }
+            await beginAction()
+            let response = try await request(function, substitute(parameters), bulk: bulk, timeoutMS: timeoutMS)
+            try check(response, against: expect, function: function)
+            try capture(step.captures, from: response.parameters)
+        case .notify(let function, let parameters):
+            await beginAction()
+            responseMark = await log.count
+            try await notify(function, substitute(parameters))
+        case .expect(let expectations, let order):
+            actionsSinceExpectation = false
+            defer { operatorWindow = nil }
+            try await expect(expectations, order: order)
+        case .action(let action, let expect):
+            await beginAction()
+            let response = try await perform(action)
+            try check(response, against: expect, function: response.functionName)
+            try capture(step.captures, from: response.parameters)
+        case .wait(let milliseconds):
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+        case .repeat:
+            break  // expanded by run(_:)
+        case .prompt(let message):
+            try await prompt(message)
+        case .driver(let action):
+            guard let driver else {
+                await beginAction()
+                return try await operatorDriverStep(action)
+            }
+            await beginAction()
+            responseMark = await log.count
+            var resolved = action
+            resolved.arguments = substitute(action.arguments)
+            do {
+                try await driver.perform(resolved)
+            } catch {
+                throw StepFailure(message: "driver \(action.name) failed: \(error)")
+            }
+        case .stream(let stream):
+            await beginAction()
+            try await self.stream(stream)
+        case .expectTransport(let expectation):
+            defer { operatorWindow = nil }
+            try await expectTransport(expectation)
+        case .exec(let step):
+            await beginAction()
+            execOutput = try await exec(step)
+        }
+    }
+
+    /// Marks the start of an action; the first one after an expectation opens a new window.
+    func beginAction() async {
+        guard !actionsSinceExpectation else { return }
+        actionsSinceExpectation = true
+        actionMark = await log.count
+    }
+
+    func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil) async throws(StepFailure) -> RPCEnvelope {
+        let id = try announce(function, .request, parameters)
+        let response: RPCEnvelope
+        do {
+            response = try await connection.request(functionID: id, functionName: function, parameters: parameters, bulkData: bulk,
+                                                    timeout: timeoutMS.map { .milliseconds($0) })
+        } catch {
+            throw StepFailure(message: error.description, cause: error)
+        }
+        if let index = await log.waitForResponse(correlationID: response.correlationID, until: .now + .seconds(1)) {
+            responseMark = index + 1
+        }
+        return response
+    }
+
+    /// Records and reports a message that something else (the lifecycle manager) sends.
+    func record(_ function: String, _ parameters: JSONObject) {
+        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        sent.append(message)
+        reporter?.sent(message)
+    }
+
+    /// The function id of a message about to be sent, which is recorded and reported as sent.
+    func announce(_ function: String, _ type: RPCMessageType, _ parameters: JSONObject) throws(StepFailure) -> UInt32 {
+        guard let id = ScenarioSpecCheck.functionID(function, type) else {
+            throw StepFailure(message: "\(function) is not a \(type.specName) of the RPC spec")
+        }
+        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        sent.append(message)
+        reporter?.sent(message)
+        return id
+    }
+
+    /// Sends a request whose response a later `expect` checks.
+    func post(_ function: String, _ parameters: JSONObject) async throws(StepFailure) {
+        let id = try announce(function, .request, parameters)
+        do {
+            try await connection.post(functionID: id, parameters: parameters)
+        } catch {
+            throw StepFailure(message: error.description)
+        }
+    }
+
+    /// The one request a step sends, for steps that can run in the background.
+    func singleRequest(of kind: Step.Kind) -> (String, JSONObject)? {
+        switch kind {
+        case .send(let function, let parameters, nil, _, _): return (function, parameters)
+        case .action(let action, _): return ScenarioActions.singleRequest(action)
+        default: return nil
+        }
+    }
+
+    func notify(_ function: String, _ parameters: JSONObject) async throws(StepFailure) {
+        let id = try announce(function, .notification, parameters)
+        do {
+            try await connection.notify(functionID: id, parameters: parameters)
+        } catch {
+            throw StepFailure(message: error.description)
+        }
+    }
+
+    func check(_ response: RPCEnvelope, against expect: ResponseExpectation, function: String) throws(StepFailure) {
+        let code = response.resultCode ?? "(none)"
+        let info = response.parameters["info"]?.stringValue.map { " (info: \($0))" } ?? ""
+        if let codes = expect.resultCodes, !codes.contains(code) {
+            throw StepFailure(message: "\(function) answered \(code)\(info); expected \(codes.joined(separator: " or "))")
+        }
+        if let success = expect.success, response.success != success {
+            throw StepFailure(message: "\(function) answered \(code)\(info); expected \(success ? "success" : "a failure")")
+        }
+        if let matcher = expect.parameters,
+           let mismatch = matcher.mismatch(.object(response.parameters), at: function, variables: variables) {
+            throw StepFailure(message: mismatch)
+        }
+    }
+
+    func capture(_ captures: [String: String], from parameters: JSONObject) throws(StepFailure) {
+        for (name, path) in captures.sorted(by: { $0.key < $1.key }) {
+            guard let value = JSONPathLookup.value(at: path, in: .object(parameters)) else {
+                throw StepFailure(message: "cannot capture ${\(name)}: the message has no '\(path)'")
+            }
+            variables[name] = value
+        }
+    }
+
+    func substitute(_ parameters: JSONObject) -> JSONObject {
+        parameters.mapValues(substitute)
+    }
+
+    func substitute(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text) where text.hasPrefix("${") && text.hasSuffix("}") && !text.dropFirst(2).contains("${"):
+            return variables[String(text.dropFirst(2).dropLast())] ?? value
+        case .string(let text) where text.contains("${"):
+            var result = text
+            for (name, bound) in variables {
+                result = result.replacingOccurrences(of: "${\(name)}", with: bound.stringValue ?? bound.description)
+            }
+            return .string(result)
+        case .array(let items): return .array(items.map(substitute))
+        case .object(let object): return .object(object.mapValues(substitute))
+        default: return value
+        }
+    }
+}
