@@ -42,7 +42,7 @@ struct Console: AsyncParsableCommand {
             choice = TransportChoice(link.description) { (try? options.makeTransport()) ?? link }
         } else {
             let target = EmbeddedEmulator.target(configuration: .standard)
-            choice = TransportChoice(target.name) { (try? target.makeTransport()) ?? UnavailableLink() }
+            choice = TransportChoice(target.name) { (try? target.makeTransport()) ?? UnavailableTransport() }
             driver = target.driver
         }
         var configuration = SDLConfiguration(appName: appName, appID: appID, transports: [choice])
@@ -121,17 +121,6 @@ struct Console: AsyncParsableCommand {
 /// A line on standard output, unbuffered like the console reporter's, so they keep their order.
 func say(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
-}
-
-/// A transport that cannot open: the embedded emulator's factory does not fail, this keeps
-/// the types honest if it ever does.
-private final class UnavailableLink: SDLTransport {
-    let description = "unavailable"
-    var kind: TransportKind { .memory }
-    let incoming = AsyncThrowingStream<[UInt8], any Error> { $0.finish() }
-    func open() async throws(TransportError) { throw TransportError.unsupported("the console's link cannot be made again") }
-    func send(_ bytes: [UInt8]) async throws(TransportError) { throw TransportError.closed(description) }
-    func close() async {}
 }
 
 /// Reads lines: through libedit (editing, history, completion) on a terminal, plainly from a pipe.

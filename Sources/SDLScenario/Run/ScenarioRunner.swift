@@ -180,13 +180,14 @@ public struct ScenarioRunner: Sendable {
 }
 
 /// Stands in for a transport the target could not make on a reconnect; opening it fails.
-final class UnavailableTransport: SDLTransport {
-    let description = "unavailable transport"
-    var kind: TransportKind { .memory }
-    let incoming = AsyncThrowingStream<[UInt8], any Error> { $0.finish() }
-    func open() async throws(TransportError) { throw TransportError.unsupported("the target cannot make its transport any more") }
-    func send(_ bytes: [UInt8]) async throws(TransportError) { throw TransportError.closed(description) }
-    func close() async {}
+package final class UnavailableTransport: SDLTransport {
+    package let description = "unavailable transport"
+    package var kind: TransportKind { .memory }
+    package let incoming = AsyncThrowingStream<[UInt8], any Error> { $0.finish() }
+    package init() {}
+    package func open() async throws(TransportError) { throw TransportError.unsupported("the target cannot make its transport any more") }
+    package func send(_ bytes: [UInt8]) async throws(TransportError) { throw TransportError.closed(description) }
+    package func close() async {}
 }
 
 /// A step failure with the message a user reads.
