@@ -47,23 +47,20 @@ extension SDLConnection {
     public func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
         guard case .started = state else { throw SDLError.notConnected }
         let correlationID = pending.nextID()
-        let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
-                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
-        do {
-            handle(try driver.perform { machine, now throws(ProtocolStateError) in
-                try machine.send(packet.encoded, service: packet.serviceType, now: now)
-            })
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
+        try queue(RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
+                            json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData))
         return correlationID
     }
 
     /// Sends a notification to the head unit (the few the app sends, e.g. OnHashChange is not one).
     public func notify(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) {
         guard case .started = state else { throw SDLError.notConnected }
-        let packet = RPCPacket(messageType: .notification, functionID: functionID, correlationID: 0,
-                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
+        try queue(RPCPacket(messageType: .notification, functionID: functionID, correlationID: 0,
+                            json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData))
+    }
+
+    /// Frames an RPC message into the primary's outbox.
+    private func queue(_ packet: RPCPacket) throws(SDLError) {
         do {
             handle(try driver.perform { machine, now throws(ProtocolStateError) in
                 try machine.send(packet.encoded, service: packet.serviceType, now: now)
