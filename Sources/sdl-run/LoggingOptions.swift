@@ -40,7 +40,7 @@ struct LoggingOptions: ParsableArguments {
             }
             let known = SDLLogModule.allCases.map(\.rawValue)
             guard known.contains(parts[0]) else {
-                let hint = RPCSpec.suggestions(for: parts[0], among: known).first.map { "; did you mean \"\($0)\"?" } ?? ""
+                let hint = RPCSpec.didYouMean(parts[0], among: known)
                 throw ValidationError("--log-module \(entry): unknown module\(hint) (modules: \(known.joined(separator: ", ")))")
             }
             moduleLevels[parts[0]] = moduleLevel

@@ -67,10 +67,7 @@ struct RunScenarios: AsyncParsableCommand {
         for entry in driverCommand {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[1].isEmpty else { throw ValidationError("--driver-command \(entry): expected ACTION=COMMAND") }
-            guard DriverAction.names.contains(parts[0]) else {
-                let close = RPCSpec.suggestions(for: parts[0], among: DriverAction.names).first.map { "; did you mean \"\($0)\"?" } ?? ""
-                throw ValidationError("--driver-command \(entry): \(parts[0]) is not a driver action\(close)")
-            }
+            if let problem = DriverAction.problem(withName: parts[0]) { throw ValidationError("--driver-command \(entry): \(problem)") }
             commands[parts[0]] = parts[1]
         }
         return commands

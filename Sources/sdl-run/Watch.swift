@@ -56,8 +56,7 @@ struct BenchConfiguration {
         }
         guard case .object(let json)? = try? JSONValue.parse(Array(data)) else { throw invalid("$", "not a JSON object") }
         for key in json.keys.sorted() where !keys.contains(key) {
-            let close = RPCSpec.suggestions(for: key, among: keys).first.map { "; did you mean \"\($0)\"?" } ?? ""
-            throw invalid("$.\(key)", "unknown key\(close)")
+            throw invalid("$.\(key)", "unknown key" + RPCSpec.didYouMean(key, among: keys))
         }
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
         func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : (base as NSString).appendingPathComponent(p) }
@@ -92,9 +91,8 @@ struct BenchConfiguration {
             guard let object = commands.objectValue, object.values.allSatisfy({ $0.stringValue != nil }) else {
                 throw invalid("$.driverCommands", "expected an object of driver action: command line")
             }
-            for name in object.keys.sorted() where !DriverAction.names.contains(name) {
-                let close = RPCSpec.suggestions(for: name, among: DriverAction.names).first.map { "; did you mean \"\($0)\"?" } ?? ""
-                throw invalid("$.driverCommands.\(name)", "not a driver action\(close)")
+            for name in object.keys.sorted() {
+                if let problem = DriverAction.problem(withName: name) { throw invalid("$.driverCommands.\(name)", problem) }
             }
             bench.driverCommands = object.compactMapValues(\.stringValue)
         }

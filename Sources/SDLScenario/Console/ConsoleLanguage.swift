@@ -36,10 +36,7 @@ public enum ConsoleLanguage {
             return .save(path: words[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
         case "driver":
             guard words.count >= 2 else { throw ConsoleInputError(description: "write driver ACTION [NAME=VALUE...], e.g. driver activateApp") }
-            guard DriverAction.names.contains(words[1]) else {
-                let close = RPCSpec.suggestions(for: words[1], among: DriverAction.names).first
-                throw ConsoleInputError(description: "\(words[1]) is not a driver action" + (close.map { "; did you mean \"\($0)\"?" } ?? ""))
-            }
+            if let problem = DriverAction.problem(withName: words[1]) { throw ConsoleInputError(description: problem) }
             var arguments: JSONObject = [:]
             for word in words.dropFirst(2) {
                 guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
@@ -53,8 +50,8 @@ public enum ConsoleLanguage {
         }
         let spec = RPCSpec.shared
         guard let function = spec.function(named: first, messageType: .request) else {
-            let close = RPCSpec.suggestions(for: first, among: spec.functionNames(.request) + commands).first
-            throw ConsoleInputError(description: "\(first) is not a request of the RPC spec" + (close.map { "; did you mean \"\($0)\"?" } ?? ""))
+            throw ConsoleInputError(description: "\(first) is not a request of the RPC spec"
+                                    + RPCSpec.didYouMean(first, among: spec.functionNames(.request) + commands))
         }
         var parameters: JSONObject = [:]
         let rest = words.dropFirst()

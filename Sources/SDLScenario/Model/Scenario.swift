@@ -281,6 +281,10 @@ public struct DriverAction: Sendable {
     }
     /// The driver actions a scenario can take: the emulator's table, less its control-only ones.
     public static var names: [String] { HeadUnitEmulator.driverActions.filter { !$0.controlOnly }.map(\.name) }
+    /// Why `name` names no driver action, with the closest one; nil when it names one.
+    public static func problem(withName name: String) -> String? {
+        names.contains(name) ? nil : "\(name) is not a driver action" + RPCSpec.didYouMean(name, among: names)
+    }
     /// Those a scenario may name bare (`{"driver": "activateApp"}`).
     public static var bareNames: [String] { HeadUnitEmulator.driverActions.filter { !$0.controlOnly && $0.canBeBare }.map(\.name) }
 }

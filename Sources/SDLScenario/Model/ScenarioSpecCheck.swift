@@ -17,8 +17,7 @@ struct ScenarioSpecCheck {
         if spec.functions.contains(where: { $0.name == name }) {
             return "\(name) is not a \(type.specName) of the RPC spec"
         }
-        let close = RPCSpec.suggestions(for: name, among: candidates)
-        return "unknown \(type.specName) '\(name)'" + (close.first.map { "; did you mean \"\($0)\"?" } ?? "")
+        return "unknown \(type.specName) '\(name)'" + RPCSpec.didYouMean(name, among: candidates)
     }
 
     /// The parameter names of a function, or nil when unknown.
@@ -31,8 +30,7 @@ struct ScenarioSpecCheck {
         guard let enumeration = spec.enumeration(named: enumName) else { return nil }
         let names = enumeration.elements.map(\.name)
         if names.contains(value) { return nil }
-        let close = RPCSpec.suggestions(for: value, among: names)
-        return "'\(value)' is not a value of \(enumName)" + (close.first.map { "; did you mean \"\($0)\"?" } ?? "")
+        return "'\(value)' is not a value of \(enumName)" + RPCSpec.didYouMean(value, among: names)
     }
 
     /// Problems of the parameters of a message, each with its path below `params`.

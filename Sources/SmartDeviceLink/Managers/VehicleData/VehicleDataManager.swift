@@ -202,7 +202,7 @@ public actor VehicleDataManager {
         guard !items.isEmpty else { throw .invalid("name at least one vehicle data item") }
         for item in items.sorted(by: { $0.rawValue < $1.rawValue }) where !allowed.contains(item) {
             if Set(all).contains(item) { throw .invalid("\(item) can be read with get but not subscribed") }
-            let close = RPCSpec.suggestions(for: item.rawValue, among: all.map(\.rawValue)).first.map { "; did you mean \"\($0)\"?" } ?? ""
+            let close = RPCSpec.didYouMean(item.rawValue, among: all.map(\.rawValue))
             throw .invalid("\"\(item)\" is not a vehicle data item of the spec\(close)")
         }
         return Dictionary(uniqueKeysWithValues: items.map { ($0.rawValue, JSONValue.bool(true)) })

@@ -267,6 +267,12 @@ extension RPCSpec {
 // MARK: - Suggestions
 
 extension RPCSpec {
+    /// `; did you mean "X"?` for the closest of `candidates` (see ``suggestions(for:among:)``),
+    /// or nothing when none is close: the tail of an error message about a misspelt name.
+    public static func didYouMean(_ name: String, among candidates: [String]) -> String {
+        suggestions(for: name, among: candidates).first.map { "; did you mean \"\($0)\"?" } ?? ""
+    }
+
     /// Names among `candidates` close to `name`, best first (at most three), for "did you
     /// mean" hints on misspelt function, parameter and enum names.
     ///
