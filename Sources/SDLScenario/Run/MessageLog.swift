@@ -36,11 +36,15 @@ actor EventLog<Entry: Sendable> {
 
     var count: Int { messages.count }
 
-    func append(_ entry: Entry) {
-        messages.append(Logged(index: messages.count, timeMS: (ContinuousClock.now - start).milliseconds, entry: entry))
+    /// Logs `entry` and returns it with its place and time, for the live report.
+    @discardableResult
+    func append(_ entry: Entry) -> Logged<Entry> {
+        let logged = Logged(index: messages.count, timeMS: (ContinuousClock.now - start).milliseconds, entry: entry)
+        messages.append(logged)
         let woken = waiters
         waiters.removeAll()
         for (_, waiter) in woken { waiter.resume() }
+        return logged
     }
 
     /// Entries from `index` on.

@@ -128,18 +128,12 @@ public struct ScenarioRunner: Sendable {
         let messages = await manager.messages()
         let liveReporter = reporter
         let recorder = Task {
-            for await envelope in messages {
-                await log.append(envelope)
-                if let last = await log.messages.last { liveReporter?.received(last) }
-            }
+            for await envelope in messages { liveReporter?.received(await log.append(envelope)) }
         }
         let transports = EventLog<TransportEvent>(start: start)
         let transportEvents = await manager.transportEvents()
         Task {
-            for await event in transportEvents {
-                await transports.append(event)
-                if let last = await transports.messages.last { liveReporter?.transport(last) }
-            }
+            for await event in transportEvents { liveReporter?.transport(await transports.append(event)) }
         }
         let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
