@@ -11,6 +11,7 @@ actor BenchWatcher {
     private let log: FileHandle
     private var runs: [DeviceKey: ActiveRun] = [:]
     private var stopping = false
+    private let timestamps = ISO8601DateFormatter()
 
     struct DeviceKey: Hashable {
         var bus: UInt8
@@ -135,13 +136,12 @@ actor BenchWatcher {
         case 2: outcome = "invalid"
         default: outcome = "connectionFailed"
         }
-        let formatter = ISO8601DateFormatter()
         var summary: JSONObject = [
-            "device": .string(run.device.description), "startedAt": .string(formatter.string(from: run.started)),
-            "finishedAt": .string(formatter.string(from: Date())), "exitCode": .int(Int64(exitCode)), "outcome": .string(outcome),
+            "device": .string(run.device.description), "startedAt": .string(timestamps.string(from: run.started)),
+            "finishedAt": .string(timestamps.string(from: Date())), "exitCode": .int(Int64(exitCode)), "outcome": .string(outcome),
             "arguments": .array((run.process.arguments ?? []).map(JSONValue.string)),
         ]
-        if let removed = run.removedAt { summary["deviceRemovedAt"] = .string(formatter.string(from: removed)) }
+        if let removed = run.removedAt { summary["deviceRemovedAt"] = .string(timestamps.string(from: removed)) }
         let path = (run.folder as NSString).appendingPathComponent("run.json")
         _ = FileManager.default.createFile(atPath: path, contents: Data((JSONValue.object(summary).serialized() + "\n").utf8))
         emit(["event": "runFinished", "device": .string(run.device.description), "outcome": .string(outcome),
@@ -151,7 +151,7 @@ actor BenchWatcher {
     /// One JSON line on stdout and in watch.jsonl.
     private func emit(_ object: JSONObject) {
         var line = object
-        line["time"] = .string(ISO8601DateFormatter().string(from: Date()))
+        line["time"] = .string(timestamps.string(from: Date()))
         let data = Data((JSONValue.object(line).serialized() + "\n").utf8)
         // The file first: whoever reads the line on stdout finds it in watch.jsonl too.
         log.write(data)

@@ -19,6 +19,12 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
     private let start = ContinuousClock.now
     private let wallStart = Date()
     private let fullBytes: Bool
+    /// Made once: a formatter is costly to make, and every frame is stamped (used under `lock`).
+    private let timestamps: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
     /// Multi-frame messages being put together, per scenario, link and direction.
     private var reassemblers: [String: FrameReassembler] = [:]
 
@@ -61,9 +67,7 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
     private func times(_ instant: ContinuousClock.Instant) -> JSONObject {
         let elapsed = (instant - start).seconds
         let wall = wallStart.addingTimeInterval(elapsed)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return ["time": .string(formatter.string(from: wall)), "timeMS": .double((elapsed * 1_000_000).rounded() / 1000)]
+        return ["time": .string(timestamps.string(from: wall)), "timeMS": .double((elapsed * 1_000_000).rounded() / 1000)]
     }
 
     private func frameFields(_ event: FrameTraceEvent) -> JSONObject {
