@@ -67,9 +67,9 @@ actor LinkRelay {
         self.traces = traces
     }
 
-    nonisolated func emit(_ object: JSONObject) {
-        FileHandle.standardOutput.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
-    }
+    private let output = JSONLineWriter()
+
+    nonisolated func emit(_ object: JSONObject) { output.write(object) }
 
     func accept(_ app: StreamSocketTransport) async {
         guard !busy else {
