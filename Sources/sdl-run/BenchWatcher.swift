@@ -158,25 +158,3 @@ actor BenchWatcher {
         FileHandle.standardOutput.write(data)
     }
 }
-
-/// SIGTERM (systemd stopping the unit) and SIGINT, delivered to a handler instead of
-/// ending the process, whatever signal mask the process was started with.
-final class StopSignals {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ handler: @escaping @Sendable () -> Void) {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
-            sigaddset(&set, number)
-        }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        sources = [SIGTERM, SIGINT].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
-        }
-    }
-}

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SDLEmulator
 import SmartDeviceLink
-import Synchronization
 
 /// `sdl-run emulate`: runs the head-unit emulator until SIGINT or SIGTERM.
 struct Emulate: AsyncParsableCommand {
@@ -105,20 +104,9 @@ struct Emulate: AsyncParsableCommand {
             lines.append("usb: serving " + (phones.map { "\($0) and phones in accessory mode" } ?? "phones in accessory mode"))
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        await Self.waitForTermination()
+        await StopSignals.wait()
         usbTask?.cancel()
         await headUnit.stop()
     }
-
-    /// Returns on the first SIGINT or SIGTERM (the handler only sets an atomic flag; this polls it).
-    static func waitForTermination() async {
-        signal(SIGINT) { _ in terminationRequested.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in terminationRequested.store(true, ordering: .relaxed) }
-        while !terminationRequested.load(ordering: .relaxed) {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-    }
 }
 
-/// Set from the signal handler, which may touch nothing but lock-free atomics.
-private let terminationRequested = Atomic<Bool>(false)
