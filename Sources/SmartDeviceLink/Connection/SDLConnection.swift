@@ -42,7 +42,7 @@ public actor SDLConnection {
         public init(protocolConfiguration: ProtocolConfiguration = ProtocolConfiguration(),
                     startTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(10),
                     stopTimeout: Duration = .seconds(2),
-                    logger: Logger = Logger(label: "SmartDeviceLink.protocol"),
+                    logger: Logger = Logger(label: SDLLogModule.protocol.label),
                     clock: any Clock<Duration> = ContinuousClock(),
                     secondaryTransports: Set<SecondaryTransportKind>? = nil,
                     makeSecondaryTransport: @escaping @Sendable (SecondaryEndpoint) -> any SDLTransport = SecondaryEndpoint.defaultTransport,

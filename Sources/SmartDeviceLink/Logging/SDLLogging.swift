@@ -113,13 +113,13 @@ public struct SDLLogHandler: LogHandler {
 
 /// One logger per module, as sdl_ios has log modules: `--log-module files=debug` turns up
 /// one layer. Trace is for bytes, debug for decisions, info for what a user cares about.
+/// (SDLConnection and SDLManager log through the logger their configuration is given,
+/// `protocol` and `lifecycle` by default.)
 package enum SDLLog {
     package static let tcp = Logger(label: SDLLogModule.tcp.label)
     package static let usb = Logger(label: SDLLogModule.usb.label)
     package static let bluetooth = Logger(label: SDLLogModule.bluetooth.label)
-    package static let `protocol` = Logger(label: SDLLogModule.protocol.label)
     package static let rpc = Logger(label: SDLLogModule.rpc.label)
-    package static let lifecycle = Logger(label: SDLLogModule.lifecycle.label)
     package static let files = Logger(label: SDLLogModule.files.label)
     package static let screen = Logger(label: SDLLogModule.screen.label)
 }

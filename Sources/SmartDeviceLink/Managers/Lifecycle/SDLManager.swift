@@ -61,7 +61,7 @@ public actor SDLManager: RPCChannel {
     let transportObservers = Broadcast<TransportEvent>()
     private let logger: Logger
 
-    public init(configuration: SDLConfiguration, logger: Logger = Logger(label: "SmartDeviceLink.lifecycle")) {
+    public init(configuration: SDLConfiguration, logger: Logger = Logger(label: SDLLogModule.lifecycle.label)) {
         self.configuration = configuration
         self.logger = logger
         let relay = ChannelRelay()

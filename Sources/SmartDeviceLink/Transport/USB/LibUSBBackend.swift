@@ -87,7 +87,6 @@ public final class LibUSBBackend: USBBackend {
 
 /// Owns a `libusb_context`, its event thread and its hotplug registrations.
 final class LibUSBContext: Sendable {
-    static let logger = Logger(label: "SmartDeviceLink.transport.usb")
 
     let pointer: LibUSBPointer
     private let events: LibUSBEventThread
@@ -215,7 +214,7 @@ final class LibUSBEventThread: Sendable {
             var tv = timeval(tv_sec: 1, tv_usec: 0)
             let rc = libusb_handle_events_timeout_completed(context.raw, &tv, nil)
             if rc < 0 && rc != LIBUSB_ERROR_INTERRUPTED.rawValue {
-                LibUSBContext.logger.error("libusb event handling failed: \(USBError(rawValue: rc))")
+                SDLLog.usb.error("libusb event handling failed: \(USBError(rawValue: rc))")
                 usleep(100_000)   // do not spin on a persistent error
             }
         }

@@ -64,7 +64,6 @@ public final class USBTransport: SDLTransport {
     private let suppliedBackend: (any USBBackend)?
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
     private let state: Locked<State>
-    private static let logger = Logger(label: "SmartDeviceLink.transport.usb")
 
     /// A transport for the device `selector` picks.
     /// - Parameter backend: the USB host to use; by default a new ``LibUSBBackend`` at ``open()``.
@@ -168,7 +167,7 @@ public final class USBTransport: SDLTransport {
         do {
             let active = try handle.activeConfiguration()
             if active != options.configuration {
-                Self.logger.debug("USB \(device): configuration \(active) → \(options.configuration)")
+                SDLLog.usb.debug("USB \(device): configuration \(active) → \(options.configuration)")
                 try handle.setConfiguration(options.configuration)
             }
         } catch {
@@ -189,7 +188,7 @@ public final class USBTransport: SDLTransport {
         }
         do {
             if try handle.isKernelDriverActive(interface: interface) {
-                Self.logger.info("USB \(device): detaching the kernel driver from interface \(interface)")
+                SDLLog.usb.info("USB \(device): detaching the kernel driver from interface \(interface)")
                 try handle.detachKernelDriver(interface: interface)
             }
         } catch where error == .notSupported {
@@ -201,7 +200,7 @@ public final class USBTransport: SDLTransport {
             throw error.transportError("claim interface \(interface)", on: device)
         }
         let inSize = max(options.inTransferSize, Int(inEP.maxPacketSize))
-        Self.logger.info("USB \(device): interface \(interface) claimed, bulk IN 0x\(String(inEP.address, radix: 16)), OUT 0x\(String(outEP.address, radix: 16))")
+        SDLLog.usb.info("USB \(device): interface \(interface) claimed, bulk IN 0x\(String(inEP.address, radix: 16)), OUT 0x\(String(outEP.address, radix: 16))")
         return Link(backend: backend, handle: handle, interface: interface,
                     inEndpoint: inEP.address, outEndpoint: outEP.address, inSize: inSize)
     }
@@ -445,7 +444,7 @@ public final class USBTransport: SDLTransport {
         } else {
             // libusb still owns some transfer: closing the handle now could let it write
             // into freed memory. Leak the handle instead (its transfers keep it alive).
-            Self.logger.warning("\(link.handle.device): transfers did not come back within \(options.cancelGrace); leaving the handle open")
+            SDLLog.usb.warning("\(link.handle.device): transfers did not come back within \(options.cancelGrace); leaving the handle open")
         }
     }
 
