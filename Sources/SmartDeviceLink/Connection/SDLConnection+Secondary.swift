@@ -209,11 +209,16 @@ extension SDLConnection {
 
     private func retrySecondary() {
         guard secondary == nil, case .started = state else { return }
-        if let announcedTCP, allowedSecondaries.contains(.tcp), streams.routing.offered.contains(.tcp) {
+        if let announcedTCP, takes(.tcp) {
             openSecondary(announcedTCP)
-        } else if transport.kind != .usb, allowedSecondaries.contains(.usb), streams.routing.offered.contains(.usb) {
+        } else if transport.kind != .usb, takes(.usb) {
             openSecondary(.usb)
         }
+    }
+
+    /// Whether the head unit offers this kind of secondary and this app opens it.
+    private func takes(_ kind: SecondaryTransportKind) -> Bool {
+        streams.routing.offered.contains(kind) && allowedSecondaries.contains(kind)
     }
 
     /// Puts each running service on the best link up now, in the head unit's order.
