@@ -7,10 +7,11 @@ import Glibc
 extension RunContext {
     /// Runs an `exec` step's command on this machine and waits for it (at most its timeout),
     /// keeping what it printed for the report. Its exit code decides the step.
-    func exec(_ step: ExecStep) async throws(StepFailure) -> String {
+    /// - Parameter environment: variables the command gets besides this process's.
+    func exec(_ step: ExecStep, environment: [String: String] = [:]) async throws(StepFailure) -> String {
         let finished: LocalCommand.Outcome
         do {
-            finished = try await LocalCommand.run(step.arguments, timeout: .milliseconds(step.timeoutMS))
+            finished = try await LocalCommand.run(step.arguments, timeout: .milliseconds(step.timeoutMS), environment: environment)
         } catch {
             throw StepFailure(message: "cannot run \(step.display): \(error)")
         }

@@ -31,18 +31,14 @@ extension RunContext {
     func operatorDriverStep(_ action: DriverAction) async throws(StepFailure) {
         let arguments = substitute(action.arguments)
         if let command = driverCommands[action.name] {
-            let outcome: LocalCommand.Outcome
+            // The bench command is an exec step of its own: the same timeout, exit-code and
+            // output handling, with the action and its arguments in its environment.
             do {
-                outcome = try await LocalCommand.run(["/bin/sh", "-c", command], timeout: .seconds(60), environment: [
+                execOutput = try await exec(ExecStep(arguments: ["/bin/sh", "-c", command], timeoutMS: 60_000, expectedExitCode: 0), environment: [
                     "SDL_DRIVER_ACTION": action.name, "SDL_DRIVER_ARGUMENTS": JSONValue.object(arguments).serialized(),
                 ])
             } catch {
-                throw StepFailure(message: "driver \(action.name) through \(command): \(error)")
-            }
-            execOutput = outcome.output
-            guard outcome.status == 0, !outcome.timedOut else {
-                throw StepFailure(message: "driver \(action.name) through \(command) " + (outcome.timedOut ? "did not finish within 60 s" : "exited with \(outcome.status)"),
-                                  output: outcome.output)
+                throw StepFailure(message: "driver \(action.name): \(error.message)", output: error.output)
             }
             return
         }
