@@ -128,12 +128,19 @@ public struct ScenarioRunner: Sendable {
         let messages = await manager.messages()
         let liveReporter = reporter
         let recorder = Task {
-            for await envelope in messages { liveReporter?.received(await log.append(envelope)) }
+            for await envelope in messages {
+                // Logged first, whether or not anyone reports it: `reporter?.f(x)` would not evaluate x.
+                let logged = await log.append(envelope)
+                liveReporter?.received(logged)
+            }
         }
         let transports = EventLog<TransportEvent>(start: start)
         let transportEvents = await manager.transportEvents()
         Task {
-            for await event in transportEvents { liveReporter?.transport(await transports.append(event)) }
+            for await event in transportEvents {
+                let logged = await transports.append(event)
+                liveReporter?.transport(logged)
+            }
         }
         let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
