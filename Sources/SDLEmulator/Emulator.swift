@@ -68,6 +68,8 @@ public actor HeadUnitEmulator {
     /// when it stops or is freed; a configured one is the user's and stays.
     private let ownsStorage: Bool
     var stopped = false
+    /// Callers of ``waitUntil(timeout:_:)`` (see Emulator+Waiting.swift).
+    var stateWaiters: [StateWaiter] = []
 
     /// - Parameter clock: the emulator's time; tests pass a clock they advance themselves.
     public init(configuration: EmulatorConfiguration = .standard, clock: any Clock<Duration> = ContinuousClock()) {
@@ -163,6 +165,8 @@ public actor HeadUnitEmulator {
     /// folder it made itself (a configured `storage.directory` stays).
     public func stop() async {
         stopped = true
+        for waiter in stateWaiters { waiter.continuation.resume(returning: false) }
+        stateWaiters.removeAll()
         for listener in listeners { listener.close() }
         listeners.removeAll()
         for listener in unixListeners { listener.close() }
@@ -208,6 +212,7 @@ public actor HeadUnitEmulator {
     private func received(_ chunk: [UInt8], on id: Int) {
         guard let actions = connections[id]?.machine.receive(chunk, now: clock.now) else { return }
         perform(actions, on: id)
+        stateChanged()
     }
 
     private func tick(_ id: Int) {

@@ -31,13 +31,10 @@ struct SecondaryTransportSwitchTests {
 
     /// Waits until the head unit has counted `bytes` of video on `link` ("primary"/"secondary").
     func videoBytes(_ emulator: HeadUnitEmulator, appID: String, on link: String, reach bytes: Int) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let stream = await emulator.snapshot().app(appID)?.streams["video"]
-            if (link == "primary" ? stream?.bytesOnPrimary : stream?.bytesOnSecondary) ?? 0 >= bytes { return true }
-            try? await Task.sleep(for: .milliseconds(5))
+        await emulator.waitUntil { snapshot in
+            let stream = snapshot.app(appID)?.streams["video"]
+            return (link == "primary" ? stream?.bytesOnPrimary : stream?.bytesOnSecondary) ?? 0 >= bytes
         }
-        return false
     }
 
     static func names(_ events: [TransportEvent]) -> [String] { events.map(\.name) }

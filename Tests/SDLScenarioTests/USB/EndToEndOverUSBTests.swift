@@ -94,12 +94,8 @@ struct EndToEndOverUSBTests {
         _ = try await connection.startService(.video)
         #expect(await connection.link(of: .video) == .secondary)
         try await connection.sendServiceData([UInt8](repeating: 7, count: 10_000), on: .video)
-        var seen = 0
-        for _ in 0..<500 where seen < 10_000 {
-            seen = await headUnit.snapshot().app("usb-nav")?.streams["video"]?.bytesOnSecondary ?? 0
-            if seen < 10_000 { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(seen == 10_000, "the head unit got the video on the secondary")
+        let received = await headUnit.waitUntil { $0.app("usb-nav")?.streams["video"]?.bytesOnSecondary == 10_000 }
+        #expect(received, "the head unit got the video on the secondary")
         await connection.stop()
         await headUnit.stop()
     }
@@ -137,9 +133,7 @@ struct EndToEndOverUSBTests {
         let started = try await events(until: "runStarted")
         #expect(started.map { $0["event"]?.stringValue } == ["attached", "runStarted"])
         let first = try #require(started.last?["report"]?.stringValue)
-        for _ in 0..<500 where await headUnit.snapshot().app("bench-0001") == nil {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        #expect(await headUnit.waitUntil { $0.app("bench-0001") != nil }, "the run registered its app")
         #expect(FileManager.default.createFile(atPath: plugDirectory + "/unplug-14", contents: nil))
         let removed = try await events(until: "runFinished")
         #expect(removed.map { $0["event"]?.stringValue } == ["detached", "runFinished"])
