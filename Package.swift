@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Logging with per-module levels; the API every server-side Swift library logs through.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // sdl_core's HMI interface is a WebSocket: NIOWebSocket does its framing, masking and
+        // upgrade (`sdl-run --hmi`), a maintained implementation instead of one of our own.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     ],
     targets: [
         // libusb-1.0 from Debian's libusb-1.0-0-dev: the USB transport (host role).
@@ -68,10 +71,22 @@ let package = Package(
         ),
         .target(name: "SDLEmulator", dependencies: ["SmartDeviceLink"], swiftSettings: strict),
         .target(name: "SDLScenario", dependencies: ["SmartDeviceLink", "SDLEmulator"], swiftSettings: strict),
+        // sdl-run as the HMI of a real sdl_core (`--hmi`); its own target, so that only what
+        // talks to core carries SwiftNIO.
+        .target(
+            name: "SDLCoreHMI",
+            dependencies: [
+                "SmartDeviceLink", "SDLScenario",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "sdl-run",
             dependencies: [
-                "SmartDeviceLink", "SDLEmulator", "SDLScenario", "CSDLConsole",
+                "SmartDeviceLink", "SDLEmulator", "SDLScenario", "SDLCoreHMI", "CSDLConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -89,7 +104,7 @@ let package = Package(
         .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
         .testTarget(name: "SDLFuzzTests", dependencies: ["SDLFuzz"], exclude: ["Inputs"], swiftSettings: strict),
         .testTarget(
-            name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLEmulator", "SmartDeviceLink"],
+            name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLCoreHMI", "SDLEmulator", "SmartDeviceLink"],
             exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

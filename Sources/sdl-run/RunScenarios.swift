@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SDLEmulator
 import SDLScenario
+import SDLCoreHMI
 import SmartDeviceLink
 
 /// `sdl-run [run] FILE...`: runs scenarios and reports pass/fail.

@@ -5,6 +5,13 @@ import Foundation
 public protocol ScenarioDriver: Sendable {
     /// Performs `action`; throws a message-bearing error when it cannot.
     func perform(_ action: DriverAction) async throws
+    /// Whether `dropTransport` is the head unit's to do. When it is not (the HMI of a real
+    /// head unit has no such button), the runner cuts the app's own end of the link.
+    var dropsTheLink: Bool { get }
+}
+
+extension ScenarioDriver {
+    public var dropsTheLink: Bool { true }
 }
 
 /// Where a scenario runs: how to reach the head unit, and its driver if it has one.
@@ -117,8 +124,11 @@ public struct ScenarioRunner: Sendable {
         } catch {
             return await finish(.connectionFailed, "\(error)", [], sent: [])
         }
+        let currentLink = Locked<(any SDLTransport)?>(nil)
         var configuration = scenario.app.configuration(transports: [TransportChoice(target.name) {
-            (try? makeTransport()) ?? UnavailableTransport()
+            let link = (try? makeTransport()) ?? UnavailableTransport()
+            currentLink.withLock { $0 = link }
+            return link
         }])
         configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(200), maximumAttempts: 5)
         configuration.registrationTimeout = target.registrationTimeout
@@ -144,6 +154,10 @@ public struct ScenarioRunner: Sendable {
         }
         let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
+        await context.setLinkCutter {
+            let link = currentLink.withLock { $0 }
+            await link?.close()
+        }
         await context.setOperator(timeout: operatorTimeout, commands: driverCommands)
         await context.setOutputDirectory(outputDirectory)
         // The manager's own screen, file and audio managers act for the scenario: each of their
@@ -240,6 +254,8 @@ actor RunContext {
     var operatorWindow: Duration?
     /// A driver step skipped for want of an operator: every later step depends on it.
     var skippedForOperator: String?
+    /// Closes the app's end of its current link, for `dropTransport` where the driver cannot.
+    var cutOwnLink: @Sendable () async -> Void = {}
 
     init(scenario: Scenario, connection: SDLManager, log: MessageLog, transports: EventLog<TransportEvent>,
          driver: (any ScenarioDriver)?, reporter: (any ScenarioReporter)?, promptPolicy: PromptPolicy, start: ContinuousClock.Instant) {
@@ -257,6 +273,7 @@ actor RunContext {
     var nowMS: Double { (ContinuousClock.now - start).milliseconds }
 
     func setOutputDirectory(_ directory: String?) { outputDirectory = directory }
+    func setLinkCutter(_ cut: @escaping @Sendable () async -> Void) { cutOwnLink = cut }
 
     /// Where a file the scenario writes goes: under the output directory when there is one
     /// (a relative name keeps its subfolders), else where the scenario said.

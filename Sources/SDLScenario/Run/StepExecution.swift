@@ -54,6 +54,9 @@ extension RunContext {
             responseMark = await log.count
             var resolved = action
             resolved.arguments = substitute(action.arguments)
+            if action.name == "dropTransport" && !driver.dropsTheLink {
+                return await cutOwnLink()
+            }
             do {
                 try await driver.perform(resolved)
             } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import SDLScenario
+import SDLCoreHMI
 import SmartDeviceLink
 import Testing
 

@@ -1,0 +1,97 @@
+public import SDLScenario
+import SmartDeviceLink
+
+extension CoreHMI {
+    /// Performs a driver step as a person at core's HMI would: the HMI API notification it
+    /// causes, and the answer to the request on screen that it ends.
+    public func perform(_ action: DriverAction) async throws {
+        let arguments = action.arguments
+        // Only the steps about an app wait for core to name it; the others need none.
+        func appID() async throws -> Int64 { try await hmiAppID(arguments["appID"]?.stringValue) }
+        func integer(_ names: String...) throws -> Int64 {
+            guard let value = names.lazy.compactMap({ arguments[$0]?.intValue }).first else {
+                throw Failure(description: "\(action.name) needs an integer \(names[0])")
+            }
+            return value
+        }
+        switch action.name {
+        case "activateApp":
+            _ = try await call("SDL.ActivateApp", ["appID": .int(try await appID())])
+        case "exitApp":
+            try await notify("BasicCommunication.OnExitApplication", ["appID": .int(try await appID()), "reason": "USER_EXIT"])
+        case "deactivateApp":
+            try await notify("BasicCommunication.OnAppDeactivated", ["appID": .int(try await appID())])
+        case "selectCommand":
+            let voice = arguments["triggerSource"]?.stringValue == "VR"
+            let app = try await appID()
+            try await notify(voice ? "VR.OnCommand" : "UI.OnCommand", ["cmdID": .int(try integer("cmdID")), "appID": .int(app)])
+            // Picking from the open menu closes it.
+            if views.menuOpenFor == app { try await closeMenu(app) }
+        case "openMenu":
+            let app = try await appID()
+            views.menuOpenFor = app
+            try await notify("UI.OnSystemContext", ["systemContext": "MENU", "appID": .int(app)])
+        case "closeMenu":
+            try await closeMenu(try await appID())
+        case "pressSoftButton":
+            let id = try integer("id", "softButtonID")
+            try await press(["name": "CUSTOM_BUTTON", "customButtonID": .int(id), "appID": .int(try await appID())],
+                            long: arguments["longPress"]?.boolValue == true)
+            if let view = views.modal, view.softButtonIDs.contains(id) { try await closeView(.success) }
+        case "pressButton":
+            guard let name = (arguments["name"] ?? arguments["buttonName"])?.stringValue else {
+                throw Failure(description: "pressButton needs the button's name, e.g. OK or SEEKRIGHT")
+            }
+            try await press(["name": .string(name)], long: arguments["longPress"]?.boolValue == true)
+        case "selectChoice":
+            _ = try openView(["UI.PerformInteraction"], for: "selectChoice")
+            try await closeView(.success, ["choiceID": .int(try integer("choiceID"))])
+        case "typeOnKeyboard":
+            _ = try openView(["UI.PerformInteraction"], for: "typeOnKeyboard")
+            views.keyboardText += arguments["text"]?.stringValue ?? ""
+            try await notify("UI.OnKeyboardInput", ["event": "KEYPRESS", "data": .string(views.keyboardText)])
+        case "submitKeyboard":
+            _ = try openView(["UI.PerformInteraction"], for: "submitKeyboard")
+            let text = arguments["text"]?.stringValue ?? views.keyboardText
+            try await notify("UI.OnKeyboardInput", ["event": "ENTRY_SUBMITTED", "data": .string(text)])
+            try await closeView(.success, ["manualTextEntry": .string(text)])
+        case "abortKeyboard":
+            _ = try openView(["UI.PerformInteraction"], for: "abortKeyboard")
+            try await notify("UI.OnKeyboardInput", ["event": "ENTRY_ABORTED"])
+            try await closeView(.aborted)
+        case "finishAudioPassThru", "cancelAudioPassThru", "retryAudioPassThru":
+            _ = try openView(["UI.PerformAudioPassThru"], for: action.name)
+            let code: HMIResult = switch action.name {
+            case "finishAudioPassThru": .success
+            case "cancelAudioPassThru": .aborted
+            default: .retry
+            }
+            try await closeView(code)
+        case "setVehicleData":
+            var values = arguments["values"]?.objectValue ?? [:]
+            if values.isEmpty, let name = arguments["name"]?.stringValue, let value = arguments["value"] { values = [name: value] }
+            if values.isEmpty { values = arguments.filter { $0.key != "appID" } }
+            vehicleData.merge(values) { _, new in new }
+            for name in values.keys { unavailableData[name] = nil }
+            try await notify("VehicleInfo.OnVehicleData", values)
+        case "setVehicleDataUnavailable":
+            guard let name = arguments["name"]?.stringValue else { throw Failure(description: "setVehicleDataUnavailable needs the data's name") }
+            let code = arguments["resultCode"]?.stringValue ?? "DATA_NOT_AVAILABLE"
+            guard let result = HMIResult(name: code) else { throw Failure(description: "setVehicleDataUnavailable: \(code) is not a result code") }
+            unavailableData[name] = (result, arguments["info"]?.stringValue)
+        default:
+            throw Failure(description: "\(action.name) has no meaning on core's HMI API")
+        }
+    }
+
+    /// A button goes down and up, then counts as pressed (what core passes to the app).
+    private func press(_ button: JSONObject, long: Bool) async throws {
+        for mode in ["BUTTONDOWN", "BUTTONUP"] { try await notify("Buttons.OnButtonEvent", button.merging(["mode": .string(mode)]) { $1 }) }
+        try await notify("Buttons.OnButtonPress", button.merging(["mode": long ? "LONG" : "SHORT"]) { $1 })
+    }
+
+    private func closeMenu(_ app: Int64) async throws {
+        views.menuOpenFor = nil
+        try await notify("UI.OnSystemContext", ["systemContext": "MAIN", "appID": .int(app)])
+    }
+}

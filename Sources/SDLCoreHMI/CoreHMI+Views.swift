@@ -1,0 +1,127 @@
+import SmartDeviceLink
+
+/// A request core waits on while it is on the screen: an alert, a scrollable message, a
+/// choice or keyboard, a recording. A driver step or its own time ends it.
+struct OpenView: Sendable {
+    var requestID: Int64
+    var method: String
+    var appID: Int64
+    var softButtonIDs: [Int64]
+    /// Ends the view when its time is up (nil: it waits for a person).
+    var timer: Task<Void, Never>?
+    /// Which opening of a view this is, so a stale timer does not close a later one.
+    var token: Int
+}
+
+/// What is open on this HMI's screen.
+struct OpenViews: Sendable {
+    /// One UI view at a time, as on a real screen: a second alert is REJECTED while one is up.
+    var modal: OpenView?
+    /// core's VR.PerformInteraction beside the UI one (a choice can be spoken or touched).
+    var voiceInteraction: OpenView?
+    /// What was typed on the open keyboard.
+    var keyboardText = ""
+    /// The app whose menu is open (system context MENU).
+    var menuOpenFor: Int64?
+    var tokens = 0
+
+    mutating func nextToken() -> Int {
+        tokens += 1
+        return tokens
+    }
+
+    func cancelTimers() {
+        modal?.timer?.cancel()
+        voiceInteraction?.timer?.cancel()
+    }
+}
+
+extension CoreHMI {
+    /// Answers a request core sent: the views wait, the rest are answered at once.
+    func answerRequest(_ id: Int64, _ method: String, _ params: JSONObject) async throws {
+        let appID = params["appID"]?.intValue ?? 0
+        switch method {
+        case "UI.Alert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
+            guard views.modal == nil else {
+                // What a generic HMI says when the screen is taken; core passes REJECTED on to the app.
+                return try await answer(id, method, .rejected, info: "the screen shows another request (\(views.modal?.method ?? ""))")
+            }
+            try await open(id, method, params, appID: appID)
+        case "VR.PerformInteraction":
+            let token = views.nextToken()
+            views.voiceInteraction = OpenView(requestID: id, method: method, appID: appID, softButtonIDs: [], timer: nil, token: token)
+            if let milliseconds = params["timeout"]?.intValue, milliseconds > 0 {
+                views.voiceInteraction?.timer = after(milliseconds) { hmi in try await hmi.endVoiceInteraction(.timedOut, token: token) }
+            }
+        case "UI.ShowAppMenu":
+            try await answer(id, method)
+            views.menuOpenFor = appID
+            try await notify("UI.OnSystemContext", ["systemContext": "MENU", "appID": .int(appID)])
+        case "VehicleInfo.GetVehicleData":
+            let asked = params.keys.filter { params[$0]?.boolValue == true }
+            if let name = asked.sorted().first(where: { unavailableData[$0] != nil }), let failure = unavailableData[name] {
+                return try await answer(id, method, failure.code, info: failure.info)
+            }
+            try await answer(id, method, .success, vehicleData.filter { asked.contains($0.key) })
+        default:
+            try await answer(id, method, .success, CoreHMIAnswers.result(for: method, params: params))
+        }
+    }
+
+    /// Puts a view on the screen: the app's system context changes as a generic HMI's does,
+    /// and its time starts (an alert's duration, an interaction's timeout, a recording's
+    /// maxDuration). core sends duration 0 for an alert with soft buttons: it stays until one is pressed.
+    private func open(_ id: Int64, _ method: String, _ params: JSONObject, appID: Int64) async throws {
+        let token = views.nextToken()
+        let buttons = params["softButtons"]?.arrayValue?.compactMap { $0["softButtonID"]?.intValue } ?? []
+        views.modal = OpenView(requestID: id, method: method, appID: appID, softButtonIDs: buttons, timer: nil, token: token)
+        views.keyboardText = ""
+        let (context, limit, ending): (String, Int64?, HMIResult) = switch method {
+        case "UI.Alert": ("ALERT", params["duration"]?.intValue, .success)
+        case "UI.ScrollableMessage": ("HMI_OBSCURED", params["timeout"]?.intValue, .success)
+        case "UI.PerformInteraction": ("HMI_OBSCURED", params["timeout"]?.intValue, .timedOut)
+        default: ("HMI_OBSCURED", params["maxDuration"]?.intValue, .success)  // UI.PerformAudioPassThru
+        }
+        try await notify("UI.OnSystemContext", ["systemContext": .string(context), "appID": .int(appID)])
+        if let limit, limit > 0 {
+            views.modal?.timer = after(limit) { hmi in try await hmi.closeView(ending, token: token) }
+        }
+    }
+
+    /// Ends the open view with `code` (and `result`), then returns the app to MAIN.
+    func closeView(_ code: HMIResult, _ result: JSONObject = [:], token: Int? = nil) async throws {
+        guard let view = views.modal, token == nil || view.token == token else { return }
+        view.timer?.cancel()
+        views.modal = nil
+        if view.method == "UI.PerformInteraction" {
+            // A choice made on the screen ends the spoken one: core waits for both answers.
+            try await endVoiceInteraction(.aborted, token: nil)
+        }
+        try await answer(view.requestID, view.method, code, result)
+        try await notify("UI.OnSystemContext", ["systemContext": "MAIN", "appID": .int(view.appID)])
+    }
+
+    func endVoiceInteraction(_ code: HMIResult, _ result: JSONObject = [:], token: Int?) async throws {
+        guard let view = views.voiceInteraction, token == nil || view.token == token else { return }
+        view.timer?.cancel()
+        views.voiceInteraction = nil
+        try await answer(view.requestID, view.method, code, result)
+    }
+
+    /// The open view of `method` (any UI view when nil), or a failure that says what is on screen.
+    func openView(_ methods: Set<String>, for step: String) throws -> OpenView {
+        guard let view = views.modal, methods.contains(view.method) else {
+            let wanted = methods.sorted().joined(separator: " or ")
+            throw Failure(description: "\(step): core sent no \(wanted) that is still open" + (views.modal.map { " (\($0.method) is)" } ?? ""))
+        }
+        return view
+    }
+
+    /// Runs `body` on this HMI after `milliseconds`, unless cancelled first.
+    private func after(_ milliseconds: Int64, _ body: @escaping @Sendable (isolated CoreHMI) async throws -> Void) -> Task<Void, Never> {
+        Task {
+            guard (try? await Task.sleep(for: .milliseconds(milliseconds))) != nil else { return }
+            do { try await body(self) } catch { self.ended("\(error)") }
+        }
+    }
+}
