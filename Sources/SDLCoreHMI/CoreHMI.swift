@@ -1,6 +1,6 @@
 import Foundation
 public import SDLScenario
-public import SmartDeviceLink
+import SmartDeviceLink
 
 /// `sdl-run --hmi ws://HOST:8087`: sdl-run is the HMI of a real sdl_core, so the driver
 /// steps of a scenario (activate the app, pick a command, press a button, type on the
@@ -42,6 +42,8 @@ public actor CoreHMI: ScenarioDriver {
     var unavailableData: [String: (code: HMIResult, info: String?)] = [:]
     /// Every request and notification core sent, in order.
     public private(set) var received: [HMIMessage] = []
+    private var watchers: [Int: AsyncStream<HMIMessage>.Continuation] = [:]
+    private var nextWatcher = 0
 
     /// `url` is core's HMI WebSocket, `ws://HOST:PORT[/PATH]`.
     public init(url: String) throws(Failure) {
@@ -94,6 +96,18 @@ public actor CoreHMI: ScenarioDriver {
 
     /// A cable pulled is the phone's side of the link: the runner cuts its own transport.
     public nonisolated var dropsTheLink: Bool { false }
+
+    /// What core sends from now on, for a scenario's `hmi` expectations.
+    public func hmiMessages() -> AsyncStream<HMIMessage>? {
+        let (stream, continuation) = AsyncStream<HMIMessage>.makeStream()
+        let id = nextWatcher
+        nextWatcher += 1
+        watchers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.unwatch(id) } }
+        return stream
+    }
+
+    private func unwatch(_ id: Int) { watchers[id] = nil }
 
     // MARK: - Apps
 
@@ -171,7 +185,9 @@ public actor CoreHMI: ScenarioDriver {
         let id = message["id"]?.intValue
         if let method = message["method"]?.stringValue {
             let params = message["params"]?.objectValue ?? [:]
-            received.append(HMIMessage(method: method, params: params, isRequest: id != nil))
+            let seen = HMIMessage(method: method, params: params, isRequest: id != nil)
+            received.append(seen)
+            for watcher in watchers.values { watcher.yield(seen) }
             if let id {
                 do { try await answerRequest(id, method, params) } catch { ended("\(error)") }
             } else if method == "BasicCommunication.OnAppRegistered", let app = params["application"]?.objectValue,
@@ -194,15 +210,8 @@ public actor CoreHMI: ScenarioDriver {
         for waiter in answers.values { waiter.resume(throwing: Failure(description: reason)) }
         answers = [:]
         views.cancelTimers()
+        for watcher in watchers.values { watcher.finish() }
     }
-}
-
-/// A request or notification sdl_core sent its HMI.
-public struct HMIMessage: Sendable {
-    /// `Interface.Function`, e.g. `UI.Show`.
-    public var method: String
-    public var params: JSONObject
-    public var isRequest: Bool
 }
 
 /// HMI_API's `Common.Result`: what the HMI answers core with.

@@ -63,6 +63,8 @@ public actor HeadUnitEmulator {
     var timers: [Int: Task<Void, Never>] = [:]
     var nextToken = 1
     let subscribers = Broadcast<EmulatorEvent>()
+    /// HMI messages of requests not yet answered; they are shown if the answer is a success.
+    var awaitingHMIView: [RequestKey: [HMIView.Message]] = [:]
     nonisolated let storageRoot: String
     /// A storage folder the emulator made itself (no `storage.directory` configured) goes
     /// when it stops or is freed; a configured one is the user's and stays.
@@ -380,6 +382,13 @@ public actor HeadUnitEmulator {
             respond(request, "UNSUPPORTED_REQUEST", info: "the emulator does not model \(request.name)")
             return
         }
+        let view = HMIView.messages(for: request.name, request.parameters, appID: Int64(app.registrationOrder))
+        if HMIView.forwardedBeforeAnswer.contains(request.name) {
+            for message in view { emit(.hmiMessage(appID: app.appID, method: message.method, parameters: message.params)) }
+        } else if !view.isEmpty {
+            // core checks the request first (a duplicate name never reaches the screen): shown on success.
+            awaitingHMIView[RequestKey(session: request.key, correlationID: request.correlationID)] = view
+        }
         handle(self, request)
     }
 
@@ -465,6 +474,10 @@ public actor HeadUnitEmulator {
         let packet = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         send(packet, to: request.key)
+        if let view = awaitingHMIView.removeValue(forKey: RequestKey(session: request.key, correlationID: request.correlationID)),
+           let app = apps[request.key], Self.successfulCodes.contains(resultCode) {
+            for message in view { emit(.hmiMessage(appID: app.appID, method: message.method, parameters: message.params)) }
+        }
         emit(.rpcAnswered(appID: apps[request.key]?.appID, name: request.name, correlationID: request.correlationID, resultCode: resultCode))
     }
 

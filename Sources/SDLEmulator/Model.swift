@@ -57,6 +57,8 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
     /// Audio or video started (or ended) on a connection.
     case streamStarted(connection: Int, sessionID: UInt8, service: String)
     case streamEnded(connection: Int, sessionID: UInt8, service: String, reason: String)
+    /// What sdl_core would have sent its HMI for an app's request (see ``HMIView``).
+    case hmiMessage(appID: String, method: String, parameters: JSONObject)
 
     public var description: String {
         switch self {
@@ -75,6 +77,7 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .secondaryAnnounced(let s, let a): return "session \(s): TransportEventUpdate " + (a.isEmpty ? "(TCP withdrawn)" : a)
         case .streamStarted(let c, let s, let service): return "connection \(c): session \(s) started \(service)"
         case .streamEnded(let c, let s, let service, let r): return "connection \(c): session \(s) ended \(service): \(r)"
+        case .hmiMessage(let id, let method, _): return "HMI ← \(method) for \(id)"
         }
     }
 
@@ -105,6 +108,8 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .streamEnded(let c, let s, let service, let r):
             return ["event": "streamEnded", "connection": .int(Int64(c)), "sessionID": .int(Int64(s)), "service": .string(service),
                     "reason": .string(r)]
+        case .hmiMessage(let id, let method, let parameters):
+            return ["event": "hmiMessage", "appID": .string(id), "method": .string(method), "parameters": .object(parameters)]
         }
     }
 }
@@ -195,6 +200,12 @@ struct SessionKey: Hashable, Sendable {
 }
 
 /// A request from an app, as the handlers see it.
+/// One request of one app session.
+struct RequestKey: Hashable, Sendable {
+    var session: SessionKey
+    var correlationID: Int32
+}
+
 struct IncomingRequest: Sendable {
     var key: SessionKey
     var name: String

@@ -189,7 +189,8 @@ public struct ResponseExpectation: Sendable {
 
 /// An expected message from the head unit.
 public struct MessageExpectation: Sendable {
-    public enum Kind: String, Sendable { case notification, response }
+    /// `hmi`: a message the head unit's HMI was sent (`UI.Show`), not one the app received.
+    public enum Kind: String, Sendable { case notification, response, hmi }
     public var kind: Kind
     public var function: String
     public var parameters: Matcher?

@@ -320,17 +320,25 @@ struct ScenarioReader {
 
     mutating func messageExpectation(_ value: JSONValue, _ path: String) -> MessageExpectation? {
         guard let object = objectValue(value, path) else { return nil }
-        unknownKeys(object, allowed: ["notification", "response", "params", "count", "atLeast", "never", "within", "capture"], path)
+        unknownKeys(object, allowed: ["notification", "response", "hmi", "params", "count", "atLeast", "never", "within", "capture"], path)
         let kind: MessageExpectation.Kind
         let function: String
-        if let name = string(object["notification"], "\(path).notification") {
+        if let name = string(object["hmi"], "\(path).hmi") {
+            guard let problem = Self.hmiMethodProblem(name) else {
+                return MessageExpectation(kind: .hmi, function: name, parameters: object["params"].map { matcher($0, "\(path).params") },
+                                          count: expectationCount(object, path), withinMS: int(object["within"], "\(path).within", minimum: 1),
+                                          captures: captures(object["capture"], "\(path).capture"))
+            }
+            issue("\(path).hmi", problem)
+            return nil
+        } else if let name = string(object["notification"], "\(path).notification") {
             kind = .notification
             function = name
         } else if let name = string(object["response"], "\(path).response") {
             kind = .response
             function = name
         } else {
-            issue(path, "name the message: {\"notification\": \"OnHMIStatus\"} or {\"response\": \"Show\"}")
+            issue(path, "name the message: {\"notification\": \"OnHMIStatus\"}, {\"response\": \"Show\"} or {\"hmi\": \"UI.Show\"}")
             return nil
         }
         let type: RPCMessageType = kind == .notification ? .notification : .response
@@ -338,15 +346,35 @@ struct ScenarioReader {
             issue("\(path).\(kind.rawValue)", problem)
             return nil
         }
-        var count = MessageExpectation.Count.atLeast(1)
-        if let exactly = int(object["count"], "\(path).count") { count = exactly == 0 ? .never : .exactly(exactly) }
-        if let atLeast = int(object["atLeast"], "\(path).atLeast", minimum: 1) { count = .atLeast(atLeast) }
-        if bool(object["never"], "\(path).never") == true { count = .never }
+        let count = expectationCount(object, path)
         let parameters = object["params"].map { matcher($0, "\(path).params") }
         if let parameters { checkMatcherKeys(parameters, function: function, type: type, path: "\(path).params") }
         return MessageExpectation(kind: kind, function: function, parameters: parameters, count: count,
                                   withinMS: int(object["within"], "\(path).within", minimum: 1),
                                   captures: captures(object["capture"], "\(path).capture"))
+    }
+
+    private mutating func expectationCount(_ object: JSONObject, _ path: String) -> MessageExpectation.Count {
+        var count = MessageExpectation.Count.atLeast(1)
+        if let exactly = int(object["count"], "\(path).count") { count = exactly == 0 ? .never : .exactly(exactly) }
+        if let atLeast = int(object["atLeast"], "\(path).atLeast", minimum: 1) { count = .atLeast(atLeast) }
+        if bool(object["never"], "\(path).never") == true { count = .never }
+        return count
+    }
+
+    /// The HMI API's interfaces: an `hmi` expectation names `Interface.Function` of one of them.
+    static let hmiInterfaces = ["BasicCommunication", "UI", "VR", "TTS", "VehicleInfo", "Navigation", "Buttons", "RC", "AppService", "SDL"]
+
+    /// Why `name` is not an HMI API method, or nil.
+    static func hmiMethodProblem(_ name: String) -> String? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = parts[1].first, first.isUppercase else {
+            return "'\(name)' is not an HMI API method: write Interface.Function, e.g. UI.Show or VehicleInfo.SubscribeVehicleData"
+        }
+        guard hmiInterfaces.contains(String(parts[0])) else {
+            return "'\(parts[0])' is not an HMI API interface; use one of " + hmiInterfaces.joined(separator: ", ")
+        }
+        return nil
     }
 
     /// Flags matcher keys the message can never carry and enum values it can never have,

@@ -158,9 +158,11 @@ public enum ScenarioSchema {
     },
     "expectation": {
       "type": "object", "additionalProperties": false,
-      "oneOf": [{"required": ["notification"]}, {"required": ["response"]}],
+      "oneOf": [{"required": ["notification"]}, {"required": ["response"]}, {"required": ["hmi"]}],
       "properties": {
         "notification": {"type": "string"}, "response": {"type": "string"},
+        "hmi": {"type": "string", "pattern": "^[A-Za-z]+\\.[A-Z][A-Za-z]*$",
+                "description": "A message the head unit's HMI was sent, Interface.Function (UI.Show): on sdl_core with --hmi, and as the embedded emulator says core would send it."},
         "params": {"$ref": "#/$defs/matcher"},
         "count": {"type": "integer", "minimum": 0, "description": "Exactly this many (0: never)."},
         "atLeast": {"type": "integer", "minimum": 1},

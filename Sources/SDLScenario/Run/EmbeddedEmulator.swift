@@ -25,7 +25,7 @@ public enum EmbeddedEmulator {
                 }
                 return app
             },
-            driver: ControlCommandDriver { command in await emulator.control(command) },
+            driver: ControlCommandDriver(hmi: { await emulator.hmiMessages() }) { command in await emulator.control(command) },
             finish: { await emulator.stop() })
     }
 }
@@ -34,10 +34,16 @@ public enum EmbeddedEmulator {
 /// emulator's control channel (`sdl-run emulate --control`), so both behave the same.
 public struct ControlCommandDriver: ScenarioDriver {
     let execute: @Sendable (JSONObject) async throws -> JSONObject
+    let hmi: (@Sendable () async -> AsyncStream<HMIMessage>)?
 
-    public init(execute: @escaping @Sendable (JSONObject) async throws -> JSONObject) {
+    /// `hmi` gives what the emulator's HMI is sent, where the driver can see it (in process).
+    public init(hmi: (@Sendable () async -> AsyncStream<HMIMessage>)? = nil,
+                execute: @escaping @Sendable (JSONObject) async throws -> JSONObject) {
         self.execute = execute
+        self.hmi = hmi
     }
+
+    public func hmiMessages() async -> AsyncStream<HMIMessage>? { await hmi?() }
 
     /// The control command for a scenario driver action: the short form's value goes to the
     /// action's shorthand parameter; setVehicleData's arguments are the values.
@@ -103,6 +109,24 @@ public actor ControlChannelClient {
     }
 
     public func close() async { await socket.close() }
+}
+
+extension HeadUnitEmulator {
+    /// What this emulator's HMI is sent from now on (``HMIView``), as scenario HMI messages.
+    func hmiMessages() -> AsyncStream<HMIMessage> {
+        let events = events()
+        return AsyncStream { continuation in
+            let forward = Task {
+                for await event in events {
+                    if case .hmiMessage(_, let method, let parameters) = event {
+                        continuation.yield(HMIMessage(method: method, params: parameters, isRequest: !method.contains(".On")))
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forward.cancel() }
+        }
+    }
 }
 
 /// A driver step the emulator could not perform.

@@ -7,12 +7,25 @@ extension RunContext {
     /// `expect` steps after an action see what it caused, and consecutive `expect` steps
     /// (or an `expectInOrder` group) must be satisfied in order. `never` and `count` wait
     /// their whole window (`within`, default 1 s) before deciding.
+    ///
+    /// `hmi` expectations search what the HMI was sent, a log of its own with its own order:
+    /// in an `expectAnyOrder` group they are checked after the app's messages.
     func expect(_ expectations: [MessageExpectation], order: ExpectationOrder) async throws(StepFailure) {
         switch order {
         case .inOrder:
             for expectation in expectations { try await expectOne(expectation) }
         case .anyOrder:
-            try await expectAll(expectations)
+            let app = expectations.filter { $0.kind != .hmi }
+            if !app.isEmpty { try await expectAll(app) }
+            // Each from the same place; the group ends after the last one matched.
+            let start = hmiLastMatch
+            var end = start
+            for expectation in expectations where expectation.kind == .hmi {
+                hmiLastMatch = start
+                try await expectOne(expectation)
+                end = max(end, hmiLastMatch)
+            }
+            hmiLastMatch = end
         }
     }
 
@@ -34,18 +47,26 @@ extension RunContext {
     private func mismatch(_ message: LoggedMessage, _ expectation: MessageExpectation) -> String? {
         let envelope = message.envelope
         let type: RPCMessageType = expectation.kind == .notification ? .notification : .response
-        guard envelope.messageType == type, envelope.functionName == expectation.function else { return "other message" }
+        guard expectation.kind == .hmi || envelope.messageType == type, envelope.functionName == expectation.function else {
+            return "other message"
+        }
         guard let matcher = expectation.parameters else { return nil }
         return matcher.mismatch(.object(envelope.parameters), at: expectation.function, variables: variables)
     }
 
     private func expectOne(_ expectation: MessageExpectation) async throws(StepFailure) {
+        let hmi = expectation.kind == .hmi
+        let log = hmi ? hmiLog : log
         let mark: Int
         switch expectation.count {
+        case _ where hmi: mark = hmiActionMark
         case .atLeast: mark = actionMark
         case .exactly, .never: mark = responseMark
         }
-        let from = max(mark, lastMatch + 1)
+        let from = max(mark, (hmi ? hmiLastMatch : lastMatch) + 1)
+        func matched(_ index: Int) {
+            if hmi { hmiLastMatch = index } else { lastMatch = index }
+        }
         let deadline = ContinuousClock.now + .milliseconds(window(expectation))
         while true {
             let candidates = await log.messages(from: from)
@@ -53,7 +74,7 @@ extension RunContext {
             switch expectation.count {
             case .atLeast(let needed) where found.count >= needed:
                 let decisive = found[found.startIndex + needed - 1]
-                lastMatch = decisive.index
+                matched(decisive.index)
                 try capture(expectation.captures, from: found.first!.envelope.parameters)
                 return
             case .never where !found.isEmpty:
@@ -68,7 +89,7 @@ extension RunContext {
                 case .never:
                     return
                 case .exactly(let wanted) where found.count == wanted:
-                    if let last = found.last { lastMatch = last.index }
+                    if let last = found.last { matched(last.index) }
                     try capture(expectation.captures, from: found.first?.envelope.parameters ?? [:])
                     return
                 default:
@@ -113,7 +134,7 @@ extension RunContext {
 
     private func timeoutMessage(_ expectation: MessageExpectation, found: Int, candidates: [LoggedMessage]) -> String {
         let seconds = Double(window(expectation)) / 1000
-        var text = "waited \(seconds.clean) s for \(expectation.kind.rawValue) \(expectation.function)"
+        var text = "waited \(seconds.clean) s for \(expectation.kind == .hmi ? "the HMI to be sent" : expectation.kind.rawValue) \(expectation.function)"
         if let parameters = expectation.parameters { text += " with \(parameters.expectation)" }
         if case .exactly(let wanted) = expectation.count { text += " exactly \(wanted)× but it came \(found)×" }
         if case .atLeast(let wanted) = expectation.count, wanted > 1 { text += " \(wanted)× but it came \(found)×" }

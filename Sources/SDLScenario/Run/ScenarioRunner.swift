@@ -8,10 +8,33 @@ public protocol ScenarioDriver: Sendable {
     /// Whether `dropTransport` is the head unit's to do. When it is not (the HMI of a real
     /// head unit has no such button), the runner cuts the app's own end of the link.
     var dropsTheLink: Bool { get }
+    /// What the head unit's HMI is sent from now on (nil: this driver cannot see it), for
+    /// `{"expect": {"hmi": ...}}`. The stream ends when the caller stops iterating it.
+    func hmiMessages() async -> AsyncStream<HMIMessage>?
 }
 
 extension ScenarioDriver {
     public var dropsTheLink: Bool { true }
+    public func hmiMessages() async -> AsyncStream<HMIMessage>? { nil }
+}
+
+/// A request or notification the head unit's HMI was sent (by sdl_core, or what the
+/// emulator's ``HMIView`` says core would have sent).
+public struct HMIMessage: Sendable {
+    /// `Interface.Function`, e.g. `UI.Show`.
+    public var method: String
+    public var params: JSONObject
+    public var isRequest: Bool
+
+    public init(method: String, params: JSONObject, isRequest: Bool) {
+        (self.method, self.params, self.isRequest) = (method, params, isRequest)
+    }
+
+    /// As a log entry beside the app's messages, so expectations match it the same way.
+    var envelope: RPCEnvelope {
+        RPCEnvelope(messageType: isRequest ? .request : .notification, functionID: 0, functionName: method, correlationID: 0,
+                    parameters: params)
+    }
 }
 
 /// Where a scenario runs: how to reach the head unit, and its driver if it has one.
@@ -154,6 +177,11 @@ public struct ScenarioRunner: Sendable {
         }
         let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
+        let hmiLog = context.hmiLog
+        let hmiWatch: Task<Void, Never>? = await target.driver?.hmiMessages().map { stream in
+            Task { for await message in stream { await hmiLog.append(message.envelope) } }
+        }
+        defer { hmiWatch?.cancel() }
         await context.setLinkCutter {
             let link = currentLink.withLock { $0 }
             await link?.close()
@@ -254,6 +282,12 @@ actor RunContext {
     var operatorWindow: Duration?
     /// A driver step skipped for want of an operator: every later step depends on it.
     var skippedForOperator: String?
+    /// What the head unit's HMI was sent, for `hmi` expectations (stays empty where the driver cannot see it).
+    let hmiLog: MessageLog
+    /// Where `hmi` expectations search from: the first action since the last expectation,
+    /// and after the last HMI message matched.
+    var hmiActionMark = 0
+    var hmiLastMatch = -1
     /// Closes the app's end of its current link, for `dropTransport` where the driver cannot.
     var cutOwnLink: @Sendable () async -> Void = {}
 
@@ -267,6 +301,7 @@ actor RunContext {
         self.reporter = reporter
         self.promptPolicy = promptPolicy
         self.start = start
+        self.hmiLog = MessageLog(start: start)
         self.variables = scenario.variables
     }
 

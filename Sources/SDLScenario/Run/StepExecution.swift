@@ -79,6 +79,7 @@ extension RunContext {
         guard !actionsSinceExpectation else { return }
         actionsSinceExpectation = true
         actionMark = await log.count
+        hmiActionMark = await hmiLog.count
     }
 
     func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil) async throws(StepFailure) -> RPCEnvelope {

@@ -1,0 +1,50 @@
+import SDLScenario
+import SmartDeviceLink
+import Testing
+
+/// `{"expect": {"hmi": ...}}` on the embedded emulator: what core would have sent its HMI.
+@Suite("HMI expectations")
+struct HMIExpectationTests {
+    static func run(_ steps: String) async throws -> ScenarioResult {
+        let json = """
+            {"name": "hmi", "app": {"appName": "Hmi", "appID": "hmi-1"},
+             "steps": [{"driver": "activateApp"}, {"expect": {"notification": "OnHMIStatus", "params": {"hmiLevel": "FULL"}}}, \(steps)]}
+            """
+        let scenario = try ScenarioParser.parse(Array(json.utf8), source: "hmi.json")
+        return await ScenarioRunner(promptPolicy: .fail).run(scenario, on: EmbeddedEmulator.target(configuration: .standard))
+    }
+
+    @Test("Show reaches the HMI as UI.Show with showStrings; a command as its UI and VR halves, in any order; a refused one never")
+    func forwarded() async throws {
+        let result = try await Self.run("""
+            {"show": {"text": "Hello"}},
+            {"expect": {"hmi": "UI.Show", "params": {"showStrings": [{"fieldName": "mainField1", "fieldText": "Hello"}]}}},
+            {"send": "AddCommand", "params": {"cmdID": 5, "menuParams": {"menuName": "Play"}, "vrCommands": ["play"]}},
+            {"expectAnyOrder": [{"hmi": "VR.AddCommand", "params": {"cmdID": 5, "vrCommands": ["play"]}},
+                                {"hmi": "UI.AddCommand", "params": {"menuParams": {"menuName": "Play"}}}]},
+            {"send": "AddCommand", "params": {"cmdID": 6, "menuParams": {"menuName": "Other"}, "vrCommands": ["play"]},
+             "response": {"resultCode": "DUPLICATE_NAME"}},
+            {"expect": {"hmi": "UI.AddCommand", "never": true, "within": 200}}
+            """)
+        #expect(result.status == .passed, "\(result.steps.compactMap(\.message))")
+    }
+
+    @Test("text that never reached the screen fails the step, naming what the HMI was sent")
+    func wrongText() async throws {
+        let result = try await Self.run("""
+            {"show": {"text": "Hello"}},
+            {"expect": {"hmi": "UI.Show", "params": {"showStrings": [{"fieldName": "mainField1", "fieldText": "Goodbye"}]}, "within": 300}}
+            """)
+        #expect(result.status == .failed)
+        let message = result.steps.last?.message ?? ""
+        #expect(message.contains("waited 0.3 s for the HMI to be sent UI.Show") && message.contains("UI.Show"), "\(message)")
+    }
+
+    @Test("an hmi expectation that names no HMI API method is refused before the run")
+    func badMethod() {
+        let json = #"{"name": "x", "app": {"appName": "X", "appID": "x"}, "steps": [{"expect": {"hmi": "Gui.Show"}}]}"#
+        #expect { try ScenarioParser.parse(Array(json.utf8), source: "x.json") } throws: {
+            "\($0)".contains("'Gui' is not an HMI API interface")
+        }
+    }
+}
