@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import SDLCoreHMI
+import SDLScenario
+import SmartDeviceLink
+
+/// `sdl-run compare SCENARIO... --tcp HOST:PORT --hmi ws://HOST:8087`: each scenario on the
+/// embedded emulator and on a real sdl_core, and where the two answered differently.
+struct Compare: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run scenarios on the embedded emulator and on sdl_core (--tcp with --hmi); print where they answered differently.",
+        discussion: "Exit codes: 0 no difference, 1 some, 2 invalid input, 3 core or its HMI WebSocket unreachable.")
+
+    @Argument(help: "Scenario files, directories and globs.")
+    var files: [String]
+
+    @Option(name: .customLong("var"), help: ArgumentHelp("A variable for ${NAME} in the scenarios.", valueName: "NAME=VALUE"))
+    var variables: [String] = []
+
+    @Option(help: ArgumentHelp("sdl_core's app port.", valueName: "host:port"))
+    var tcp: String
+
+    @Option(help: ArgumentHelp("sdl_core's HMI WebSocket; sdl-run is its HMI.", valueName: "ws://host:8087"))
+    var hmi: String
+
+    @Option(help: ArgumentHelp("Write the differences as JSON.", valueName: "file"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("How long core may take to accept the app, in seconds.", valueName: "seconds"))
+    var registerTimeout: Double = 20
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        logging.bootstrap()
+        let scenarios = try ScenarioInputs.load(files, variables: try ScenarioInputs.variables(variables))
+        let endpoint = tcp
+        do { _ = try TCPTransport(endpoint: endpoint) } catch { throw CommandFailure.invalid("--tcp \(endpoint): \(error.description)") }
+        let makeCoreLink: @Sendable () throws -> any SDLTransport = { try TCPTransport(endpoint: endpoint) }
+        let core: CoreHMI
+        do { core = try CoreHMI(url: hmi) } catch { throw CommandFailure.invalid(error.description) }
+        do { try await core.start() } catch { throw CommandFailure.connection(error.description) }
+        let runner = ScenarioRunner(promptPolicy: .fail)
+        var comparisons: [ScenarioComparison] = []
+        for scenario in scenarios {
+            let emulator: ScenarioTarget
+            do { emulator = try EmbeddedEmulator.target(for: scenario) } catch {
+                throw CommandFailure.invalid("\(scenario.source): $.emulator: \(error)")
+            }
+            let onEmulator = await runner.run(scenario, on: emulator)
+            var coreTarget = ScenarioTarget(name: "sdl_core \(tcp)", makeTransport: makeCoreLink, driver: core)
+            coreTarget.registrationTimeout = .milliseconds(Int64(registerTimeout * 1000))
+            let onCore = await runner.run(scenario, on: coreTarget)
+            let comparison = ScenarioComparison(left: onEmulator, right: onCore)
+            print(Self.report(comparison))
+            comparisons.append(comparison)
+        }
+        await core.stop()
+        let differing = comparisons.filter { !$0.differences.isEmpty }
+        print("\(comparisons.count) scenario\(comparisons.count == 1 ? "" : "s") compared: \(comparisons.count - differing.count) the same, \(differing.count) different")
+        if let json {
+            do {
+                try Data((JSONValue.array(comparisons.map(\.json)).serialized() + "\n").utf8).write(to: URL(fileURLWithPath: json))
+            } catch {
+                throw CommandFailure.invalid("cannot write \(json): \(error.localizedDescription)")
+            }
+        }
+        if !differing.isEmpty { throw ExitCode(1) }
+    }
+
+    /// One block per scenario: both verdicts, then each difference under its step.
+    static func report(_ comparison: ScenarioComparison) -> String {
+        var lines = ["\(comparison.scenario): emulator \(comparison.left.status.rawValue.uppercased()), "
+                     + "sdl_core \(comparison.right.status.rawValue.uppercased())"
+                     + (comparison.differences.isEmpty ? ", no difference" : "")]
+        var lastStep: String?
+        for difference in comparison.differences {
+            if difference.step != lastStep {
+                lines.append("  \(difference.step)" + (difference.summary.isEmpty ? "" : " \(difference.summary)"))
+                lastStep = difference.step
+            }
+            lines.append("    \(difference.detail)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,60 @@
+import SDLEmulator
+import SDLScenario
+import SmartDeviceLink
+import Testing
+
+/// `sdl-run compare`'s judgement, on two emulators that are configured to differ the way
+/// the emulator and sdl_core can: a value, a result code, a message only one sends.
+@Suite("Comparing two head units")
+struct ComparisonTests {
+    static let scenario = """
+        {"name": "compared", "app": {"appName": "Compared", "appID": "compared-1"},
+         "steps": [
+           {"driver": "activateApp"},
+           {"expect": {"notification": "OnHMIStatus", "params": {"hmiLevel": "FULL"}}},
+           {"getVehicleData": ["speed"]},
+           {"send": "ListFiles"}
+         ]}
+        """
+
+    static func run(_ config: String) async throws -> ScenarioResult {
+        let scenario = try ScenarioParser.parse(Array(scenario.utf8), source: "compared.json")
+        let configuration = try EmulatorConfiguration(json: try JSONValue.parse(Array(config.utf8)).objectValue ?? [:])
+        return await ScenarioRunner(promptPolicy: .fail).run(scenario, on: EmbeddedEmulator.target(configuration: configuration))
+    }
+
+    @Test("the same head unit twice: no difference")
+    func same() async throws {
+        let config = #"{"vehicleData": {"values": {"speed": 10}}}"#
+        let comparison = ScenarioComparison(left: try await Self.run(config), right: try await Self.run(config))
+        #expect(comparison.differences.isEmpty, "\(comparison.differences)")
+    }
+
+    @Test("a different value and a different registration are reported under their step, with both values")
+    func differentValue() async throws {
+        let comparison = ScenarioComparison(
+            left: try await Self.run(#"{"vehicleData": {"values": {"speed": 10}}, "systemSoftwareVersion": "a"}"#),
+            right: try await Self.run(#"{"vehicleData": {"values": {"speed": 55}}, "systemSoftwareVersion": "b"}"#))
+        #expect(comparison.differences.contains { $0.step == "$.steps[2]" && $0.detail == "GetVehicleData.speed: 10 ≠ 55" },
+                "\(comparison.differences)")
+        #expect(comparison.differences.contains { $0.step == "registration" && $0.detail.hasPrefix("RegisterAppInterface.systemSoftwareVersion") })
+        #expect(comparison.json["differences"]?.arrayValue?.isEmpty == false)
+    }
+
+    @Test("a result code that differs names both, and a failed step says so")
+    func differentResult() async throws {
+        let steps = """
+            {"name": "limited", "app": {"appName": "L", "appID": "l-1"},
+             "steps": [{"send": "ListFiles"}, {"send": "ListFiles"}]}
+            """
+        let scenario = try ScenarioParser.parse(Array(steps.utf8), source: "limited.json")
+        func run(_ limit: Int) async throws -> ScenarioResult {
+            let configuration = try EmulatorConfiguration(json: try JSONValue.parse(Array(#"{"storage": {"inNone": {"listFiles": \#(limit)}}}"#.utf8)).objectValue ?? [:])
+            return await ScenarioRunner(promptPolicy: .fail).run(scenario, on: EmbeddedEmulator.target(configuration: configuration))
+        }
+        let comparison = ScenarioComparison(left: try await run(5), right: try await run(1))
+        let second = comparison.differences.filter { $0.step == "$.steps[1]" }.map(\.detail)
+        #expect(second.contains { $0.hasPrefix("step passed ≠ failed") }, "\(second)")
+        #expect(second.contains { $0.hasPrefix("ListFiles: resultCode SUCCESS ≠ REJECTED") }, "\(second)")
+    }
+}
