@@ -70,10 +70,11 @@ public struct ScenarioComparison: Sendable {
         self.differences = differences
     }
 
-    /// The messages the app received while each step ran (from its start to the next one's).
+    /// The messages the app received while each step ran (from its start to the next one's;
+    /// the first step's also has what came with the registration, which may end before or after it starts).
     static func windows(_ result: ScenarioResult) -> [[RPCEnvelope]] {
         result.steps.indices.map { index in
-            let start = result.steps[index].startMS
+            let start = index == 0 ? -.infinity : result.steps[index].startMS
             let end = index + 1 < result.steps.count ? result.steps[index + 1].startMS : .infinity
             return result.messages.filter { $0.timeMS >= start && $0.timeMS < end }.map(\.envelope)
         }
