@@ -1,3 +1,4 @@
+import Foundation
 import SDLScenario
 import SmartDeviceLink
 import Testing
@@ -46,5 +47,29 @@ struct HMIExpectationTests {
         #expect { try ScenarioParser.parse(Array(json.utf8), source: "x.json") } throws: {
             "\($0)".contains("'Gui' is not an HMI API interface")
         }
+    }
+}
+
+/// A driver that cannot drop the link (as on a real head unit's HMI): the runner cuts the
+/// app's own end, and the lifecycle manager reconnects and resumes as after a pulled cable.
+@Suite("dropTransport where the head unit cannot drop the link")
+struct AppSideDropTests {
+    struct HMIOnly: ScenarioDriver {
+        let inner: any ScenarioDriver
+        var dropsTheLink: Bool { false }
+        func perform(_ action: DriverAction) async throws {
+            guard action.name != "dropTransport" else { Issue.record("the HMI was asked to drop the link"); return }
+            try await inner.perform(action)
+        }
+    }
+
+    @Test("examples/reconnect.json passes with the app cutting its own link")
+    func reconnects() async throws {
+        let path = CommandRunner.packageRoot.appendingPathComponent("examples/reconnect.json").path
+        let scenario = try ScenarioParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        var target = EmbeddedEmulator.target(configuration: .standard)
+        target.driver = HMIOnly(inner: target.driver!)
+        let result = await ScenarioRunner(promptPolicy: .fail).run(scenario, on: target)
+        #expect(result.status == .passed, "\(result.steps.compactMap(\.message))")
     }
 }
