@@ -9,6 +9,11 @@ extension SDLConnection {
     public func request(
         functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [], timeout: Duration? = nil
     ) async throws(SDLError) -> RPCEnvelope {
+        // A request with a place in a sequence waits until those before it were queued.
+        let ticket = OrderedSubmission.current
+        if let ticket { await ticket.gate.waitForTurn(ticket.index) }
+        defer { if let ticket { ticket.gate.finished(ticket.index) } }
+        if Task.isCancelled { throw SDLError.cancelled(function: functionName) }
         guard case .started = state else { throw SDLError.notConnected }
         let correlationID = pending.nextID()
         let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,

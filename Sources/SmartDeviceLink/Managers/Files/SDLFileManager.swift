@@ -76,12 +76,29 @@ public actor SDLFileManager {
     public private(set) var bytesAvailable: Int?
     /// Acknowledged bytes of uploads that did not finish, by file name.
     private var resumeOffsets: [String: Int] = [:]
+    /// Chunks in flight and the request rate of uploads.
+    public private(set) var pacing: UploadPacing
+    private var pacer: RequestPacer
 
-    /// - Parameter chunkSize: data bytes per PutFile; by default what fits one frame of
-    ///   the protocol's 131,072-byte payload after the RPC header and JSON.
-    public init(channel: any RPCChannel, chunkSize: Int = 128 * 1024) {
+    /// - Parameters:
+    ///   - chunkSize: data bytes per PutFile; by default what fits one frame of the
+    ///     protocol's 131,072-byte payload after the RPC header and JSON.
+    ///   - pacing: chunks in flight and the most requests a second (see ``UploadPacing``).
+    ///   - clock: the time the rate cap is measured on.
+    public init(channel: any RPCChannel, chunkSize: Int = 128 * 1024, pacing: UploadPacing = .standard, clock: LinkClock = .continuous) {
         self.channel = channel
         self.chunkSize = chunkSize
+        self.pacing = pacing
+        self.pacer = RequestPacer(limit: pacing.maximumRequestsPerSecond, clock: clock)
+        self.clock = clock
+    }
+
+    private let clock: LinkClock
+
+    /// Changes how uploads pace themselves, from the next chunk on.
+    public func setPacing(_ pacing: UploadPacing) {
+        self.pacing = pacing
+        pacer = RequestPacer(limit: pacing.maximumRequestsPerSecond, clock: clock)
     }
 
     /// Sets the data bytes per PutFile (at least 1).
@@ -109,6 +126,9 @@ public actor SDLFileManager {
     /// Puts a file on the head unit, reporting progress as a fraction 0…1. A file the head
     /// unit already has counts as success unless `overwrite` is set.
     ///
+    /// Chunks go out as ``pacing`` allows: a window of them in flight, and no more requests
+    /// a second than the head unit's flood limit lets through.
+    ///
     /// When the link drops mid-upload and the channel reconnects (``SDLManager`` does, by its
     /// policy), the upload waits for the new registration, asks the head unit what it has,
     /// and goes on from the last acknowledged byte; the head unit ends with the exact bytes.
@@ -122,66 +142,122 @@ public actor SDLFileManager {
         }
         var reader = try ChunkReader(file.source)
         var offset = resumeOffsets[file.name] ?? 0
-        SDLLog.files.info("uploading \(file.name): \(total) bytes in chunks of \(chunkSize)\(offset > 0 ? ", resuming at \(offset)" : "")")
+        SDLLog.files.info("uploading \(file.name): \(total) bytes in chunks of \(chunkSize), \(pacing.window) in flight\(offset > 0 ? ", resuming at \(offset)" : "")")
         /// Offsets to try after a reconnect, best first; empty while the link holds.
         var resumeCandidates: [Int] = []
-        try reader.seek(to: offset)
-        repeat {
-            let chunk = try reader.read(min(chunkSize, total - offset))
-            var request = PutFile(
-                syncFileName: file.name, fileType: file.fileType, persistentFile: file.isPersistent, systemFile: false,
-                offset: offset, length: offset == 0 ? total : chunk.count, crc: Int(CRC32.checksum(chunk)))
-            request.bulkData = chunk
-            let response: PutFileResponse
-            do {
-                response = try await channel.send(request, timeout: nil)
-            } catch {
-                resumeOffsets[file.name] = offset
-                guard error.isLinkFailure else {
-                    throw FileUploadError.interrupted(file: file.name, uploadedBytes: offset, reason: error.description)
-                }
-                // The chunk in flight may or may not have been written: try at it, after it,
-                // then from the start (core answers INVALID_DATA to an offset that is not
-                // the size it has, PutFileRequest / SaveBinary).
-                SDLLog.files.info("\(file.name): the link dropped at \(offset) acknowledged bytes; waiting for the reconnect")
-                resumeCandidates = try await reconnected(file.name, acknowledged: offset, inFlight: chunk.count)
+        while true {
+            // Probing where to resume goes one chunk at a time: a wrong offset is answered
+            // INVALID_DATA, and chunks after it would be too.
+            let probing = !resumeCandidates.isEmpty
+            switch try await sendChunks(of: file, from: offset, total: total, reader: &reader, window: probing ? 1 : pacing.window,
+                                        progress: progress) {
+            case .finished:
+                resumeOffsets[file.name] = nil
+                remoteFiles.insert(file.name)
+                SDLLog.files.info("\(file.name) uploaded (\(total) bytes)")
+                return
+            case .refused(let at, let response) where probing && response.resultCode == .invalidData:
+                SDLLog.files.debug("\(file.name): the head unit refused offset \(at) (INVALID_DATA); trying \(resumeCandidates[0])")
+                offset = resumeCandidates.removeFirst()
+            case .refused(let at, let response):
+                resumeOffsets[file.name] = nil
+                SDLLog.files.warning("\(file.name): refused at \(at) with \(response.resultCode.rawValue)")
+                throw FileUploadError.refused(file: file.name, resultCode: response.resultCode.rawValue, info: response.info)
+            case .dropped(let acknowledged, let inFlight):
+                // A chunk in flight may or may not have been written: try after the last
+                // acknowledged byte, after each chunk in flight, then from the start (core
+                // answers INVALID_DATA to an offset that is not the size it has,
+                // PutFileRequest / SaveBinary).
+                SDLLog.files.info("\(file.name): the link dropped at \(acknowledged) acknowledged bytes; waiting for the reconnect")
+                resumeCandidates = try await reconnected(file.name, acknowledged: acknowledged, inFlight: inFlight)
                 offset = resumeCandidates.removeFirst()
                 SDLLog.files.info("\(file.name): resuming at \(offset) (then \(resumeCandidates.map(String.init).joined(separator: ", ")))")
-                try reader.seek(to: offset)
-                continue
             }
-            if let space = response.spaceAvailable { bytesAvailable = space }
-            if response.resultCode == .invalidData, !resumeCandidates.isEmpty {
-                SDLLog.files.debug("\(file.name): the head unit refused offset \(offset) (INVALID_DATA); trying \(resumeCandidates[0])")
-                offset = resumeCandidates.removeFirst()
-                try reader.seek(to: offset)
-                continue
+        }
+    }
+
+    /// How one run of chunks ended.
+    private enum ChunkRun {
+        case finished
+        /// The head unit answered the chunk at this offset with a failure.
+        case refused(at: Int, PutFileResponse)
+        /// The link dropped; `inFlight` are the sizes of the chunks sent after the acknowledged bytes.
+        case dropped(acknowledged: Int, inFlight: [Int])
+    }
+
+    /// Sends the file's chunks from `start` with up to `window` unanswered, until all are
+    /// acknowledged, one is refused or the link drops. Acknowledged bytes are the unbroken
+    /// run of answered chunks from `start`: what ``resumeOffsets`` remembers.
+    private func sendChunks(of file: SDLFile, from start: Int, total: Int, reader: inout ChunkReader, window: Int,
+                            progress: (@Sendable (Double) -> Void)?) async throws -> ChunkRun {
+        try reader.seek(to: start)
+        let channel = self.channel
+        var next = start, acknowledged = start, sentAny = false
+        /// Chunks sent and not yet acknowledged, in offset order, and those answered early.
+        var unanswered: [(offset: Int, count: Int)] = []
+        var answered: Set<Int> = []
+        let order = OrderedSubmission.Gate()
+        var sentCount = 0
+        return try await withThrowingTaskGroup(of: (Int, Result<PutFileResponse, SDLError>).self) { group in
+            defer { group.cancelAll() }
+            while true {
+                while unanswered.count < window, next < total || !sentAny {
+                    let chunk = try reader.read(min(chunkSize, total - next))
+                    var request = PutFile(
+                        syncFileName: file.name, fileType: file.fileType, persistentFile: file.isPersistent, systemFile: false,
+                        offset: next, length: next == 0 ? total : chunk.count, crc: Int(CRC32.checksum(chunk)))
+                    request.bulkData = chunk
+                    try await pacer.wait(until: pacer.reserve())
+                    let at = next, ticket = order.ticket(sentCount)
+                    sentCount += 1
+                    group.addTask {
+                        await OrderedSubmission.$current.withValue(ticket) {
+                            do throws(SDLError) { return (at, .success(try await channel.send(request, timeout: nil))) } catch { return (at, .failure(error)) }
+                        }
+                    }
+                    unanswered.append((next, chunk.count))
+                    next += chunk.count
+                    sentAny = true
+                }
+                guard let (at, result) = try await group.next() else { return .finished }
+                let response: PutFileResponse
+                switch result {
+                case .failure(let error) where error.isLinkFailure:
+                    resumeOffsets[file.name] = acknowledged
+                    return .dropped(acknowledged: acknowledged, inFlight: unanswered.map(\.count))
+                case .failure(let error):
+                    resumeOffsets[file.name] = acknowledged
+                    throw FileUploadError.interrupted(file: file.name, uploadedBytes: acknowledged, reason: error.description)
+                case .success(let answer):
+                    response = answer
+                }
+                if let space = response.spaceAvailable { bytesAvailable = space }
+                guard response.success else { return .refused(at: at, response) }
+                SDLLog.files.debug("\(file.name): chunk at \(at) acknowledged")
+                answered.insert(at)
+                while let first = unanswered.first, answered.remove(first.offset) != nil {
+                    unanswered.removeFirst()
+                    acknowledged += first.count
+                    resumeOffsets[file.name] = acknowledged
+                    progress?(total == 0 ? 1 : Double(acknowledged) / Double(total))
+                }
+                if unanswered.isEmpty && next >= total { return .finished }
             }
-            guard response.success else {
-                resumeOffsets[file.name] = nil
-                SDLLog.files.warning("\(file.name): refused at \(offset) with \(response.resultCode.rawValue)")
-                throw FileUploadError.refused(file: file.name, resultCode: response.resultCode.rawValue, info: response.info)
-            }
-            resumeCandidates = []
-            SDLLog.files.debug("\(file.name): chunk at \(offset), \(chunk.count) bytes, acknowledged")
-            offset += chunk.count
-            resumeOffsets[file.name] = offset
-            progress?(total == 0 ? 1 : Double(offset) / Double(total))
-        } while offset < total
-        resumeOffsets[file.name] = nil
-        remoteFiles.insert(file.name)
-        SDLLog.files.info("\(file.name) uploaded (\(total) bytes)")
+        }
     }
 
     /// Waits for the channel to reconnect after a dropped link, then lists what the head unit
     /// has: the offsets to resume at, best first (a file it does not list starts again).
-    private func reconnected(_ name: String, acknowledged: Int, inFlight: Int) async throws -> [Int] {
+    private func reconnected(_ name: String, acknowledged: Int, inFlight: [Int]) async throws -> [Int] {
         if case .gaveUp(let why) = await channel.waitForReconnection() {
             throw FileUploadError.interrupted(file: name, uploadedBytes: acknowledged, reason: why)
         }
         try? await refresh()
-        guard acknowledged > 0, remoteFiles.contains(name) else { return [0] }
-        return [acknowledged, acknowledged + inFlight, 0]
+        guard acknowledged > 0 || inFlight.first.map({ $0 > 0 }) == true, remoteFiles.contains(name) else { return [0] }
+        // After the acknowledged bytes, then after each chunk in flight, then from the start.
+        var candidates = [acknowledged]
+        for size in inFlight { candidates.append(candidates[candidates.count - 1] + size) }
+        return Array(Set(candidates + [0])).sorted { a, b in a == 0 ? false : b == 0 ? true : a < b }
     }
 
     /// Uploads several files, each tried up to `attempts` times; returns each file's error,

@@ -39,6 +39,9 @@ public struct SDLConfiguration: Sendable {
     /// When to try a secondary again after it dropped (sdl_ios: 5 s); nil waits for the head
     /// unit's next TransportEventUpdate.
     public var secondaryRetryDelay: Duration? = .seconds(5)
+    /// How the file manager paces uploads: chunks in flight and the most PutFiles a second,
+    /// under the head unit's flood limit (``UploadPacing/standard``).
+    public var uploadPacing: UploadPacing = .standard
 
     public init(
         appName: String, appID: String, shortName: String? = nil, appTypes: [AppHMIType] = [.default], isMedia: Bool = false,

@@ -65,7 +65,7 @@ public actor SDLManager: RPCChannel {
         self.configuration = configuration
         self.logger = logger
         let relay = ChannelRelay()
-        self.fileManager = SDLFileManager(channel: relay)
+        self.fileManager = SDLFileManager(channel: relay, pacing: configuration.uploadPacing, clock: configuration.clock)
         self.systemCapabilityManager = SystemCapabilityManager(channel: relay)
         self.screenManager = ScreenManager(channel: relay, fileManager: fileManager, systemCapabilityManager: systemCapabilityManager)
         self.buttonManager = ButtonManager(channel: relay)
