@@ -5,7 +5,7 @@ extension CoreHMI {
     /// Performs a driver step as a person at core's HMI would: the HMI API notification it
     /// causes, and the answer to the request on screen that it ends.
     public func perform(_ action: DriverAction) async throws {
-        let arguments = action.arguments
+        let arguments = action.namedArguments
         // Only the steps about an app wait for core to name it; the others need none.
         func appID() async throws -> Int64 { try await hmiAppID(arguments["appID"]?.stringValue) }
         func integer(_ names: String...) throws -> Int64 {
@@ -34,7 +34,7 @@ extension CoreHMI {
         case "closeMenu":
             try await closeMenu(try await appID())
         case "pressSoftButton":
-            let id = try integer("id", "softButtonID")
+            let id = try integer("softButtonID")
             try await press(["name": "CUSTOM_BUTTON", "customButtonID": .int(id), "appID": .int(try await appID())],
                             long: arguments["longPress"]?.boolValue == true)
             if let view = views.modal, view.softButtonIDs.contains(id) { try await closeView(.success) }
@@ -70,7 +70,6 @@ extension CoreHMI {
         case "setVehicleData":
             var values = arguments["values"]?.objectValue ?? [:]
             if values.isEmpty, let name = arguments["name"]?.stringValue, let value = arguments["value"] { values = [name: value] }
-            if values.isEmpty { values = arguments.filter { $0.key != "appID" } }
             vehicleData.merge(values) { _, new in new }
             for name in values.keys { unavailableData[name] = nil }
             try await notify("VehicleInfo.OnVehicleData", values)

@@ -91,7 +91,8 @@ extension CoreHMI {
     /// Ends the open view with `code` (and `result`), then returns the app to MAIN.
     func closeView(_ code: HMIResult, _ result: JSONObject = [:], token: Int? = nil) async throws {
         guard let view = views.modal, token == nil || view.token == token else { return }
-        view.timer?.cancel()
+        // A timer that ends its own view must not cancel itself: its answer would be cancelled too.
+        if token == nil { view.timer?.cancel() }
         views.modal = nil
         if view.method == "UI.PerformInteraction" {
             // A choice made on the screen ends the spoken one: core waits for both answers.
@@ -103,7 +104,7 @@ extension CoreHMI {
 
     func endVoiceInteraction(_ code: HMIResult, _ result: JSONObject = [:], token: Int?) async throws {
         guard let view = views.voiceInteraction, token == nil || view.token == token else { return }
-        view.timer?.cancel()
+        if token == nil { view.timer?.cancel() }
         views.voiceInteraction = nil
         try await answer(view.requestID, view.method, code, result)
     }

@@ -227,3 +227,35 @@ extension HeadUnitEmulator {
         hashChanged(request.key)
     }
 }
+
+extension HeadUnitEmulator {
+    /// Functions whose soft buttons a press is passed on for (core's SubscribeApplicationToSoftButton).
+    static let softButtonFunctions: Set<String> = [
+        "Show", "Alert", "ScrollableMessage", "AlertManeuver", "ShowConstantTBT", "UpdateTurnList", "SubtleAlert",
+    ]
+    /// Functions whose response ends their soft buttons (core's alert, scrollable message and
+    /// alert maneuver responses).
+    static let softButtonsEndingFunctions: Set<String> = ["Alert", "ScrollableMessage", "AlertManeuver"]
+
+    func subscribeSoftButtons(of request: IncomingRequest) {
+        guard Self.softButtonFunctions.contains(request.name), let buttons = request.parameters["softButtons"]?.arrayValue else { return }
+        let ids = buttons.compactMap { $0["softButtonID"]?.intValue }.map { Int($0) }
+        // core: a Show replaces the buttons of the last Show; the others add theirs.
+        if request.name == "Show" { apps[request.key]?.softButtons["Show"] = Set(ids) } else { apps[request.key]?.softButtons[request.name, default: []].formUnion(ids) }
+    }
+
+    func unsubscribeSoftButtons(after request: IncomingRequest) {
+        guard Self.softButtonsEndingFunctions.contains(request.name) else { return }
+        if configuration.softButtonsPerFunction {
+            apps[request.key]?.softButtons[request.name] = nil
+        } else if let buttons = request.parameters["softButtons"]?.arrayValue {
+            let ids = Set(buttons.compactMap { $0["softButtonID"]?.intValue }.map { Int($0) })
+            apps[request.key]?.softButtons[request.name]?.subtract(ids)
+        }
+    }
+
+    /// Whether a press of this soft button reaches the app.
+    func isSubscribed(softButton id: Int, _ key: SessionKey) -> Bool {
+        apps[key]?.softButtons.values.contains { $0.contains(id) } ?? false
+    }
+}

@@ -132,6 +132,13 @@ public struct EmulatorConfiguration: Sendable {
     /// What core takes from the HMI's BasicCommunication.GetSystemInfo for the
     /// StartServiceACK's `systemHardwareVersion` (protocol 5.4).
     public var systemHardwareVersion = "sdl-emulator-hw 1.0"
+    /// core 8.2 keeps an app's soft-button subscriptions by function, not by request: any
+    /// Alert, ScrollableMessage or AlertManeuver response (a REJECTED second alert's too) ends
+    /// the soft buttons of every request of that function, so a later press of a button still
+    /// on screen reaches no app (UnsubscribeAppFromSoftButtons, application_manager_impl.cc).
+    /// That looks like a bug in core; true (the default) behaves as core does, false keeps each
+    /// request's buttons until its own response.
+    public var softButtonsPerFunction = true
     /// core's [FILESYSTEM RESTRICTIONS] (smartDeviceLink.ini): in HMI level NONE an app may
     /// add this many files, delete this many and list this many times; each count runs over
     /// the whole registration, in every level. Beyond it the request is REJECTED.
@@ -188,6 +195,7 @@ public struct EmulatorConfiguration: Sendable {
         "timeScale", "language", "hmiDisplayLanguage", "capabilities", "policy", "storage", "vehicleData",
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
         "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
+        "softButtonsPerFunction",
     ]
 
     /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
@@ -318,6 +326,12 @@ public struct EmulatorConfiguration: Sendable {
             let count = try object["count"].map { v throws(EmulatorConfigurationError) in try reader.int(v, path: "$.\(key).count") } ?? current.count
             let ms = try object["ms"].map { v throws(EmulatorConfigurationError) in try reader.int(v, path: "$.\(key).ms") } ?? current.ms
             if key == "malformedLimit" { c.malformedLimit = (count, ms) } else { c.floodLimit = (count, ms) }
+        }
+        if let v = json["softButtonsPerFunction"] {
+            guard let flag = v.boolValue else {
+                throw EmulatorConfigurationError(path: "$.softButtonsPerFunction", reason: "expected a boolean, found \(v.kindName)")
+            }
+            c.softButtonsPerFunction = flag
         }
         if let v = json["resumption"] {
             guard let flag = v.boolValue else { throw EmulatorConfigurationError(path: "$.resumption", reason: "expected a boolean, found \(v.kindName)") }

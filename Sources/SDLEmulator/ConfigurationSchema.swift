@@ -82,6 +82,7 @@ public enum EmulatorConfigurationSchema {
     "malformedLimit": \#(limit),
     "floodLimit": \#(limit),
     "resumption": {"type": "boolean"},
+    "softButtonsPerFunction": {"type": "boolean", "description": "As core 8.2: any Alert/ScrollableMessage/AlertManeuver response ends the soft buttons of every request of that function (a rejected second alert's too). false: each request's buttons last until its own response."},
     "vehicleType": {
       "type": "object", "additionalProperties": false,
       "properties": {"make": {"type": "string"}, "model": {"type": "string"}, "modelYear": {"type": "string"}, "trim": {"type": "string"}}

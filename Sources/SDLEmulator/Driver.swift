@@ -40,7 +40,10 @@ extension HeadUnitEmulator {
         let onModal = app.modal?.softButtonIDs.contains(softButtonID) ?? false
         let onShow = app.show["softButtons"]?.arrayValue?.contains { $0["softButtonID"]?.intValue == Int64(softButtonID) } ?? false
         guard onModal || onShow else { throw .noAlertOrSoftButton(softButtonID) }
-        sendButton("CUSTOM_BUTTON", customID: softButtonID, longPress: longPress, to: key)
+        // The button is on screen; core passes the press on only while it is subscribed.
+        if isSubscribed(softButton: softButtonID, key) {
+            sendButton("CUSTOM_BUTTON", customID: softButtonID, longPress: longPress, to: key)
+        }
         if onModal { finishModal(key, token: nil, resultCode: "SUCCESS") }
     }
 

@@ -382,6 +382,7 @@ public actor HeadUnitEmulator {
             respond(request, "UNSUPPORTED_REQUEST", info: "the emulator does not model \(request.name)")
             return
         }
+        subscribeSoftButtons(of: request)
         let view = HMIView.messages(for: request.name, request.parameters, appID: Int64(app.registrationOrder))
         if HMIView.forwardedBeforeAnswer.contains(request.name) {
             for message in view { emit(.hmiMessage(appID: app.appID, method: message.method, parameters: message.params)) }
@@ -474,6 +475,7 @@ public actor HeadUnitEmulator {
         let packet = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         send(packet, to: request.key)
+        unsubscribeSoftButtons(after: request)
         if let view = awaitingHMIView.removeValue(forKey: RequestKey(session: request.key, correlationID: request.correlationID)),
            let app = apps[request.key], Self.successfulCodes.contains(resultCode) {
             for message in view { emit(.hmiMessage(appID: app.appID, method: message.method, parameters: message.params)) }

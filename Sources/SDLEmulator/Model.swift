@@ -264,6 +264,9 @@ struct AppState: Sendable {
     var hashID: String?
     /// Modal UI (Alert, PerformInteraction, ScrollableMessage, Slider) and other pending requests.
     var modal: PendingUI?
+    /// Soft-button ids a press is passed on for, by the function that showed them (core's
+    /// CommandSoftButtonID: Show, Alert, ScrollableMessage...).
+    var softButtons: [String: Set<Int>] = [:]
     var speak: PendingUI?
     var audioPassThru: PendingUI?
     var appIcon: String?

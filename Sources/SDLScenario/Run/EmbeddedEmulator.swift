@@ -48,15 +48,7 @@ public struct ControlCommandDriver: ScenarioDriver {
     /// The control command for a scenario driver action: the short form's value goes to the
     /// action's shorthand parameter; setVehicleData's arguments are the values.
     static func command(for action: DriverAction) -> JSONObject {
-        var command = action.arguments
-        if action.name == "setVehicleData", command["values"] == nil, command["name"] == nil {
-            command = ["values": .object(action.arguments.filter { $0.key != "appID" })]
-            if let appID = action.arguments["appID"] { command["appID"] = appID }
-        }
-        if let shorthand = HeadUnitEmulator.driverAction(named: action.name)?.shorthand,
-           let value = command.removeValue(forKey: "value") ?? (action.name == "pressSoftButton" ? command.removeValue(forKey: "id") : nil) {
-            command[shorthand] = value
-        }
+        var command = action.namedArguments
         command["action"] = .string(action.name)
         return command
     }
@@ -109,6 +101,24 @@ public actor ControlChannelClient {
     }
 
     public func close() async { await socket.close() }
+}
+
+extension DriverAction {
+    /// The arguments under the names of the action's parameters (``DriverActionSpec``): the
+    /// short form's value under its parameter (`{"typeOnKeyboard": "Ber"}` → text), a soft
+    /// button's `id` as `softButtonID`, and setVehicleData's bare values under `values`.
+    public var namedArguments: JSONObject {
+        var named = arguments
+        if name == "setVehicleData", named["values"] == nil, named["name"] == nil {
+            named = ["values": .object(arguments.filter { $0.key != "appID" })]
+            if let appID = arguments["appID"] { named["appID"] = appID }
+        }
+        if let shorthand = HeadUnitEmulator.driverAction(named: name)?.shorthand,
+           let value = named.removeValue(forKey: "value") ?? (name == "pressSoftButton" ? named.removeValue(forKey: "id") : nil) {
+            named[shorthand] = value
+        }
+        return named
+    }
 }
 
 extension HeadUnitEmulator {

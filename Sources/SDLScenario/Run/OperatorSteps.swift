@@ -45,7 +45,7 @@ extension RunContext {
         let instruction = instruction(for: action.name, arguments)
         switch promptPolicy {
         case .skip:
-            skippedForOperator = "driver \(action.name)"
+            skippingRest = "it follows driver \(action.name), which needs an operator"
             throw StepFailure(message: "needs an operator (--non-interactive skip): \(instruction)", skipped: true)
         case .fail:
             throw StepFailure(message: "needs an operator (--non-interactive fail): \(instruction)")

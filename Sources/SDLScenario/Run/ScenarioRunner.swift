@@ -182,6 +182,7 @@ public struct ScenarioRunner: Sendable {
             Task { for await message in stream { await hmiLog.append(message.envelope) } }
         }
         defer { hmiWatch?.cancel() }
+        await context.setSecondaryKinds(secondaryTransports)
         await context.setLinkCutter {
             let link = currentLink.withLock { $0 }
             await link?.close()
@@ -281,7 +282,10 @@ actor RunContext {
     /// Set by a driver step handed to the operator: the next expectation waits this long.
     var operatorWindow: Duration?
     /// A driver step skipped for want of an operator: every later step depends on it.
-    var skippedForOperator: String?
+    /// Why every step from here on is skipped: an earlier step was, and the rest depend on it.
+    var skippingRest: String?
+    /// The secondary transports the app may open (nil: the library's defaults for its primary).
+    var secondaryKinds: Set<SecondaryTransportKind>?
     /// What the head unit's HMI was sent, for `hmi` expectations (stays empty where the driver cannot see it).
     let hmiLog: MessageLog
     /// Where `hmi` expectations search from: the first action since the last expectation,
@@ -308,6 +312,7 @@ actor RunContext {
     var nowMS: Double { (ContinuousClock.now - start).milliseconds }
 
     func setOutputDirectory(_ directory: String?) { outputDirectory = directory }
+    func setSecondaryKinds(_ kinds: Set<SecondaryTransportKind>?) { secondaryKinds = kinds }
     func setLinkCutter(_ cut: @escaping @Sendable () async -> Void) { cutOwnLink = cut }
 
     /// Where a file the scenario writes goes: under the output directory when there is one
@@ -330,9 +335,9 @@ actor RunContext {
             if failedAlready {
                 result.status = .skipped
                 result.message = "not run: an earlier step failed"
-            } else if let skipped = skippedForOperator {
+            } else if let skipped = skippingRest {
                 result.status = .skipped
-                result.message = "not run: it follows \(skipped), which needs an operator"
+                result.message = "not run: \(skipped)"
             } else {
                 do {
                     try await execute(step)

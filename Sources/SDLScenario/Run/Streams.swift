@@ -24,6 +24,10 @@ extension RunContext {
 
     /// Waits for the next transport event after the last one matched that is the expected one.
     func expectTransport(_ expectation: TransportExpectation) async throws(StepFailure) {
+        if !expectation.event.hasPrefix("primary"), let reason = await noSecondaryReason() {
+            skippingRest = "it depends on the secondary transport, which a TCP primary does not have"
+            throw StepFailure(message: reason, skipped: true)
+        }
         let from = lastTransportMatch + 1
         let windowMS = operatorWindow.map { Int($0.seconds * 1000) } ?? expectation.withinMS ?? scenario.defaultTimeoutMS
         let deadline = ContinuousClock.now + .milliseconds(windowMS)
@@ -41,5 +45,18 @@ extension RunContext {
             }
             await transports.waitForMore(than: from + events.count, until: deadline)
         }
+    }
+
+    /// Why this run can have no secondary transport, or nil: the app's primary is TCP, beside
+    /// which head units offer none (sdl_core offers TCP beside USB or Bluetooth), and the
+    /// scenario's options ask for none.
+    private func noSecondaryReason() async -> String? {
+        let primary = await transports.messages(from: 0).lazy.compactMap { logged -> String? in
+            if case .primaryConnected(let description) = logged.entry { return description } else { return nil }
+        }.first
+        guard let primary, primary.hasPrefix("TCP"), (secondaryKinds ?? SecondaryTransportKind.defaults(forPrimary: .tcp)).isEmpty else {
+            return nil
+        }
+        return "cannot happen over a TCP primary (\(primary)): head units offer a secondary beside USB or Bluetooth; --secondary tcp asks for one anyway"
     }
 }
