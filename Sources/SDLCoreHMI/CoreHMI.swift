@@ -194,6 +194,9 @@ public actor CoreHMI: ScenarioDriver {
                       let hmiID = app["appID"]?.intValue {
                 apps.append((app["policyAppID"]?.stringValue ?? "", hmiID))
                 wakeAppWaiters()
+            } else if method == "BasicCommunication.OnAppUnregistered", let hmiID = params["appID"]?.intValue {
+                // The next scenario's driver steps are about the app that registers next.
+                apps.removeAll { $0.hmiID == hmiID }
             }
         } else if let id, let waiter = answers.removeValue(forKey: Int(id)) {
             if let error = message["error"]?.objectValue {

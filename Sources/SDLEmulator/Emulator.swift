@@ -371,7 +371,8 @@ public actor HeadUnitEmulator {
         }
         // Policies: an RPC outside the levels the app's table allows is DISALLOWED, with no side effect.
         guard configuration.policy.allows(request.name, appID: app.appID, hmiLevel: app.hmiLevel) else {
-            respond(request, "DISALLOWED", info: "\(request.name) is not allowed in HMI level \(app.hmiLevel) by the policy table")
+            // core answers a policy refusal without info (seen on 8.2).
+            respond(request, "DISALLOWED")
             return
         }
         if let problem = ParameterCheck.problem(in: request) {

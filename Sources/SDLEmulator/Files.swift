@@ -119,7 +119,7 @@ extension HeadUnitEmulator {
             return
         }
         guard files[app.appID]?[name] != nil else {
-            respond(request, "REJECTED", info: "no file \(name)")
+            respond(request, "REJECTED")  // core says nothing more (delete_file_request.cc; seen on 8.2)
             return
         }
         try? FileManager.default.removeItem(atPath: folder(of: app.appID) + "/" + name)

@@ -294,9 +294,10 @@ struct AppState: Sendable {
 
     var videoStreamingState: VideoStreamingState { isVideo && isForeground ? .streamable : .notStreamable }
 
+    /// core 8.2 names the main window (windowID 0) in every OnHMIStatus (observed; on_hmi_status_notification.cc).
     var status: JSONObject {
         ["hmiLevel": hmiLevel.json, "audioStreamingState": audioStreamingState.json,
-         "systemContext": systemContext.json, "videoStreamingState": videoStreamingState.json]
+         "systemContext": systemContext.json, "videoStreamingState": videoStreamingState.json, "windowID": 0]
     }
 
     /// The data sdl_core keeps for resumption, whose change triggers OnHashChange.

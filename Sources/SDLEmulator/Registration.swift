@@ -97,6 +97,12 @@ extension HeadUnitEmulator {
         // core: OnHMIStatus(NONE) and the app's permissions right after the response.
         refreshStatus(request.key)
         sendPermissions(request.key)
+        // core then sends the lock screen icon's URL from its policy table and the driver
+        // distraction state (register_app_interface_request.cc,
+        // SendDriverDistractionAndIconUrlNotifications; values of the preloaded table).
+        notify(request.key, "OnSystemRequest", ["requestType": "LOCK_SCREEN_ICON_URL", "url": "http://i.imgur.com/TgkvOIZ.png"])
+        notify(request.key, "OnDriverDistraction", ["state": "DD_OFF", "lockScreenDismissalEnabled": true,
+                                                    "lockScreenDismissalWarning": "Swipe down to dismiss, acknowledging that you are not the driver"])
         startVehicleTimelineIfNeeded()
         if let record = restored {
             // core resumes the HMI level of an app that was FULL or LIMITED when it dropped.

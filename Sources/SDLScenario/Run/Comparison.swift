@@ -35,8 +35,13 @@ public struct ScenarioComparison: Sendable {
                                           + (left.message ?? right.message ?? "")))
         }
         let leftWindows = Self.windows(left), rightWindows = Self.windows(right)
+        // The registration answers with the head unit's capabilities, which differ by design:
+        // one line naming the keys that differ, then the verdicts step by step.
         let registration = Self.parameterDifferences("RegisterAppInterface", Self.registration(left), Self.registration(right), depth: 1)
-        differences += registration.map { Difference(step: "registration", summary: "RegisterAppInterface", detail: $0) }
+        if !registration.isEmpty {
+            let keys = registration.map { $0.split(separator: ":")[0].dropFirst("RegisterAppInterface.".count) }
+            differences.append(Difference(step: "registration", summary: "RegisterAppInterface", detail: "differs in " + keys.joined(separator: ", ")))
+        }
         // A message just before or after a step boundary may fall in the neighbouring step on
         // the other head unit: what one side alone sent is matched across adjacent steps first.
         let steps = min(left.steps.count, right.steps.count)
@@ -76,12 +81,17 @@ public struct ScenarioComparison: Sendable {
         result.steps.indices.map { index in
             let start = index == 0 ? -.infinity : result.steps[index].startMS
             let end = index + 1 < result.steps.count ? result.steps[index + 1].startMS : .infinity
-            return result.messages.filter { $0.timeMS >= start && $0.timeMS < end }.map(\.envelope)
+            return result.messages.filter { $0.timeMS >= start && $0.timeMS < end && !isRegistration($0.envelope) }.map(\.envelope)
         }
     }
 
     static func registration(_ result: ScenarioResult) -> JSONObject {
-        result.messages.first { $0.envelope.messageType == .response && $0.envelope.functionName == "RegisterAppInterface" }?.envelope.parameters ?? [:]
+        result.messages.first { isRegistration($0.envelope) }?.envelope.parameters ?? [:]
+    }
+
+    /// The registration's response, compared on its own (see ``init(left:right:)``).
+    static func isRegistration(_ envelope: RPCEnvelope) -> Bool {
+        envelope.messageType == .response && envelope.functionName == "RegisterAppInterface"
     }
 
     /// A message's name as the comparison lines it up: responses with their result code.

@@ -56,6 +56,10 @@ extension RunContext {
 
     private func expectOne(_ expectation: MessageExpectation) async throws(StepFailure) {
         let hmi = expectation.kind == .hmi
+        if hmi && !hmiVisible {
+            throw StepFailure(message: "what the HMI is sent cannot be seen on this head unit (the embedded emulator shows it, and sdl_core with --hmi)",
+                              skipped: true)
+        }
         let log = hmi ? hmiLog : log
         let mark: Int
         switch expectation.count {

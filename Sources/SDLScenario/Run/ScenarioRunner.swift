@@ -182,6 +182,7 @@ public struct ScenarioRunner: Sendable {
             Task { for await message in stream { await hmiLog.append(message.envelope) } }
         }
         defer { hmiWatch?.cancel() }
+        await context.setHMIVisible(hmiWatch != nil)
         await context.setSecondaryKinds(secondaryTransports)
         await context.setLinkCutter {
             let link = currentLink.withLock { $0 }
@@ -291,6 +292,8 @@ actor RunContext {
     /// Where `hmi` expectations search from: the first action since the last expectation,
     /// and after the last HMI message matched.
     var hmiActionMark = 0
+    /// Whether the driver sees what the HMI is sent (the embedded emulator, sdl_core with --hmi).
+    var hmiVisible = false
     var hmiLastMatch = -1
     /// Closes the app's end of its current link, for `dropTransport` where the driver cannot.
     var cutOwnLink: @Sendable () async -> Void = {}
@@ -312,6 +315,7 @@ actor RunContext {
     var nowMS: Double { (ContinuousClock.now - start).milliseconds }
 
     func setOutputDirectory(_ directory: String?) { outputDirectory = directory }
+    func setHMIVisible(_ visible: Bool) { hmiVisible = visible }
     func setSecondaryKinds(_ kinds: Set<SecondaryTransportKind>?) { secondaryKinds = kinds }
     func setLinkCutter(_ cut: @escaping @Sendable () async -> Void) { cutOwnLink = cut }
 

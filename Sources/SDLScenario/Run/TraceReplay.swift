@@ -17,6 +17,9 @@ public struct TracingDriver: ScenarioDriver {
         writer.record(driver: action, scenario: scenario)
         try await inner.perform(action)
     }
+
+    public var dropsTheLink: Bool { inner.dropsTheLink }
+    public func hmiMessages() async -> AsyncStream<HMIMessage>? { await inner.hmiMessages() }
 }
 
 /// Replays the app side of a recorded exchange (`--trace` file) against a head unit and
