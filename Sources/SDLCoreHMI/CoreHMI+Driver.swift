@@ -47,9 +47,20 @@ extension CoreHMI {
             _ = try openView(["UI.PerformInteraction"], for: "selectChoice")
             try await closeView(.success, ["choiceID": .int(try integer("choiceID"))])
         case "typeOnKeyboard":
-            _ = try openView(["UI.PerformInteraction"], for: "typeOnKeyboard")
-            views.keyboardText += arguments["text"]?.stringValue ?? ""
-            try await notify("UI.OnKeyboardInput", ["event": "KEYPRESS", "data": .string(views.keyboardText)])
+            let view = try openView(["UI.PerformInteraction"], for: "typeOnKeyboard")
+            // A key at a time, as the app's keypressMode asks (UI.SetGlobalProperties): the
+            // whole entry (RESEND_CURRENT_ENTRY, the default), the key, or the queued keys once.
+            let typed = arguments["text"]?.stringValue ?? ""
+            let mode = keypressModes[view.appID] ?? "RESEND_CURRENT_ENTRY"
+            for key in typed {
+                views.keyboardText.append(key)
+                switch mode {
+                case "SINGLE_KEYPRESS": try await notify("UI.OnKeyboardInput", ["event": "KEYPRESS", "data": .string(String(key))])
+                case "QUEUE_KEYPRESSES": break
+                default: try await notify("UI.OnKeyboardInput", ["event": "KEYPRESS", "data": .string(views.keyboardText)])
+                }
+            }
+            if mode == "QUEUE_KEYPRESSES" { try await notify("UI.OnKeyboardInput", ["event": "KEYPRESS", "data": .string(typed)]) }
         case "submitKeyboard":
             _ = try openView(["UI.PerformInteraction"], for: "submitKeyboard")
             let text = arguments["text"]?.stringValue ?? views.keyboardText

@@ -43,8 +43,9 @@ extension CoreHMI {
         switch method {
         case "UI.Alert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
             guard views.modal == nil else {
-                // What a generic HMI says when the screen is taken; core passes REJECTED on to the app.
-                return try await answer(id, method, .rejected, info: "the screen shows another request (\(views.modal?.method ?? ""))")
+                // The HMI's words, which core passes on to the app with REJECTED; the emulator says the same.
+                let shown = views.modal?.method.split(separator: ".").last.map(String.init) ?? "request"
+                return try await answer(id, method, .rejected, info: "another \(shown) is shown")
             }
             try await open(id, method, params, appID: appID)
         case "VR.PerformInteraction":
@@ -64,6 +65,9 @@ extension CoreHMI {
             }
             try await answer(id, method, .success, vehicleData.filter { asked.contains($0.key) })
         default:
+            if method == "UI.SetGlobalProperties", let mode = params["keyboardProperties"]?["keypressMode"]?.stringValue {
+                keypressModes[appID] = mode
+            }
             try await answer(id, method, .success, CoreHMIAnswers.result(for: method, params: params))
         }
     }

@@ -38,6 +38,8 @@ public actor CoreHMI: ScenarioDriver {
     var views = OpenViews()
     /// The car's values as this HMI last reported them (VehicleInfo.GetVehicleData answers from here).
     var vehicleData: JSONObject = ["speed": 0, "rpm": 0]
+    /// Each app's keyboard keypressMode, from UI.SetGlobalProperties.
+    var keypressModes: [Int64: String] = [:]
     /// Vehicle data items the HMI answers with an error, and its info text.
     var unavailableData: [String: (code: HMIResult, info: String?)] = [:]
     /// Every request and notification core sent, in order.

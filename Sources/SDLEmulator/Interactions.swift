@@ -40,7 +40,8 @@ extension HeadUnitEmulator {
         guard let typed = apps[key]?.modal?.keyboardText else { throw .noKeyboard }
         let entry = text ?? typed
         notify(key, "OnKeyboardInput", ["event": "ENTRY_SUBMITTED", "data": .string(entry)])
-        finishModal(key, token: nil, resultCode: "SUCCESS", ["manualTextEntry": .string(entry)])
+        // core adds the trigger source KEYBOARD to a typed answer (perform_interaction_request.cc; seen on 8.2).
+        finishModal(key, token: nil, resultCode: "SUCCESS", ["manualTextEntry": .string(entry), "triggerSource": "KEYBOARD"])
     }
 
     /// The user closes the keyboard without input: ENTRY_ABORTED, PerformInteraction ABORTED.

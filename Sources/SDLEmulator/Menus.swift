@@ -29,8 +29,8 @@ extension HeadUnitEmulator {
                 return
             }
             let used = Set(app.commands.values.flatMap { $0.vrCommands?.map { $0.lowercased() } ?? [] })
-            if let clash = wanted.first(where: used.contains) {
-                respond(request, "DUPLICATE_NAME", info: "the VR command \"\(clash)\" is already used by another command")
+            if wanted.contains(where: used.contains) {
+                respond(request, "DUPLICATE_NAME")  // without info, as core (add_command_request.cc; seen on 8.2)
                 return
             }
         }
@@ -43,7 +43,7 @@ extension HeadUnitEmulator {
     /// DeleteCommand: INVALID_ID for a cmdID the app never added.
     func deleteCommand(_ request: IncomingRequest, _ command: DeleteCommand) {
         guard apps[request.key]?.commands[command.cmdID] != nil else {
-            respond(request, "INVALID_ID", info: "no command with cmdID \(command.cmdID)")
+            respond(request, "INVALID_ID")  // without info, as core (seen on 8.2)
             return
         }
         apps[request.key]?.commands[command.cmdID] = nil

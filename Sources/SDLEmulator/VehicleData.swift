@@ -45,7 +45,8 @@ extension HeadUnitEmulator {
         apps[request.key]?.vehicleSubscriptions.formUnion(added)
         if added.isEmpty {
             let code = codes == ["VEHICLE_DATA_NOT_AVAILABLE"] ? "VEHICLE_DATA_NOT_AVAILABLE" : "IGNORED"
-            respond(request, code, info: "no item was subscribed", results)
+            // core's words (subscribe_vehicle_data_request.cc; seen on 8.2)
+            respond(request, code, info: "Already subscribed on provided VehicleData.", results)
         } else {
             respond(request, added.count == items.count ? "SUCCESS" : "WARNINGS",
                     info: added.count == items.count ? nil : "some items were not subscribed", results)

@@ -34,7 +34,6 @@ public struct ScenarioComparison: Sendable {
             differences.append(Difference(step: "scenario", summary: "", detail: "\(left.status.rawValue) ≠ \(right.status.rawValue): "
                                           + (left.message ?? right.message ?? "")))
         }
-        let leftWindows = Self.windows(left), rightWindows = Self.windows(right)
         // The registration answers with the head unit's capabilities, which differ by design:
         // one line naming the keys that differ, then the verdicts step by step.
         let registration = Self.parameterDifferences("RegisterAppInterface", Self.registration(left), Self.registration(right), depth: 1)
@@ -42,46 +41,29 @@ public struct ScenarioComparison: Sendable {
             let keys = registration.map { $0.split(separator: ":")[0].dropFirst("RegisterAppInterface.".count) }
             differences.append(Difference(step: "registration", summary: "RegisterAppInterface", detail: "differs in " + keys.joined(separator: ", ")))
         }
-        // A message just before or after a step boundary may fall in the neighbouring step on
-        // the other head unit: what one side alone sent is matched across adjacent steps first.
         let steps = min(left.steps.count, right.steps.count)
-        var compared = (0..<steps).map { index -> MessageDifferences in
-            let ran = left.steps[index].status != .skipped && right.steps[index].status != .skipped
-            return ran ? Self.messageDifferences(leftWindows[index], rightWindows[index]) : MessageDifferences()
+        var details = [[String]](repeating: [], count: steps)
+        for (index, pair) in zip(left.steps, right.steps).enumerated() where pair.0.status != pair.1.status {
+            details[index].append("step \(pair.0.status.rawValue) ≠ \(pair.1.status.rawValue)" + (pair.1.message ?? pair.0.message).map { ": \($0)" }.orEmpty)
         }
-        for index in compared.indices.dropLast() {
-            for label in compared[index].onlyFirst {
-                if let other = compared[index + 1].onlySecond.firstIndex(of: label) {
-                    compared[index + 1].onlySecond.remove(at: other)
-                    compared[index].onlyFirst.removeAll { $0 == label }
-                }
-            }
-            for label in compared[index].onlySecond {
-                if let other = compared[index + 1].onlyFirst.firstIndex(of: label) {
-                    compared[index + 1].onlyFirst.remove(at: other)
-                    compared[index].onlySecond.removeAll { $0 == label }
-                }
-            }
+        for (step, detail) in Self.messageDifferences(Self.timeline(left), Self.timeline(right)) where step < steps {
+            // A step that ran on one side only already says so.
+            guard left.steps[step].status != .skipped && right.steps[step].status != .skipped else { continue }
+            details[step].append(detail)
         }
         for index in 0..<steps {
-            let step = left.steps[index], other = right.steps[index]
-            var details: [String] = []
-            if step.status != other.status {
-                details.append("step \(step.status.rawValue) ≠ \(other.status.rawValue)" + (other.message ?? step.message).map { ": \($0)" }.orEmpty)
-            }
-            details += compared[index].all
-            differences += details.map { Difference(step: step.path, summary: step.summary, detail: $0) }
+            differences += details[index].map { Difference(step: left.steps[index].path, summary: left.steps[index].summary, detail: $0) }
         }
         self.differences = differences
     }
 
-    /// The messages the app received while each step ran (from its start to the next one's;
-    /// the first step's also has what came with the registration, which may end before or after it starts).
-    static func windows(_ result: ScenarioResult) -> [[RPCEnvelope]] {
-        result.steps.indices.map { index in
-            let start = index == 0 ? -.infinity : result.steps[index].startMS
-            let end = index + 1 < result.steps.count ? result.steps[index + 1].startMS : .infinity
-            return result.messages.filter { $0.timeMS >= start && $0.timeMS < end && !isRegistration($0.envelope) }.map(\.envelope)
+    /// Every message the app received after the registration's response, in order, with the
+    /// step it came in (the last one started by then; what came before the first step counts
+    /// as the first step's).
+    static func timeline(_ result: ScenarioResult) -> [(step: Int, envelope: RPCEnvelope)] {
+        result.messages.filter { !isRegistration($0.envelope) }.map { message in
+            let step = result.steps.lastIndex { $0.startMS <= message.timeMS } ?? 0
+            return (step, message.envelope)
         }
     }
 
@@ -99,39 +81,63 @@ public struct ScenarioComparison: Sendable {
         envelope.messageType == .response ? "\(envelope.functionName) \(envelope.resultCode ?? "?")" : envelope.functionName
     }
 
-    /// What differs in one step: messages only one side sent, and differences in the ones both sent.
-    struct MessageDifferences {
-        var onlyFirst: [String] = []
-        var onlySecond: [String] = []
-        var details: [String] = []
-
-        var all: [String] { details + onlyFirst.map { "only the first sent \($0)" } + onlySecond.map { "only the second sent \($0)" } }
+    /// The two runs' messages lined up by name and result code in order (a longest common
+    /// subsequence, so a message that came a little earlier or later on one head unit still
+    /// pairs up), then: parameters that differ in each pair, a response whose result code
+    /// differs, and what only one head unit sent. Each difference comes with its step.
+    static func messageDifferences(_ left: [(step: Int, envelope: RPCEnvelope)],
+                                   _ right: [(step: Int, envelope: RPCEnvelope)]) -> [(step: Int, detail: String)] {
+        var found: [(step: Int, detail: String)] = []
+        let pairs = commonSubsequence(left.map { label($0.envelope) }, right.map { label($0.envelope) })
+        for (i, j) in pairs {
+            let function = left[i].envelope.functionName
+            found += parameterDifferences(function, left[i].envelope.parameters, right[j].envelope.parameters).map { (left[i].step, $0) }
+        }
+        var onlyLeft = Set(left.indices).subtracting(pairs.map(\.0)).sorted()
+        var onlyRight = Set(right.indices).subtracting(pairs.map(\.1)).sorted()
+        // What is left of the same function in the same step pairs up too: the order crossed
+        // another message's, or a response came with another result code.
+        for i in onlyLeft {
+            let mine = left[i]
+            guard let k = onlyRight.firstIndex(where: { right[$0].step == mine.step && right[$0].envelope.messageType == mine.envelope.messageType
+                                                        && right[$0].envelope.functionName == mine.envelope.functionName }) else { continue }
+            let theirs = right[onlyRight[k]].envelope
+            if mine.envelope.messageType == .response && mine.envelope.resultCode != theirs.resultCode {
+                found.append((mine.step, "\(mine.envelope.functionName): resultCode \(mine.envelope.resultCode ?? "?") ≠ \(theirs.resultCode ?? "?")"
+                              + (theirs.parameters["info"]?.stringValue).map { " (\"\($0)\")" }.orEmpty))
+            }
+            found += parameterDifferences(mine.envelope.functionName, mine.envelope.parameters, theirs.parameters,
+                                          ignoring: ["resultCode", "success"]).map { (mine.step, $0) }
+            onlyRight.remove(at: k)
+            onlyLeft.removeAll { $0 == i }
+        }
+        found += onlyLeft.map { (left[$0].step, "only the first sent \(label(left[$0].envelope))") }
+        found += onlyRight.map { (right[$0].step, "only the second sent \(label(right[$0].envelope))") }
+        return found.enumerated().sorted { ($0.element.step, $0.offset) < ($1.element.step, $1.offset) }.map(\.element)
     }
 
-    /// Messages one side has and the other lacks (by name in order), then parameter
-    /// differences in the ones both have.
-    static func messageDifferences(_ left: [RPCEnvelope], _ right: [RPCEnvelope]) -> MessageDifferences {
-        var result = MessageDifferences()
-        var details: [String] = []
-        var remaining = right
-        for envelope in left {
-            guard let match = remaining.firstIndex(where: { label($0) == label(envelope) }) else {
-                if let other = remaining.firstIndex(where: { $0.functionName == envelope.functionName && $0.messageType == envelope.messageType }) {
-                    details.append("\(envelope.functionName): resultCode \(envelope.resultCode ?? "?") ≠ \(remaining[other].resultCode ?? "?")"
-                                   + (remaining[other].parameters["info"]?.stringValue).map { " (\"\($0)\")" }.orEmpty)
-                    details += parameterDifferences(envelope.functionName, envelope.parameters, remaining[other].parameters, ignoring: ["resultCode", "success"])
-                    remaining.remove(at: other)
-                } else {
-                    result.onlyFirst.append(label(envelope))
-                }
-                continue
+    /// Index pairs of a longest common subsequence of `a` and `b`.
+    static func commonSubsequence(_ a: [String], _ b: [String]) -> [(Int, Int)] {
+        var length = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in stride(from: a.count - 1, through: 0, by: -1) {
+            for j in stride(from: b.count - 1, through: 0, by: -1) {
+                length[i][j] = a[i] == b[j] ? length[i + 1][j + 1] + 1 : max(length[i + 1][j], length[i][j + 1])
             }
-            details += parameterDifferences(envelope.functionName, envelope.parameters, remaining[match].parameters)
-            remaining.remove(at: match)
         }
-        result.onlySecond = remaining.map(label)
-        result.details = details
-        return result
+        var pairs: [(Int, Int)] = []
+        var (i, j) = (0, 0)
+        while i < a.count && j < b.count {
+            if a[i] == b[j] {
+                pairs.append((i, j))
+                i += 1
+                j += 1
+            } else if length[i + 1][j] >= length[i][j + 1] {
+                i += 1
+            } else {
+                j += 1
+            }
+        }
+        return pairs
     }
 
     /// Keys whose values differ, as `Function.key: a ≠ b`; `depth` 1 names differing keys only.
@@ -139,7 +145,8 @@ public struct ScenarioComparison: Sendable {
                                      ignoring: Set<String> = []) -> [String] {
         var details: [String] = []
         func walk(_ path: String, _ a: JSONValue?, _ b: JSONValue?, _ level: Int) {
-            guard a != b else { return }
+            // 0 and 0.0 are the same number to a JSON reader.
+            guard a != b, a?.doubleValue == nil || a?.doubleValue != b?.doubleValue else { return }
             if level < depth, case .object(let x)? = a, case .object(let y)? = b {
                 for key in Set(x.keys).union(y.keys).sorted() where !volatileKeys.contains(key) {
                     walk("\(path).\(key)", x[key], y[key], level + 1)
