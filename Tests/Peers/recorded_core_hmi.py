@@ -6,9 +6,12 @@
 Listens on 127.0.0.1 (a free port, printed as the first line). For one client it walks
 the recording (made by hmi_recorder.py): core's messages are sent as recorded (its
 answers to the HMI's requests carry the ids the client used), and each HMI message is
-awaited and checked against the recorded one: the same method and parameter names for a
-request or notification, the same request id and result code for an answer. Messages may
-arrive a few places out of recorded order. Prints one JSON line per check, then a last line
+awaited and checked against the recorded one: the same method and parameters for a request
+or notification, the same request id, result code and result names for an answer. Messages may
+arrive a few places out of recorded order. Before it waits for the client, it prints
+{"waiting": INDEX, "messages": [...]}: the recorded HMI messages from there to core's next
+message, so a test can perform the driver step that makes them (an HMI sends SDL.ActivateApp
+or Buttons.OnButtonEvent because a person did something). Prints one JSON line per check, then a last line
 {"replayed": N, "checked": M, "mismatches": [...]}; exits when the recording ends or a
 recorded HMI message does not come within 10 s. Uses Debian's python3-websockets.
 """
@@ -38,13 +41,15 @@ def same(recorded, live, ids):
     """Whether `live` is what the HMI said in `recorded` (ids: recorded HMI request id -> live one)."""
     if "method" in recorded:
         return (live.get("method") == recorded["method"] and ("id" in live) == ("id" in recorded)
-                and sorted(live.get("params", {})) == sorted(recorded.get("params", {})))
-    return "method" not in live and live.get("id") == recorded.get("id") and code(live) == code(recorded)
+                and live.get("params", {}) == recorded.get("params", {}))
+    result = lambda message: sorted(message.get("result", {})) if isinstance(message.get("result"), dict) else None
+    return ("method" not in live and live.get("id") == recorded.get("id") and code(live) == code(recorded)
+            and result(live) == result(recorded))
 
 
 async def serve(ws, path=None):
     ids, waiting, mismatches, checked = {}, [], [], 0
-    for entry in recording:
+    for index, entry in enumerate(recording):
         message = dict(entry["message"])
         if entry["from"] == "core":
             if "method" not in message and message.get("id") in ids:
@@ -52,11 +57,17 @@ async def serve(ws, path=None):
             await ws.send(json.dumps(message))
             continue
         while not any(same(message, live, ids) for live in waiting):
+            batch = []
+            for later in recording[index:]:
+                if later["from"] != "hmi":
+                    break
+                batch.append(later["message"])
+            emit({"waiting": index, "messages": batch})
             try:
                 waiting.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
             except (asyncio.TimeoutError, websockets.ConnectionClosed):
                 mismatches.append({"expected": message, "unmatched": waiting})
-                emit({"replayed": recording.index(entry), "checked": checked, "mismatches": mismatches})
+                emit({"replayed": index, "checked": checked, "mismatches": mismatches})
                 done.set()
                 return
         live = next(live for live in waiting if same(message, live, ids))
