@@ -34,6 +34,8 @@ public actor CoreHMI: ScenarioDriver {
     private var apps: [(policyID: String, hmiID: Int64)] = []
     private var appWaiters: [CheckedContinuation<Void, Never>] = []
     private var closedReason: String?
+    /// When core last asked this HMI something.
+    private var lastRequestAt = ContinuousClock.now
     /// Requests core waits on until a person (a driver step) or a timeout ends them.
     var views = OpenViews()
     /// The car's values as this HMI last reported them (VehicleInfo.GetVehicleData answers from here).
@@ -83,6 +85,14 @@ public actor CoreHMI: ScenarioDriver {
                 _ = try await call("MB.subscribeTo", ["propertyName": .string(name)])
             }
             try await notify("BasicCommunication.OnReady", [:])
+            // core now asks for the HMI's capabilities and languages; an app that registers
+            // before it has the answers gets defaults (no CUSTOM_BUTTON subscription, so no soft
+            // button press reaches it). A real HMI is up long before any app: wait until core's
+            // questions stop (300 ms quiet), at most 3 s.
+            let deadline = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < deadline, ContinuousClock.now - lastRequestAt < .milliseconds(300) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
         } catch let failure as Failure {
             throw failure
         } catch {
@@ -191,6 +201,7 @@ public actor CoreHMI: ScenarioDriver {
             received.append(seen)
             for watcher in watchers.values { watcher.yield(seen) }
             if let id {
+                lastRequestAt = .now
                 do { try await answerRequest(id, method, params) } catch { ended("\(error)") }
             } else if method == "BasicCommunication.OnAppRegistered", let app = params["application"]?.objectValue,
                       let hmiID = app["appID"]?.intValue {
