@@ -10,8 +10,8 @@ extension HeadUnitEmulator {
         return true
     }
 
-    /// Alert: systemContext ALERT while shown, SUCCESS after `duration` (5000 ms) or a
-    /// soft-button press; a second modal request while one is shown is REJECTED (core/HMI).
+    /// Alert: systemContext ALERT while shown, SUCCESS after `duration` (5000 ms) or, with
+    /// soft buttons, when one is pressed; a second modal request while one is shown is REJECTED (core/HMI).
     /// A spoken alert attenuates an audible app while the speech lasts (`speakDurationMs`),
     /// so the app sees ALERT+ATTENUATED, ALERT+AUDIBLE, then MAIN+AUDIBLE, as with core and
     /// its HMI (TTS.Speak ends before UI.Alert).
@@ -23,7 +23,10 @@ extension HeadUnitEmulator {
             return
         }
         guard !rejectedBehindModal(request, of: app) else { return }
-        let token = after(alert.duration ?? 5000) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
+        // With soft buttons core gives the HMI duration 0 and sets no timeout of its own: the
+        // alert stays until a button is pressed (alert_request.cc).
+        let hasButtons = !(alert.softButtons ?? []).isEmpty
+        let token = after(hasButtons ? nil : alert.duration ?? 5000) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
         apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token,
                                              softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [], cancelID: alert.cancelID)
         apps[request.key]?.systemContext = .alert

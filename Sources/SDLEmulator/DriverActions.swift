@@ -171,6 +171,12 @@ extension HeadUnitEmulator {
         action("closeMenu", "the user closes the menu") { unit, a throws(EmulatorError) in
             try await unit.closeMenu(appID: a.appID); return nil
         },
+        action("hmiMessages", "what the HMI was sent (as sdl_core would send it), from place \"since\" on",
+               [optional("since", "integer", "the place to read from (0: all; the last answer's \"next\")"),
+                optional("waitMs", "integer", "wait this long for a message when there is none yet")], controlOnly: true) {
+            unit, a throws(EmulatorError) in
+            await unit.hmiMessages(since: Int(a.values["since"]?.intValue ?? 0), waitMS: Int(a.values["waitMs"]?.intValue ?? 0))
+        },
         action("snapshot", "the state of every app and of the vehicle", controlOnly: true) { unit, _ throws(EmulatorError) in
             ["snapshot": unit.snapshot().json]
         },

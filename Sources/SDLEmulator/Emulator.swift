@@ -63,8 +63,8 @@ public actor HeadUnitEmulator {
     var timers: [Int: Task<Void, Never>] = [:]
     var nextToken = 1
     let subscribers = Broadcast<EmulatorEvent>()
-    /// HMI messages of requests not yet answered; they are shown if the answer is a success.
-    var awaitingHMIView: [RequestKey: [HMIView.Message]] = [:]
+    /// What the HMI was sent (``HMIView``), and the messages of requests not yet answered.
+    var hmi = HMILog()
     nonisolated let storageRoot: String
     /// A storage folder the emulator made itself (no `storage.directory` configured) goes
     /// when it stops or is freed; a configured one is the user's and stays.
@@ -384,13 +384,7 @@ public actor HeadUnitEmulator {
             return
         }
         subscribeSoftButtons(of: request)
-        let view = HMIView.messages(for: request.name, request.parameters, appID: Int64(app.registrationOrder))
-        if HMIView.forwardedBeforeAnswer.contains(request.name) {
-            for message in view { emit(.hmiMessage(appID: app.appID, method: message.method, parameters: message.params)) }
-        } else if !view.isEmpty {
-            // core checks the request first (a duplicate name never reaches the screen): shown on success.
-            awaitingHMIView[RequestKey(session: request.key, correlationID: request.correlationID)] = view
-        }
+        forwardToHMI(request, app)
         handle(self, request)
     }
 
@@ -477,10 +471,7 @@ public actor HeadUnitEmulator {
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         send(packet, to: request.key)
         unsubscribeSoftButtons(after: request)
-        if let view = awaitingHMIView.removeValue(forKey: RequestKey(session: request.key, correlationID: request.correlationID)),
-           let app = apps[request.key], Self.successfulCodes.contains(resultCode) {
-            for message in view { emit(.hmiMessage(appID: app.appID, method: message.method, parameters: message.params)) }
-        }
+        answeredOnHMI(request, resultCode)
         emit(.rpcAnswered(appID: apps[request.key]?.appID, name: request.name, correlationID: request.correlationID, resultCode: resultCode))
     }
 

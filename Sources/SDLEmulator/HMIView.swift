@@ -99,3 +99,70 @@ public enum HMIView {
         return messages
     }
 }
+
+/// What the emulator's HMI was sent, for the control channel's `hmiMessages`, and what it
+/// will be sent once requests are answered.
+struct HMILog: Sendable {
+    /// Every message, oldest first; `dropped` were let go to bound memory.
+    var messages: [HMIView.Message] = []
+    var dropped = 0
+    /// Messages of requests not yet answered; shown if the answer is a success.
+    var awaiting: [RequestKey: [HMIView.Message]] = [:]
+    var waiters: [CheckedContinuation<Void, Never>] = []
+    static let limit = 10_000
+}
+
+extension HeadUnitEmulator {
+    /// Records what core would send its HMI for `request`: at once for the requests the HMI
+    /// answers, else when the request succeeds (core checks first: a duplicate name never
+    /// reaches the screen).
+    func forwardToHMI(_ request: IncomingRequest, _ app: AppState) {
+        let view = HMIView.messages(for: request.name, request.parameters, appID: Int64(app.registrationOrder))
+        if HMIView.forwardedBeforeAnswer.contains(request.name) {
+            display(view, appID: app.appID)
+        } else if !view.isEmpty {
+            hmi.awaiting[RequestKey(session: request.key, correlationID: request.correlationID)] = view
+        }
+    }
+
+    func answeredOnHMI(_ request: IncomingRequest, _ resultCode: String) {
+        guard let view = hmi.awaiting.removeValue(forKey: RequestKey(session: request.key, correlationID: request.correlationID)),
+              let app = apps[request.key], Self.successfulCodes.contains(resultCode) else { return }
+        display(view, appID: app.appID)
+    }
+
+    private func display(_ view: [HMIView.Message], appID: String) {
+        for message in view { emit(.hmiMessage(appID: appID, method: message.method, parameters: message.params)) }
+        hmi.messages += view
+        if hmi.messages.count > HMILog.limit {
+            hmi.dropped += hmi.messages.count - HMILog.limit
+            hmi.messages.removeFirst(hmi.messages.count - HMILog.limit)
+        }
+        let waiters = hmi.waiters
+        hmi.waiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The HMI's messages from place `since` on (counting from the first ever), waiting up to
+    /// `waitMS` for one when there is none yet; `next` is the place to ask from next time.
+    func hmiMessages(since: Int, waitMS: Int) async -> JSONObject {
+        if hmi.dropped + hmi.messages.count <= since, waitMS > 0 {
+            let timer = Task {
+                try? await Task.sleep(for: .milliseconds(waitMS))
+                self.wakeHMIWaiters()
+            }
+            await withCheckedContinuation { hmi.waiters.append($0) }
+            timer.cancel()
+        }
+        let start = max(0, since - hmi.dropped)
+        let messages = start < hmi.messages.count ? Array(hmi.messages[start...]) : []
+        return ["messages": .array(messages.map { .object(["method": .string($0.method), "params": .object($0.params)]) }),
+                "next": .int(Int64(hmi.dropped + hmi.messages.count))]
+    }
+
+    private func wakeHMIWaiters() {
+        let waiters = hmi.waiters
+        hmi.waiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+}

@@ -246,8 +246,7 @@ struct RunScenarios: AsyncParsableCommand {
         var driver: (any ScenarioDriver)?
         if let control {
             do {
-                let client = try await ControlChannelClient(endpoint: control)
-                driver = ControlCommandDriver { try await client.send($0) }
+                driver = try await ControlCommandDriver.remote(control)
             } catch {
                 throw CommandFailure.connection("cannot reach the emulator's control channel at \(control): \(error)")
             }
@@ -318,8 +317,7 @@ struct Replay: AsyncParsableCommand {
         if let tcp = transport.tcp {
             var driver: (any ScenarioDriver)?
             if let control {
-                let client = try await ControlChannelClient(endpoint: control)
-                driver = ControlCommandDriver { try await client.send($0) }
+                driver = try await ControlCommandDriver.remote(control)
             }
             let timeout = Duration.milliseconds(Int64(transport.connectTimeout * 1000))
             target = ScenarioTarget(name: "TCP \(tcp)", makeTransport: { try TCPTransport(endpoint: tcp, connectTimeout: timeout) }, driver: driver)

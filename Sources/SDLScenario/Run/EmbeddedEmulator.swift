@@ -139,6 +139,35 @@ extension HeadUnitEmulator {
     }
 }
 
+extension ControlCommandDriver {
+    /// The driver of `sdl-run emulate` at `endpoint`: commands over one connection, and what
+    /// its HMI is sent read over a second one (`hmiMessages`, waiting up to a second a time),
+    /// so an answer that waits never holds up a driver step.
+    public static func remote(_ endpoint: String) async throws -> ControlCommandDriver {
+        let client = try await ControlChannelClient(endpoint: endpoint)
+        return ControlCommandDriver(hmi: {
+            AsyncStream { continuation in
+                let reader = Task {
+                    guard let hmi = try? await ControlChannelClient(endpoint: endpoint) else { return continuation.finish() }
+                    // From what comes next: the run's own messages, not an earlier run's.
+                    var next = (try? await hmi.send(["action": "hmiMessages", "since": .int(Int64.max / 2)]))?["next"]?.intValue ?? 0
+                    while !Task.isCancelled {
+                        guard let answer = try? await hmi.send(["action": "hmiMessages", "since": .int(next), "waitMs": 1000]) else { break }
+                        for message in answer["messages"]?.arrayValue ?? [] {
+                            guard let method = message["method"]?.stringValue else { continue }
+                            continuation.yield(HMIMessage(method: method, params: message["params"]?.objectValue ?? [:], isRequest: !method.contains(".On")))
+                        }
+                        next = answer["next"]?.intValue ?? next
+                    }
+                    await hmi.close()
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in reader.cancel() }
+            }
+        }) { try await client.send($0) }
+    }
+}
+
 /// A driver step the emulator could not perform.
 public struct DriverError: Error, CustomStringConvertible {
     public var message: String

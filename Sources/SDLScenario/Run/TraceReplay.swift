@@ -29,7 +29,8 @@ public struct TracingDriver: ScenarioDriver {
 /// and driver actions are performed where they happened. Causality is kept as recorded:
 /// before each request or driver action, the replay waits for the responses that had
 /// arrived by then in the recording. An Alert that the driver answered later is therefore
-/// not waited for before the driver's press.
+/// not waited for before the driver's press; the notifications that had come by then (the
+/// ALERT system context the alert brought) are, for a while, before a driver action.
 public struct TraceReplay: Sendable {
     /// One step of the recording.
     public enum Event: Sendable {
@@ -37,6 +38,8 @@ public struct TraceReplay: Sendable {
         case driver(DriverAction)
         /// The recorded response to `correlationID` had arrived at this point.
         case responseArrived(correlationID: Int32, resultCode: String)
+        /// A notification of this name had arrived at this point.
+        case notificationArrived(String)
     }
 
     /// The outcome of one replayed request.
@@ -99,6 +102,8 @@ public struct TraceReplay: Sendable {
                 } else if !sent, packet.messageType == .response {
                     events.append(.responseArrived(correlationID: packet.correlationID,
                                                    resultCode: parameters["resultCode"]?.stringValue ?? "(none)"))
+                } else if !sent, packet.messageType == .notification, let name = RPCRegistry.functionName(forID: packet.functionID) {
+                    events.append(.notificationArrived(name))
                 }
             default:
                 continue
@@ -130,6 +135,8 @@ public struct TraceReplay: Sendable {
         } else if !sent, type == "response" {
             events.append(.responseArrived(correlationID: Int32(clamping: rpc["correlationID"]?.intValue ?? 0),
                                            resultCode: parameters["resultCode"]?.stringValue ?? "(none)"))
+        } else if !sent, type == "notification", let name = rpc["name"]?.stringValue {
+            events.append(.notificationArrived(name))
         }
     }
 
@@ -140,8 +147,8 @@ public struct TraceReplay: Sendable {
         let responses = ResponseBook()
         let stream = await connection.messages()
         let collector = Task {
-            for await message in stream where message.messageType == .response {
-                await responses.add(message)
+            for await message in stream {
+                if message.messageType == .response { await responses.add(message) } else { await responses.count(message.functionName) }
             }
         }
         defer { collector.cancel() }
@@ -150,8 +157,11 @@ public struct TraceReplay: Sendable {
         var recordedCode: [Int32: String] = [:]
         var arrived: [Int32] = []                 // recorded ids whose responses the recording had by now
         var order: [Int32] = []
+        var notified: [String: Int] = [:]          // notifications the recording had by now
         for event in events {
             switch event {
+            case .notificationArrived(let name):
+                notified[name, default: 0] += 1
             case .responseArrived(let id, let code):
                 recordedCode[id] = code
                 arrived.append(id)
@@ -162,6 +172,10 @@ public struct TraceReplay: Sendable {
                 order.append(id)
             case .driver(let action):
                 try await responses.waitFor(arrived.compactMap { replayID[$0] }, timeout: responseTimeout)
+                // What the head unit had said by then (an alert on screen: ALERT) shows it is
+                // ready for the person's action; a notification that never comes again only
+                // costs the wait.
+                await responses.waitFor(notifications: notified, timeout: .seconds(2))
                 try await target.driver?.perform(action)
             }
         }
@@ -190,6 +204,26 @@ private actor ResponseBook {
     }
 
     func resultCode(of id: Int32) -> String? { codes[id] }
+
+    private var notified: [String: Int] = [:]
+
+    func count(_ notification: String) {
+        notified[notification, default: 0] += 1
+        wakeAll()
+    }
+
+    /// Waits until at least these many notifications of each name came, or `timeout` passes.
+    func waitFor(notifications wanted: [String: Int], timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
+        while wanted.contains(where: { notified[$0.key, default: 0] < $0.value }), ContinuousClock.now < deadline {
+            let timer = Task {
+                try? await Task.sleep(until: deadline)
+                self.wakeAll()
+            }
+            await withCheckedContinuation { waiters.append($0) }
+            timer.cancel()
+        }
+    }
 
     struct Timeout: Error, CustomStringConvertible {
         var description: String
