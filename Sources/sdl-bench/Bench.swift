@@ -96,13 +96,7 @@ struct Bench {
         // FrequencyCount); the benchmark measures speed, so the emulator's limit is lifted.
         var benchConfiguration = EmulatorConfiguration.standard
         benchConfiguration.floodLimit = (count: Int.max, ms: 1000)
-        let headUnit = HeadUnitEmulator(configuration: benchConfiguration)
-        let port = try await headUnit.listen(host: "127.0.0.1", port: 0)
-        let connection = SDLConnection(transport: TCPTransport(host: "127.0.0.1", port: port))
-        try await connection.start()
-        _ = try await connection.send(RegisterAppInterface(
-            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "bench",
-            isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "bench"))
+        let (headUnit, connection) = try await registeredOverTCP(benchConfiguration)
         try await headUnit.activateApp("bench")
         let trips = 300 * scale
         let show = Show(mainField1: "Hello", mainField2: "bench")
@@ -134,8 +128,29 @@ struct Bench {
         let putFile = clock.now - start
         let rawBulk = try await rawTCPBulk(bytes: file.count, chunk: chunk)
         record("PutFile \(file.count >> 20) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", putFile, rawBulk)
+
+        // 4b. The file manager: one chunk at a time against a window of four in flight (no rate cap).
+        for window in [1, 4] {
+            let files = SDLFileManager(channel: connection, chunkSize: chunk, pacing: UploadPacing(window: window, maximumRequestsPerSecond: nil))
+            start = clock.now
+            try await files.upload(SDLFile(name: "window-\(window).bin", source: .data(file), fileType: .binary))
+            record("upload \(file.count >> 20) MiB, 64 KiB chunks, \(window) in flight", "raw TCP, same chunks, acked", clock.now - start, rawBulk)
+        }
         await connection.stop()
         await headUnit.stop()
+
+        // 4c. Small chunks under core's flood limit (1,000 messages a second): the standard
+        // pacing keeps the upload alive where unpaced chunks get the app unregistered.
+        let (limited, paced) = try await registeredOverTCP(.standard)
+        let small = 16 * 1024
+        let pacedFile = [UInt8](repeating: 0x3C, count: (quick ? 4 : 16) << 20)
+        start = clock.now
+        try await SDLFileManager(channel: paced, chunkSize: small).upload(SDLFile(name: "paced.bin", source: .data(pacedFile), fileType: .binary))
+        let pacedTime = clock.now - start
+        let rawSmall = try await rawTCPBulk(bytes: pacedFile.count, chunk: small)
+        record("upload \(pacedFile.count >> 20) MiB, 16 KiB chunks, paced ≤800/s", "raw TCP, same chunks, acked", pacedTime, rawSmall)
+        await paced.stop()
+        await limited.stop()
 
         // 5. Menu updates: a 300-cell menu with 3 cells changed, the manager's diff against
         // clearing the menu and adding it again (what an app without a diff does).
@@ -175,6 +190,18 @@ struct Bench {
         await manager.stop()
         await headUnit.stop()
         return (diffed, rebuilt)
+    }
+
+    /// An emulator listening on loopback and an app registered with it over TCP.
+    static func registeredOverTCP(_ configuration: EmulatorConfiguration) async throws -> (HeadUnitEmulator, SDLConnection) {
+        let headUnit = HeadUnitEmulator(configuration: configuration)
+        let port = try await headUnit.listen(host: "127.0.0.1", port: 0)
+        let connection = SDLConnection(transport: TCPTransport(host: "127.0.0.1", port: port))
+        try await connection.start()
+        _ = try await connection.send(RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "bench",
+            isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "bench"))
+        return (headUnit, connection)
     }
 
     static func measure(_ body: () -> Void) -> Duration {
