@@ -81,25 +81,25 @@ public struct ScenarioComparison: Sendable {
         envelope.messageType == .response ? "\(envelope.functionName) \(envelope.resultCode ?? "?")" : envelope.functionName
     }
 
-    /// The two runs' messages lined up by name and result code in order (a longest common
+    /// The two runs' messages lined up by name and result code in order (a common
     /// subsequence, so a message that came a little earlier or later on one head unit still
     /// pairs up), then: parameters that differ in each pair, a response whose result code
     /// differs, and what only one head unit sent. Each difference comes with its step.
     static func messageDifferences(_ left: [(step: Int, envelope: RPCEnvelope)],
                                    _ right: [(step: Int, envelope: RPCEnvelope)]) -> [(step: Int, detail: String)] {
         var found: [(step: Int, detail: String)] = []
-        let pairs = commonSubsequence(left.map { label($0.envelope) }, right.map { label($0.envelope) })
+        let pairs = commonSubsequence(left.map(\.envelope), right.map(\.envelope))
         for (i, j) in pairs {
             let function = left[i].envelope.functionName
             found += parameterDifferences(function, left[i].envelope.parameters, right[j].envelope.parameters).map { (left[i].step, $0) }
         }
         var onlyLeft = Set(left.indices).subtracting(pairs.map(\.0)).sorted()
         var onlyRight = Set(right.indices).subtracting(pairs.map(\.1)).sorted()
-        // What is left of the same function in the same step pairs up too: the order crossed
-        // another message's, or a response came with another result code.
+        // What is left of the same function in the same or the next step pairs up too: the
+        // order crossed another message's, or a response came with another result code.
         for i in onlyLeft {
             let mine = left[i]
-            guard let k = onlyRight.firstIndex(where: { right[$0].step == mine.step && right[$0].envelope.messageType == mine.envelope.messageType
+            guard let k = onlyRight.firstIndex(where: { abs(right[$0].step - mine.step) <= 1 && right[$0].envelope.messageType == mine.envelope.messageType
                                                         && right[$0].envelope.functionName == mine.envelope.functionName }) else { continue }
             let theirs = right[onlyRight[k]].envelope
             if mine.envelope.messageType == .response && mine.envelope.resultCode != theirs.resultCode {
@@ -116,22 +116,31 @@ public struct ScenarioComparison: Sendable {
         return found.enumerated().sorted { ($0.element.step, $0.offset) < ($1.element.step, $1.offset) }.map(\.element)
     }
 
-    /// Index pairs of a longest common subsequence of `a` and `b`.
-    static func commonSubsequence(_ a: [String], _ b: [String]) -> [(Int, Int)] {
-        var length = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    /// Index pairs of a common subsequence of `a` and `b` (the same name and result code),
+    /// the best by weight: a pair whose parameters are the same counts twice, so of two
+    /// alignments as long, the one that pairs equal messages wins (the OnHMIStatus NONE, FULL,
+    /// ALERT of both runs pair up even when an OnPermissionsChange falls between them on one).
+    static func commonSubsequence(_ a: [RPCEnvelope], _ b: [RPCEnvelope]) -> [(Int, Int)] {
+        func weight(_ i: Int, _ j: Int) -> Int {
+            guard label(a[i]) == label(b[j]) else { return 0 }
+            return parameterDifferences(a[i].functionName, a[i].parameters, b[j].parameters).isEmpty ? 2 : 1
+        }
+        var best = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
         for i in stride(from: a.count - 1, through: 0, by: -1) {
             for j in stride(from: b.count - 1, through: 0, by: -1) {
-                length[i][j] = a[i] == b[j] ? length[i + 1][j + 1] + 1 : max(length[i + 1][j], length[i][j + 1])
+                let paired = weight(i, j)
+                best[i][j] = max(paired > 0 ? best[i + 1][j + 1] + paired : 0, best[i + 1][j], best[i][j + 1])
             }
         }
         var pairs: [(Int, Int)] = []
         var (i, j) = (0, 0)
         while i < a.count && j < b.count {
-            if a[i] == b[j] {
+            let paired = weight(i, j)
+            if paired > 0 && best[i][j] == best[i + 1][j + 1] + paired {
                 pairs.append((i, j))
                 i += 1
                 j += 1
-            } else if length[i + 1][j] >= length[i][j + 1] {
+            } else if best[i + 1][j] >= best[i][j + 1] {
                 i += 1
             } else {
                 j += 1
