@@ -55,9 +55,10 @@ struct UploadPacingTests {
         await channel.waitForArrivals(5)
         #expect(await channel.offsets == [0, 100, 200, 300, 400])
         #expect(await channel.heldCount <= 4)
-        for _ in 0..<10 {
+        // One answer per chunk as it arrives: the n-th waits until n were sent.
+        for count in 2...10 {
+            await channel.waitForArrivals(count)
             await channel.answerOne()
-            try await Task.sleep(for: .milliseconds(5))
         }
         try await upload.value
         #expect(await channel.offsets == Array(stride(from: 0, to: 1000, by: 100)))
