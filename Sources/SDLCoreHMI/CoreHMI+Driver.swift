@@ -89,6 +89,12 @@ extension CoreHMI {
             let code = arguments["resultCode"]?.stringValue ?? "DATA_NOT_AVAILABLE"
             guard let result = HMIResult(name: code) else { throw Failure(description: "setVehicleDataUnavailable: \(code) is not a result code") }
             unavailableData[name] = (result, arguments["info"]?.stringValue)
+        case "hmiResult":
+            guard let method = arguments["method"]?.stringValue, let name = arguments["resultCode"]?.stringValue else {
+                throw Failure(description: "hmiResult needs the HMI API method and a resultCode")
+            }
+            guard let code = HMIResult(name: name) else { throw Failure(description: "hmiResult: \(name) is not a result code") }
+            setResults[method, default: []].append((code, arguments["info"]?.stringValue))
         default:
             throw Failure(description: "\(action.name) has no meaning on core's HMI API")
         }

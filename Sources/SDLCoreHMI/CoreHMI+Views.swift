@@ -40,6 +40,10 @@ extension CoreHMI {
     /// Answers a request core sent: the views wait, the rest are answered at once.
     func answerRequest(_ id: Int64, _ method: String, _ params: JSONObject) async throws {
         let appID = params["appID"]?.intValue ?? 0
+        if let set = setResults[method]?.first {
+            setResults[method]?.removeFirst()
+            return try await answer(id, method, set.code, info: set.info)
+        }
         switch method {
         case "UI.Alert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
             guard views.modal == nil else {
@@ -68,7 +72,9 @@ extension CoreHMI {
             if method == "UI.SetGlobalProperties", let mode = params["keyboardProperties"]?["keypressMode"]?.stringValue {
                 keypressModes[appID] = mode
             }
-            try await answer(id, method, .success, CoreHMIAnswers.result(for: method, params: params))
+            var result = CoreHMIAnswers.result(for: method, params: params)
+            result.merge(configuredAnswers[method]?.objectValue ?? [:]) { _, configured in configured }
+            try await answer(id, method, .success, result)
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 public import SDLScenario
-import SmartDeviceLink
+public import SmartDeviceLink
 
 /// `sdl-run --hmi ws://HOST:8087`: sdl-run is the HMI of a real sdl_core, so the driver
 /// steps of a scenario (activate the app, pick a command, press a button, type on the
@@ -40,6 +40,8 @@ public actor CoreHMI: ScenarioDriver {
     var views = OpenViews()
     /// The car's values as this HMI last reported them (VehicleInfo.GetVehicleData answers from here).
     var vehicleData: JSONObject = ["speed": 0, "rpm": 0]
+    /// Answers for the next requests of a method instead of SUCCESS (`hmiResult`).
+    var setResults: [String: [(code: HMIResult, info: String?)]] = [:]
     /// Each app's keyboard keypressMode, from UI.SetGlobalProperties.
     var keypressModes: [Int64: String] = [:]
     /// Vehicle data items the HMI answers with an error, and its info text.
@@ -49,8 +51,13 @@ public actor CoreHMI: ScenarioDriver {
     private var watchers: [Int: AsyncStream<HMIMessage>.Continuation] = [:]
     private var nextWatcher = 0
 
-    /// `url` is core's HMI WebSocket, `ws://HOST:PORT[/PATH]`.
-    public init(url: String) throws(Failure) {
+    /// What the HMI answers a method with, over the generic answers (`--hmi-config`).
+    let configuredAnswers: JSONObject
+
+    /// `url` is core's HMI WebSocket, `ws://HOST:PORT[/PATH]`. `answers` maps an HMI API method
+    /// (`UI.GetCapabilities`) to the result it is answered with, over a generic HMI's.
+    public init(url: String, answers: JSONObject = [:]) throws(Failure) {
+        self.configuredAnswers = answers
         guard url.hasPrefix("ws://"), let endpoint = try? HostPort(parsing: String(url.dropFirst(5).prefix { $0 != "/" })) else {
             throw Failure(description: "--hmi takes ws://HOST:PORT, core's HMI WebSocket (ws://127.0.0.1:8087 by default), not '\(url)'")
         }

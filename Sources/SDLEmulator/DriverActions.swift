@@ -131,6 +131,13 @@ extension HeadUnitEmulator {
                                                      info: a.values["info"]?.stringValue)
             return nil
         },
+        action("hmiResult", "the HMI answers the next request of a method with this result (core passes it on to the app)",
+               [required("method", "string", "the HMI API method, e.g. UI.Show or TTS.Speak"),
+                required("resultCode", "string", "e.g. REJECTED, GENERIC_ERROR, WARNINGS"),
+                optional("info", "string", "the HMI's info text")], aboutAnApp: false) { unit, a throws(EmulatorError) in
+            try unit.setHMIResult(try a.string("method"), resultCode: try a.string("resultCode"), info: a.values["info"]?.stringValue)
+            return nil
+        },
         action("dropTransport", "the link to the app drops (a cable pulled)") { unit, a throws(EmulatorError) in
             try await unit.dropTransport(appID: a.appID); return nil
         },

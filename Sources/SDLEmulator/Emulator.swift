@@ -383,8 +383,8 @@ public actor HeadUnitEmulator {
             respond(request, "UNSUPPORTED_REQUEST", info: "the emulator does not model \(request.name)")
             return
         }
+        guard forwardToHMI(request, app) else { return }
         subscribeSoftButtons(of: request)
-        forwardToHMI(request, app)
         handle(self, request)
     }
 

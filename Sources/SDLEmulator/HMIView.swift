@@ -109,6 +109,8 @@ struct HMILog: Sendable {
     /// Messages of requests not yet answered; shown if the answer is a success.
     var awaiting: [RequestKey: [HMIView.Message]] = [:]
     var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Answers the HMI gives the next request of a method instead of SUCCESS (`hmiResult`).
+    var results: [String: [(code: String, info: String?)]] = [:]
     static let limit = 10_000
 }
 
@@ -116,13 +118,29 @@ extension HeadUnitEmulator {
     /// Records what core would send its HMI for `request`: at once for the requests the HMI
     /// answers, else when the request succeeds (core checks first: a duplicate name never
     /// reaches the screen).
-    func forwardToHMI(_ request: IncomingRequest, _ app: AppState) {
+    /// Returns false when the HMI answers the request with a result set by `hmiResult`: core
+    /// passes the HMI's result code and info on to the app, and the request has no effect.
+    func forwardToHMI(_ request: IncomingRequest, _ app: AppState) -> Bool {
         let view = HMIView.messages(for: request.name, request.parameters, appID: Int64(app.registrationOrder))
+        if let method = view.first(where: { hmi.results[$0.method]?.isEmpty == false })?.method,
+           let answer = hmi.results[method]?.removeFirst() {
+            respond(request, answer.code, info: answer.info)
+            return false
+        }
         if HMIView.forwardedBeforeAnswer.contains(request.name) {
             display(view, appID: app.appID)
         } else if !view.isEmpty {
             hmi.awaiting[RequestKey(session: request.key, correlationID: request.correlationID)] = view
         }
+        return true
+    }
+
+    /// The HMI answers the next request of `method` (`UI.Show`) with `resultCode` and `info`.
+    public func setHMIResult(_ method: String, resultCode: String, info: String?) throws(EmulatorError) {
+        guard ResultCode(rawValue: resultCode).isKnown else {
+            throw .invalidAction("\(resultCode) is not a result code of the RPC spec (e.g. REJECTED, GENERIC_ERROR)")
+        }
+        hmi.results[method, default: []].append((resultCode, info))
     }
 
     func answeredOnHMI(_ request: IncomingRequest, _ resultCode: String) {

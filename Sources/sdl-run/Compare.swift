@@ -23,6 +23,9 @@ struct Compare: AsyncParsableCommand {
     @Option(help: ArgumentHelp("sdl_core's HMI WebSocket; sdl-run is its HMI.", valueName: "ws://host:8087"))
     var hmi: String
 
+    @Option(help: ArgumentHelp("A JSON object of HMI API methods and the results the HMI answers them with.", valueName: "file"))
+    var hmiConfig: String?
+
     @Option(help: ArgumentHelp("Write the differences as JSON.", valueName: "file"))
     var json: String?
 
@@ -38,7 +41,8 @@ struct Compare: AsyncParsableCommand {
         do { _ = try TCPTransport(endpoint: endpoint) } catch { throw CommandFailure.invalid("--tcp \(endpoint): \(error.description)") }
         let makeCoreLink: @Sendable () throws -> any SDLTransport = { try TCPTransport(endpoint: endpoint) }
         let core: CoreHMI
-        do { core = try CoreHMI(url: hmi) } catch { throw CommandFailure.invalid(error.description) }
+        let answers = try HMIAnswersFile.read(hmiConfig)
+        do { core = try CoreHMI(url: hmi, answers: answers) } catch { throw CommandFailure.invalid(error.description) }
         do { try await core.start() } catch { throw CommandFailure.connection(error.description) }
         let runner = ScenarioRunner(promptPolicy: .fail)
         var comparisons: [ScenarioComparison] = []
@@ -82,5 +86,20 @@ struct Compare: AsyncParsableCommand {
             lines.append("    \(difference.detail)")
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// `--hmi-config FILE`: a JSON object of HMI API methods and their results.
+enum HMIAnswersFile {
+    static func read(_ path: String?) throws -> JSONObject {
+        guard let path else { return [:] }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure.invalid("cannot read --hmi-config \(path)") }
+        guard case .object(let answers) = try? JSONValue.parse(Array(data)) else {
+            throw CommandFailure.invalid("--hmi-config \(path): expected a JSON object of HMI API methods and their results")
+        }
+        for (method, result) in answers where !method.contains(".") || result.objectValue == nil {
+            throw CommandFailure.invalid("--hmi-config \(path): \"\(method)\" must be an HMI API method (UI.GetCapabilities) with a result object")
+        }
+        return answers
     }
 }

@@ -83,6 +83,9 @@ struct RunScenarios: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --tcp to a real sdl_core: be its HMI on this WebSocket, so driver steps happen there.", valueName: "ws://host:8087"))
     var hmi: String?
 
+    @Option(help: ArgumentHelp("With --hmi: a JSON object of HMI API methods and the results the HMI answers them with (over a generic HMI's), e.g. {\"UI.GetCapabilities\": {...}}.", valueName: "file"))
+    var hmiConfig: String?
+
     @Option(help: ArgumentHelp("Run up to N scenarios at once (embedded emulator only).", valueName: "n"))
     var parallel: Int = 1
 
@@ -104,6 +107,7 @@ struct RunScenarios: AsyncParsableCommand {
         }
         if hmi != nil && transport.tcp == nil { throw ValidationError("--hmi goes with --tcp: core's HMI WebSocket beside its app port") }
         if hmi != nil && control != nil { throw ValidationError("choose --hmi (a real sdl_core) or --control (sdl-run emulate), not both") }
+        if hmiConfig != nil && hmi == nil { throw ValidationError("--hmi-config goes with --hmi") }
         if let nonInteractive, nonInteractive != "skip", nonInteractive != "fail" {
             throw ValidationError("--non-interactive takes skip or fail, not '\(nonInteractive)'")
         }
@@ -126,7 +130,8 @@ struct RunScenarios: AsyncParsableCommand {
         var coreHMI: CoreHMI?
         if let hmi {
             let client: CoreHMI
-            do { client = try CoreHMI(url: hmi) } catch { throw CommandFailure.invalid(error.description) }
+            let answers = try HMIAnswersFile.read(hmiConfig)
+            do { client = try CoreHMI(url: hmi, answers: answers) } catch { throw CommandFailure.invalid(error.description) }
             do { try await client.start() } catch { throw CommandFailure.connection(error.description) }
             coreHMI = client
         }

@@ -57,6 +57,23 @@ struct CoreHMITests {
         await hmi.stop()
     }
 
+    @Test("configured answers (--hmi-config) go over the generic HMI's: UI.GetLanguage answered with DE-DE")
+    func configuredAnswers() async throws {
+        let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
+        defer { core.stop() }
+        let hmi = try CoreHMI(url: "ws://127.0.0.1:\(core.firstLine)", answers: ["UI.GetLanguage": ["language": "DE-DE"]])
+        try await hmi.start()
+        var answer: JSONValue?
+        while answer == nil {
+            let line = await core.nextLine()
+            guard !line.isEmpty else { break }
+            let message = try JSONValue.parse(Array(line.utf8))
+            if message["id"] == 7, message["result"] != nil { answer = message["result"] }
+        }
+        #expect(answer?["language"] == "DE-DE" && answer?["code"] == 0 && answer?["method"] == "UI.GetLanguage")
+        await hmi.stop()
+    }
+
     @Test("a URL that is not ws://HOST:PORT, and a port nobody listens on, fail saying what to give")
     func badEndpoints() async throws {
         #expect(throws: CoreHMI.Failure.self) { try CoreHMI(url: "http://127.0.0.1:8087") }
