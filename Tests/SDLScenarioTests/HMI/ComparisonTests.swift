@@ -1,3 +1,4 @@
+import Foundation
 import SDLEmulator
 import SDLScenario
 import SmartDeviceLink
@@ -56,5 +57,22 @@ struct ComparisonTests {
         let second = comparison.differences.filter { $0.step == "$.steps[1]" }.map(\.detail)
         #expect(second.contains { $0.hasPrefix("step passed ≠ failed") }, "\(second)")
         #expect(second.contains { $0.hasPrefix("ListFiles: resultCode SUCCESS ≠ REJECTED") }, "\(second)")
+    }
+}
+
+@Suite("sdl-run compare on the command line")
+struct CompareCommandTests {
+    @Test("no core's HMI WebSocket there: exit 3 naming it; an --hmi-config that is not methods and results: exit 2")
+    func unreachableCore() async throws {
+        let hello = CommandRunner.packageRoot.appendingPathComponent("examples/hello.json").path
+        let result = try await CommandRunner.sdlRun(["compare", hello, "--tcp", "127.0.0.1:1", "--hmi", "ws://127.0.0.1:1"])
+        #expect(result.exitCode == 3)
+        #expect(result.stderr.contains("cannot reach core's HMI WebSocket at 127.0.0.1:1"), "\(result.stderr)")
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("hmi-\(UUID()).json")
+        try Data(#"{"speed": 3}"#.utf8).write(to: config)
+        defer { try? FileManager.default.removeItem(at: config) }
+        let invalid = try await CommandRunner.sdlRun(["compare", hello, "--tcp", "127.0.0.1:1", "--hmi", "ws://127.0.0.1:1", "--hmi-config", config.path])
+        #expect(invalid.exitCode == 2)
+        #expect(invalid.stderr.contains("\"speed\" must be an HMI API method"), "\(invalid.stderr)")
     }
 }
