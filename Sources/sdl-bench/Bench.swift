@@ -156,6 +156,12 @@ struct Bench {
         // clearing the menu and adding it again (what an app without a diff does).
         let (diffed, rebuilt) = try await menuUpdates(cells: 300, changed: 3, rounds: quick ? 3 : 10)
         record("menu update, 3 of 300 cells changed", "delete all, add all", diffed, rebuilt)
+
+        // 6. Many apps: 100 apps each sending a Show every 100 ms, against one app doing the same.
+        let span: Duration = quick ? .seconds(1) : .seconds(3)
+        let hundred = try await ManyApps.medianRoundTrip(apps: 100, interval: .milliseconds(100), duration: span)
+        let one = try await ManyApps.medianRoundTrip(apps: 1, interval: .milliseconds(100), duration: span)
+        record("median Show round trip, 100 apps at 10/s each", "the same, one app", hundred, one)
     }
 
     static func menuUpdates(cells count: Int, changed: Int, rounds: Int) async throws -> (Duration, Duration) {
