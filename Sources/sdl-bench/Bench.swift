@@ -162,6 +162,19 @@ struct Bench {
         let hundred = try await ManyApps.medianRoundTrip(apps: 100, interval: .milliseconds(100), duration: span)
         let one = try await ManyApps.medianRoundTrip(apps: 1, interval: .milliseconds(100), duration: span)
         record("median Show round trip, 100 apps at 10/s each", "the same, one app", hundred, one)
+
+        // 7. Whole processes: start to FULL and out (hello against the embedded emulator),
+        // and the peak memory of an upload from disk; sdl-run must be built beside sdl-bench.
+        guard Processes.sdlRun != nil else {
+            return print("(sdl-run is not built beside sdl-bench: `swift build -c release --product sdl-run` for the process rows)")
+        }
+        let hello = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples/hello.json").standardized.path
+        let helloTime = try Processes.median(runs: quick ? 3 : 9, [hello])
+        let versionTime = try Processes.median(runs: quick ? 3 : 9, ["--version"])
+        record("sdl-run hello.json: start, FULL, Show, exit", "sdl-run --version", helloTime, versionTime)
+        let (uploadPeak, basePeak) = try Processes.uploadPeakResident(megabytes: quick ? 20 : 100)
+        print(String(format: "%-44@ %9.1f MB   %-30@ %9.1f MB   ratio %6.2f", "peak RSS, sdl-run uploading \(quick ? 20 : 100) MB" as NSString,
+                     Double(uploadPeak) / 1e6, "sdl-run --version" as NSString, Double(basePeak) / 1e6, Double(uploadPeak) / Double(max(basePeak, 1))))
     }
 
     static func menuUpdates(cells count: Int, changed: Int, rounds: Int) async throws -> (Duration, Duration) {
