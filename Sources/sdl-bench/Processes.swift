@@ -8,20 +8,30 @@ enum Processes {
         return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
     }
 
-    /// Runs `sdlRun` with `arguments` to its end; returns how long it took.
-    @discardableResult
-    static func run(_ arguments: [String]) throws -> Duration {
+    /// Starts `sdlRun` with `arguments`, its output discarded.
+    static func launch(_ arguments: [String]) throws -> Process {
         guard let sdlRun else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = sdlRun
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    static func requireSuccess(_ process: Process, _ arguments: [String]) {
+        precondition(process.terminationStatus == 0, "sdl-run \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    }
+
+    /// Runs `sdlRun` with `arguments` to its end; returns how long it took.
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> Duration {
         let clock = ContinuousClock()
         let start = clock.now
-        try process.run()
+        let process = try launch(arguments)
         process.waitUntilExit()
-        precondition(process.terminationStatus == 0, "sdl-run \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        requireSuccess(process, arguments)
         return clock.now - start
     }
 
@@ -36,13 +46,7 @@ enum Processes {
     /// peak but for its last milliseconds). Not getrusage: on Linux a child's ru_maxrss
     /// starts from its parent's, the mm it was spawned from.
     static func peakResident(_ arguments: [String]) throws -> Int {
-        guard let sdlRun else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = sdlRun
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try launch(arguments)
         var peak = 0
         while process.isRunning {
             if let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
@@ -52,7 +56,7 @@ enum Processes {
             }
             usleep(5_000)
         }
-        precondition(process.terminationStatus == 0, "sdl-run \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        requireSuccess(process, arguments)
         return peak
     }
 
