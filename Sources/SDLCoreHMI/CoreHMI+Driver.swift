@@ -8,10 +8,8 @@ extension CoreHMI {
         let arguments = action.namedArguments
         // Only the steps about an app wait for core to name it; the others need none.
         func appID() async throws -> Int64 { try await hmiAppID(arguments["appID"]?.stringValue) }
-        func integer(_ names: String...) throws -> Int64 {
-            guard let value = names.lazy.compactMap({ arguments[$0]?.intValue }).first else {
-                throw Failure(description: "\(action.name) needs an integer \(names[0])")
-            }
+        func integer(_ name: String) throws -> Int64 {
+            guard let value = arguments[name]?.intValue else { throw Failure(description: "\(action.name) needs an integer \(name)") }
             return value
         }
         switch action.name {

@@ -103,7 +103,8 @@ public enum HMIView {
 /// What the emulator's HMI was sent, for the control channel's `hmiMessages`, and what it
 /// will be sent once requests are answered.
 struct HMILog: Sendable {
-    /// Every message, oldest first; `dropped` were let go to bound memory.
+    /// Every message, oldest first; `dropped` were let go to bound memory (between `limit`
+    /// and twice that are kept).
     var messages: [HMIView.Message] = []
     var dropped = 0
     /// Messages of requests not yet answered; shown if the answer is a success.
@@ -152,13 +153,13 @@ extension HeadUnitEmulator {
     private func display(_ view: [HMIView.Message], appID: String) {
         for message in view { emit(.hmiMessage(appID: appID, method: message.method, parameters: message.params)) }
         hmi.messages += view
-        if hmi.messages.count > HMILog.limit {
-            hmi.dropped += hmi.messages.count - HMILog.limit
-            hmi.messages.removeFirst(hmi.messages.count - HMILog.limit)
+        // Keep the last `limit` at least; drop in halves so an append stays cheap.
+        if hmi.messages.count > 2 * HMILog.limit {
+            let dropping = hmi.messages.count - HMILog.limit
+            hmi.dropped += dropping
+            hmi.messages.removeFirst(dropping)
         }
-        let waiters = hmi.waiters
-        hmi.waiters = []
-        for waiter in waiters { waiter.resume() }
+        wakeHMIWaiters()
     }
 
     /// The HMI's messages from place `since` on (counting from the first ever), waiting up to

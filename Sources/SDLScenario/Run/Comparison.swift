@@ -3,10 +3,11 @@ public import SmartDeviceLink
 /// Where two head units answered one scenario differently (`sdl-run compare`): the same
 /// steps run on the embedded emulator and on a real sdl_core, step by step.
 ///
-/// For each step it lines up what the app received while the step ran (responses with their
-/// result codes, notifications, in order) and reports a step whose verdict differs, a message
-/// one head unit sent and the other did not, and parameters that differ in messages both
-/// sent. Values that differ on every run (hash ids, correlation ids) are left out.
+/// It lines up everything the app received in the two runs (responses with their result
+/// codes, notifications, in order; see ``messageDifferences(_:_:)``) and reports, under the
+/// step each came in, a step whose verdict differs, a message one head unit sent and the other
+/// did not, and parameters that differ in messages both sent. Values that differ on every run
+/// (hash ids, correlation ids) are left out.
 public struct ScenarioComparison: Sendable {
     /// One difference, under the step it belongs to.
     public struct Difference: Sendable, Equatable {
@@ -121,21 +122,23 @@ public struct ScenarioComparison: Sendable {
     /// alignments as long, the one that pairs equal messages wins (the OnHMIStatus NONE, FULL,
     /// ALERT of both runs pair up even when an OnPermissionsChange falls between them on one).
     static func commonSubsequence(_ a: [RPCEnvelope], _ b: [RPCEnvelope]) -> [(Int, Int)] {
-        func weight(_ i: Int, _ j: Int) -> Int {
-            guard label(a[i]) == label(b[j]) else { return 0 }
-            return parameterDifferences(a[i].functionName, a[i].parameters, b[j].parameters).isEmpty ? 2 : 1
-        }
+        // Labels once, and each pair's weight once (0: no pair), for the table and the walk back.
+        let labelsA = a.map(label), labelsB = b.map(label)
+        var weight = [[Int8]](repeating: [Int8](repeating: 0, count: b.count), count: a.count)
         var best = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
         for i in stride(from: a.count - 1, through: 0, by: -1) {
             for j in stride(from: b.count - 1, through: 0, by: -1) {
-                let paired = weight(i, j)
+                if labelsA[i] == labelsB[j] {
+                    weight[i][j] = parameterDifferences(a[i].functionName, a[i].parameters, b[j].parameters).isEmpty ? 2 : 1
+                }
+                let paired = Int(weight[i][j])
                 best[i][j] = max(paired > 0 ? best[i + 1][j + 1] + paired : 0, best[i + 1][j], best[i][j + 1])
             }
         }
         var pairs: [(Int, Int)] = []
         var (i, j) = (0, 0)
         while i < a.count && j < b.count {
-            let paired = weight(i, j)
+            let paired = Int(weight[i][j])
             if paired > 0 && best[i][j] == best[i + 1][j + 1] + paired {
                 pairs.append((i, j))
                 i += 1

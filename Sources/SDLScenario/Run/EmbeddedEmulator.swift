@@ -129,7 +129,7 @@ extension HeadUnitEmulator {
             let forward = Task {
                 for await event in events {
                     if case .hmiMessage(_, let method, let parameters) = event {
-                        continuation.yield(HMIMessage(method: method, params: parameters, isRequest: !method.contains(".On")))
+                        continuation.yield(HMIMessage(method: method, params: parameters))
                     }
                 }
                 continuation.finish()
@@ -155,7 +155,7 @@ extension ControlCommandDriver {
                         guard let answer = try? await hmi.send(["action": "hmiMessages", "since": .int(next), "waitMs": 1000]) else { break }
                         for message in answer["messages"]?.arrayValue ?? [] {
                             guard let method = message["method"]?.stringValue else { continue }
-                            continuation.yield(HMIMessage(method: method, params: message["params"]?.objectValue ?? [:], isRequest: !method.contains(".On")))
+                            continuation.yield(HMIMessage(method: method, params: message["params"]?.objectValue ?? [:]))
                         }
                         next = answer["next"]?.intValue ?? next
                     }

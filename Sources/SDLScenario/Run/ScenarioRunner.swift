@@ -30,6 +30,11 @@ public struct HMIMessage: Sendable {
         (self.method, self.params, self.isRequest) = (method, params, isRequest)
     }
 
+    /// A message known by name only (the emulator's view): HMI API notifications are `On…`.
+    public init(method: String, params: JSONObject) {
+        self.init(method: method, params: params, isRequest: !method.contains(".On"))
+    }
+
     /// As a log entry beside the app's messages, so expectations match it the same way.
     var envelope: RPCEnvelope {
         RPCEnvelope(messageType: isRequest ? .request : .notification, functionID: 0, functionName: method, correlationID: 0,

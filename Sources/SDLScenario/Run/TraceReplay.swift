@@ -194,47 +194,43 @@ public struct TraceReplay: Sendable {
 /// Responses by correlation id, with waiting.
 private actor ResponseBook {
     private var codes: [Int32: String] = [:]
+    private var notified: [String: Int] = [:]
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     func add(_ envelope: RPCEnvelope) {
         codes[envelope.correlationID] = envelope.resultCode ?? "(none)"
-        let woken = waiters
-        waiters.removeAll()
-        for waiter in woken { waiter.resume() }
+        wakeAll()
     }
-
-    func resultCode(of id: Int32) -> String? { codes[id] }
-
-    private var notified: [String: Int] = [:]
 
     func count(_ notification: String) {
         notified[notification, default: 0] += 1
         wakeAll()
     }
 
-    /// Waits until at least these many notifications of each name came, or `timeout` passes.
-    func waitFor(notifications wanted: [String: Int], timeout: Duration) async {
-        let deadline = ContinuousClock.now + timeout
-        while wanted.contains(where: { notified[$0.key, default: 0] < $0.value }), ContinuousClock.now < deadline {
-            let timer = Task {
-                try? await Task.sleep(until: deadline)
-                self.wakeAll()
-            }
-            await withCheckedContinuation { waiters.append($0) }
-            timer.cancel()
-        }
-    }
+    func resultCode(of id: Int32) -> String? { codes[id] }
 
     struct Timeout: Error, CustomStringConvertible {
         var description: String
     }
 
     func waitFor(_ ids: [Int32], timeout: Duration) async throws {
+        guard await wait(timeout, until: { $0.codes(have: ids) }) else {
+            throw Timeout(description: "no response to correlation ids \(ids.filter { codes[$0] == nil }) within \(timeout)")
+        }
+    }
+
+    /// Waits until at least these many notifications of each name came, or `timeout` passes.
+    func waitFor(notifications wanted: [String: Int], timeout: Duration) async {
+        _ = await wait(timeout, until: { book in wanted.allSatisfy { book.notified[$0.key, default: 0] >= $0.value } })
+    }
+
+    private func codes(have ids: [Int32]) -> Bool { ids.allSatisfy { codes[$0] != nil } }
+
+    /// Waits until `done` holds, woken by each arrival; false if `timeout` passed first.
+    private func wait(_ timeout: Duration, until done: (isolated ResponseBook) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while !ids.allSatisfy({ codes[$0] != nil }) {
-            guard ContinuousClock.now < deadline else {
-                throw Timeout(description: "no response to correlation ids \(ids.filter { codes[$0] == nil }) within \(timeout)")
-            }
+        while !done(self) {
+            guard ContinuousClock.now < deadline else { return false }
             let timer = Task {
                 try? await Task.sleep(until: deadline)
                 self.wakeAll()
@@ -242,6 +238,7 @@ private actor ResponseBook {
             await withCheckedContinuation { waiters.append($0) }
             timer.cancel()
         }
+        return true
     }
 
     private func wakeAll() {
