@@ -97,8 +97,11 @@ public actor CoreHMI: ScenarioDriver {
             // button press reaches it). A real HMI is up long before any app: wait until core's
             // questions stop (300 ms quiet), at most 3 s.
             let deadline = ContinuousClock.now + .seconds(3)
-            while ContinuousClock.now < deadline, ContinuousClock.now - lastRequestAt < .milliseconds(300) {
-                try await Task.sleep(for: .milliseconds(50))
+            while true {
+                // Until 300 ms after core's last question; a question meanwhile moves it on.
+                let quiet = min(lastRequestAt + .milliseconds(300), deadline)
+                guard ContinuousClock.now < quiet else { break }
+                try await Task.sleep(until: quiet)
             }
         } catch let failure as Failure {
             throw failure
