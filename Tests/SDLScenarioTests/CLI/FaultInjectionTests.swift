@@ -10,7 +10,7 @@ struct FaultInjectionTests {
 
     /// Starts fault_peer.py and returns it with the port it listens on.
     func faultPeer(_ arguments: [String]) async throws -> (BackgroundProcess, Int) {
-        let peer = try await BackgroundProcess("/usr/bin/env", ["python3", Self.peer] + arguments)
+        let peer = try await BackgroundProcess("/usr/bin/python3", [Self.peer] + arguments)
         let port = try #require(Int(peer.firstLine), "fault_peer.py did not start")
         return (peer, port)
     }

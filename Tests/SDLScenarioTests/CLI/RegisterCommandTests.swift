@@ -9,7 +9,7 @@ struct RegisterCommandTests {
     static let peer = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/mini_head_unit.py").path
 
     func register(peerArguments: [String], _ more: [String] = []) async throws -> (CommandRunner.Result, Int32, String) {
-        let headUnit = try await BackgroundProcess("/usr/bin/env", ["python3", Self.peer] + peerArguments)
+        let headUnit = try await BackgroundProcess("/usr/bin/python3", [Self.peer] + peerArguments)
         let port = try #require(Int(headUnit.firstLine), "the peer did not start: run scripts/setup (it needs pymongo)")
         let result = try await CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:\(port)", "--listen", "0.2"] + more)
         let (peerExit, peerOutput) = await headUnit.finish()
@@ -80,7 +80,7 @@ struct RegisterCommandTests {
 
     @Test("an app id longer than the spec allows exits 2 before anything is sent")
     func invalidAppID() async throws {
-        let headUnit = try await BackgroundProcess("/usr/bin/env", ["python3", Self.peer])
+        let headUnit = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
         let port = try #require(Int(headUnit.firstLine))
         let result = try await CommandRunner.sdlRun(["register", "--tcp", "127.0.0.1:\(port)", "--app-id", String(repeating: "x", count: 101)])
         headUnit.stop()
