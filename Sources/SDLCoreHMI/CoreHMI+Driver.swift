@@ -93,6 +93,14 @@ extension CoreHMI {
             }
             guard let code = HMIResult(name: name) else { throw Failure(description: "hmiResult: \(name) is not a result code") }
             setResults[method, default: []].append((code, arguments["info"]?.stringValue))
+        case "touch":
+            // UI.OnTouchEvent carries no app: core gives it to the navigation app in FULL.
+            let point = arguments["x"]?.intValue.map { (Int($0), Int(arguments["y"]?.intValue ?? 240)) } ?? (400, 240)
+            let end = arguments["toX"]?.intValue.map { (Int($0), Int(arguments["toY"]?.intValue ?? arguments["y"]?.intValue ?? 240)) }
+            let gesture = arguments["gesture"]?.stringValue ?? ""
+            guard let steps = TouchSequence.steps(gesture, at: point, to: end, scale: arguments["scale"]?.doubleValue ?? 2, startTime: 1000)
+            else { throw Failure(description: "touch: gesture is \(TouchSequence.gestures.joined(separator: ", ")), not \"\(gesture)\"") }
+            for step in steps { try await notify("UI.OnTouchEvent", step.parameters) }
         default:
             throw Failure(description: "\(action.name) has no meaning on core's HMI API")
         }

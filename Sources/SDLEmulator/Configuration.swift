@@ -80,6 +80,9 @@ public struct PolicyTable: Sendable, Hashable {
             table[rpc] = foreground
         }
         for rpc in ["ScrollableMessage", "Slider"] { table[rpc] = full }
+        // core's Navigation-1 and HapticGroup.
+        for rpc in ["ShowConstantTBT", "AlertManeuver", "UpdateTurnList"] { table[rpc] = visible }
+        for rpc in ["OnTouchEvent", "SendHapticData"] { table[rpc] = full }
         return table
     }
 }
@@ -145,6 +148,21 @@ public struct EmulatorConfiguration: Sendable {
     public var inNoneLimits = FileRequestCounts(putFile: 5, deleteFile: 5, listFiles: 5)
     /// Menu layouts the main window offers (DISPLAYS capability, menuLayoutsAvailable).
     public var menuLayoutsAvailable: [String] = ["LIST", "TILES"]
+    /// The VideoStreamingCapability the head unit reports (GetSystemCapability VIDEO_STREAMING);
+    /// its `supportedFormats` are also the formats the HMI's Navigation.SetVideoConfig accepts:
+    /// a StartService(video) asking for another codec or protocol is refused with `rejectedParams`.
+    public var videoStreaming: JSONObject = [
+        "preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 480], "maxBitrate": 10000,
+        "supportedFormats": [["protocol": "RAW", "codec": "H264"], ["protocol": "RTP", "codec": "H264"]],
+        "hapticSpatialDataSupported": true, "diagonalScreenSize": 8, "pixelPerInch": 117, "scale": 1,
+    ]
+    /// core's StopStreamingTimeout (smartDeviceLink.ini, 1000 ms): how long a stream of an app
+    /// sent to BACKGROUND may run on before the head unit ends it with EndService.
+    public var stopStreamingTimeoutMs = 1000
+    /// Where received streams are recorded, one file per app and service
+    /// (`APPID-video.h264`, `APPID-audio.wav`); nil: a new folder in the temporary directory,
+    /// kept after the emulator stops (recordings are results).
+    public var recordingDirectory: String?
 
     /// Defaults of a generic sdl_core 8.2 head unit with a generic HMI.
     public static var standard: EmulatorConfiguration {
@@ -195,7 +213,7 @@ public struct EmulatorConfiguration: Sendable {
         "timeScale", "language", "hmiDisplayLanguage", "capabilities", "policy", "storage", "vehicleData",
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
         "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
-        "softButtonsPerFunction",
+        "softButtonsPerFunction", "videoStreaming", "stopStreamingTimeoutMs", "recordings",
     ]
 
     /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
@@ -333,6 +351,9 @@ public struct EmulatorConfiguration: Sendable {
             }
             c.softButtonsPerFunction = flag
         }
+        if let v = json["videoStreaming"] { c.videoStreaming = try reader.object(v, path: "$.videoStreaming") }
+        if let v = json["stopStreamingTimeoutMs"] { c.stopStreamingTimeoutMs = max(0, try reader.int(v, path: "$.stopStreamingTimeoutMs")) }
+        if let v = json["recordings"] { c.recordingDirectory = try reader.string(v, path: "$.recordings") }
         if let v = json["resumption"] {
             guard let flag = v.boolValue else { throw EmulatorConfigurationError(path: "$.resumption", reason: "expected a boolean, found \(v.kindName)") }
             c.resumptionEnabled = flag

@@ -82,6 +82,9 @@ public enum EmulatorConfigurationSchema {
     "malformedLimit": \#(limit),
     "floodLimit": \#(limit),
     "resumption": {"type": "boolean"},
+    "videoStreaming": {"type": "object", "description": "The VideoStreamingCapability (preferredResolution, maxBitrate, supportedFormats, hapticSpatialDataSupported, ...). StartService(video) for a codec or protocol not in supportedFormats is refused with rejectedParams, as core does after the HMI's SetVideoConfig refuses it."},
+    "stopStreamingTimeoutMs": {"type": "integer", "minimum": 0, "description": "core's StopStreamingTimeout: how long a stream of an app sent to BACKGROUND runs on before the head unit ends it (default 1000)."},
+    "recordings": {"type": "string", "description": "Folder for the received streams, one file per app and service (APPID-video.h264, APPID-audio.wav); default: a new folder in the temporary directory, kept."},
     "softButtonsPerFunction": {"type": "boolean", "description": "As core 8.2: any Alert/ScrollableMessage/AlertManeuver response ends the soft buttons of every request of that function (a rejected second alert's too). false: each request's buttons last until its own response."},
     "vehicleType": {
       "type": "object", "additionalProperties": false,

@@ -161,6 +161,23 @@ extension HeadUnitEmulator {
             guard cut > 0 else { throw .invalidAction("cutSecondary: no registered secondary transport" + (a.appID.map { " for \($0)" } ?? "")) }
             return ["cut": .int(Int64(cut))]
         },
+        action("touch", "the user touches the video screen of a navigation app: OnTouchEvent sequences of a gesture",
+               [required("gesture", "string", "tap, doubleTap, pan or pinch"),
+                optional("x", "integer", "where (the pinch's center, the pan's start); the screen's center when left out"),
+                optional("y", "integer", "where, vertically"),
+                optional("toX", "integer", "pan: where the finger ends (200 px right when left out)"), optional("toY", "integer", "pan: where, vertically"),
+                optional("scale", "number", "pinch: the fingers' end distance over their start distance (default 2: zoom in)")],
+               shorthand: "gesture") { unit, a throws(EmulatorError) in
+            let x = a.values["x"]?.intValue, y = a.values["y"]?.intValue
+            let toX = a.values["toX"]?.intValue, toY = a.values["toY"]?.intValue
+            try await unit.touch(try a.string("gesture"), at: x.map { (Int($0), Int(y ?? 240)) },
+                                 to: toX.map { (Int($0), Int(toY ?? y ?? 240)) }, scale: a.values["scale"]?.doubleValue ?? 2, appID: a.appID)
+            return nil
+        },
+        action("streamingStop", "the head unit ends the app's video (or audio) stream with EndService",
+               [optional("service", "string", "video (default) or audio")], shorthand: "service") { unit, a throws(EmulatorError) in
+            try await unit.stopStreaming(a.values["service"]?.stringValue ?? "video", appID: a.appID); return nil
+        },
         action("typeOnKeyboard", "the user types on the open keyboard", [required("text", "string", "what is typed")],
                shorthand: "text") { unit, a throws(EmulatorError) in
             try await unit.typeOnKeyboard(try a.string("text"), appID: a.appID); return nil

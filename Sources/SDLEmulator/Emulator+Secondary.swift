@@ -92,18 +92,24 @@ extension HeadUnitEmulator {
         guard apps[key]?.streams[service]?.runningOn == nil else {
             return reject("Cannot start an unprotected service of type \(service.rawValue). ")
         }
+        if let app = apps[key], let refusal = streamRefusal(request, app: app) {
+            return connections[id]?.machine.rejectStartService(request, reason: refusal.reason, rejectedParams: refusal.rejected)
+        }
         guard let accepted = try? connections[id]?.machine.acceptStartService(request, now: clock.now) else {
             return reject("Cannot start an unprotected service of type \(service.rawValue). ")
         }
         apps[key]?.streams[service, default: StreamSnapshot()].runningOn = id == key.connection ? "primary" : "secondary"
+        recordingStarted(service, key: key, payload: request.payload)
         emit(.streamStarted(connection: id, sessionID: request.sessionID, service: Self.streamName(service)))
         return accepted
     }
 
     /// Counts a stream's payload on the link it came over.
-    func streamData(_ count: Int, service: ServiceType, sessionID: UInt8, on id: Int) {
+    func streamData(_ payload: [UInt8], service: ServiceType, sessionID: UInt8, on id: Int) {
+        let count = payload.count
         let key = primaryKey(sessionID, on: id)
         guard apps[key]?.streams[service] != nil else { return }
+        record(payload, service: service, key: key)
         if id == key.connection {
             apps[key]?.streams[service]?.bytesOnPrimary += count
         } else {

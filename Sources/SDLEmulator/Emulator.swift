@@ -72,6 +72,14 @@ public actor HeadUnitEmulator {
     var stopped = false
     /// Callers of ``waitUntil(timeout:_:)`` (see Emulator+Waiting.swift).
     var stateWaiters: [StateWaiter] = []
+    /// Received audio and video, written to files (see Streaming.swift).
+    var recordings: [SessionKey: [ServiceType: StreamRecording]] = [:]
+    /// The folder of the recordings, made at the first stream.
+    var recordingFolder: String?
+    /// Timers ending the streams of an app sent to BACKGROUND (core's StopStreamingTimeout).
+    var streamEndTimers: [SessionKey: Int] = [:]
+    /// The `ts` of the last OnTouchEvent sent, in milliseconds.
+    var touchTime = 0
 
     /// - Parameter clock: the emulator's time; tests pass a clock they advance themselves.
     public init(configuration: EmulatorConfiguration = .standard, clock: any Clock<Duration> = ContinuousClock()) {
@@ -204,7 +212,8 @@ public actor HeadUnitEmulator {
                 vehicleSubscriptions: app.vehicleSubscriptions, buttonSubscriptions: app.buttonSubscriptions,
                 show: app.show, globalProperties: app.globalProperties, hashID: app.hashID, openMenuID: app.openMenuID,
                 dialedNumbers: app.dialedNumbers, sentLocations: app.sentLocations,
-                streams: Dictionary(uniqueKeysWithValues: app.streams.map { ($0.key == .audio ? "audio" : "video", $0.value) }))
+                streams: Dictionary(uniqueKeysWithValues: app.streams.map { ($0.key == .audio ? "audio" : "video", $0.value) }),
+                navigation: app.navigation)
         }
         return EmulatorSnapshot(apps: list, vehicleData: vehicleData, connections: connections.count)
     }
@@ -246,7 +255,7 @@ public actor HeadUnitEmulator {
                 sessionGone(SessionKey(connection: id, session: sessionID), reason: "the app ended the RPC service", keepResumption: true)
             case .message(let sessionID, let service, let payload):
                 guard service == .rpc || service == .hybrid else {
-                    streamData(payload.count, service: service, sessionID: sessionID, on: id)
+                    streamData(payload, service: service, sessionID: sessionID, on: id)
                     continue
                 }
                 let key = SessionKey(connection: id, session: sessionID)
@@ -428,6 +437,10 @@ public actor HeadUnitEmulator {
         decoding(CancelInteraction.self) { $0.cancelInteraction($1, $2) },
         decoding(DialNumber.self) { $0.dialNumber($1, number: $2.number) },
         decoding(SendLocation.self) { $0.sendLocation($1, $2) },
+        decoding(SendHapticData.self) { $0.sendHapticData($1, $2) },
+        decoding(ShowConstantTBT.self) { hu, request, _ in hu.navigationShown(request) },
+        decoding(UpdateTurnList.self) { hu, request, _ in hu.navigationShown(request) },
+        decoding(AlertManeuver.self) { hu, request, _ in hu.respond(request, "SUCCESS") },
     ])
 
     /// A handler that gets the request as its generated type. The spec check ran first, so

@@ -9,6 +9,7 @@ extension HeadUnitEmulator {
         app.lastStatus = status
         apps[key] = app
         notify(key, "OnHMIStatus", status)
+        streamsFollowHMI(key)
     }
 
     /// OnPermissionsChange from the policy table: each RPC with its allowed HMI levels.

@@ -145,6 +145,9 @@ public struct AppSnapshot: Sendable, Hashable {
     public var sentLocations: [SendLocation]
     /// Audio and video of this app by service name ("audio", "video").
     public var streams: [String: StreamSnapshot] = [:]
+    /// What a navigation app put on the navigation screen: the last ShowConstantTBT
+    /// ("maneuver"), the UpdateTurnList ("turnList") and the SendHapticData rects ("hapticRects").
+    public var navigation: JSONObject = [:]
 
     public var json: JSONValue {
         return [
@@ -159,7 +162,7 @@ public struct AppSnapshot: Sendable, Hashable {
             "hashID": hashID.map(JSONValue.string) ?? .null,
             "openMenuID": openMenuID.map { .int(Int64($0)) } ?? .null,
             "dialedNumbers": .array(dialedNumbers.map(JSONValue.string)), "sentLocations": .array(sentLocations.map(\.json)),
-            "streams": .object(streams.mapValues(\.json)),
+            "streams": .object(streams.mapValues(\.json)), "navigation": .object(navigation),
         ]
     }
 }
@@ -171,10 +174,20 @@ public struct StreamSnapshot: Sendable, Hashable {
     /// Payload bytes received on each link over the registration.
     public var bytesOnPrimary = 0
     public var bytesOnSecondary = 0
+    /// The file the stream is recorded to (see ``EmulatorConfiguration/recordingDirectory``).
+    public var recording: String?
+    /// Bytes written to the recording (video after RTP unpacking).
+    public var recordedBytes = 0
+    /// Video: the codec and protocol it started with ("H264/RTP").
+    public var videoFormat: String?
+    /// RTP video: access units received whole (marker bits).
+    public var accessUnits: Int?
 
     public var json: JSONValue {
         ["runningOn": runningOn.map(JSONValue.string) ?? .null,
-         "bytesOnPrimary": .int(Int64(bytesOnPrimary)), "bytesOnSecondary": .int(Int64(bytesOnSecondary))]
+         "bytesOnPrimary": .int(Int64(bytesOnPrimary)), "bytesOnSecondary": .int(Int64(bytesOnSecondary)),
+         "recording": recording.map(JSONValue.string) ?? .null, "recordedBytes": .int(Int64(recordedBytes)),
+         "videoFormat": videoFormat.map(JSONValue.string) ?? .null, "accessUnits": accessUnits.map { .int(Int64($0)) } ?? .null]
     }
 }
 
@@ -275,6 +288,8 @@ struct AppState: Sendable {
     var sentLocations: [SendLocation] = []
     /// Audio and video by service: where each runs and what it carried.
     var streams: [ServiceType: StreamSnapshot] = [:]
+    /// The navigation screen: maneuver, turn list and haptic rects (``AppSnapshot/navigation``).
+    var navigation: JSONObject = [:]
     /// Files added, deleted and listings made since registration (core's *_in_none_count).
     var fileRequests = FileRequestCounts()
 

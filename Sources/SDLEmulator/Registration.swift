@@ -159,6 +159,8 @@ extension HeadUnitEmulator {
                 buttonSubscriptions: app.buttonSubscriptions)
         }
         deleteSessionFiles(of: app.appID)
+        closeRecordings(of: key)
+        if let timer = streamEndTimers.removeValue(forKey: key) { cancelTimer(timer) }
         apps[key] = nil
         emit(.appUnregistered(appID: app.appID, reason: reason))
     }
@@ -201,10 +203,7 @@ extension HeadUnitEmulator {
                 capability["navigationCapability"] = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
             }
         case "VIDEO_STREAMING":
-            capability["videoStreamingCapability"] = [
-                "preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 480], "maxBitrate": 10000,
-                "supportedFormats": [["protocol": "RAW", "codec": "H264"]], "hapticSpatialDataSupported": false,
-            ]
+            capability["videoStreamingCapability"] = .object(configuration.videoStreaming)
         default:
             respond(request, "DATA_NOT_AVAILABLE", info: "the emulator has no \(type) capability")
             return

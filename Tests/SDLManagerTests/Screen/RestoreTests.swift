@@ -65,7 +65,11 @@ struct RestoreTests {
     @Test("a head unit that resumed the app keeps its menu: nothing is sent again")
     func nothingResentAfterResumption() async throws {
         let (emulator, manager) = try await start("restore-2", resumption: true)
+        // The hash id that makes resumption possible comes in OnHashChange after the
+        // AddCommand response: a drop before the app has it re-registers without one.
+        var hashes = await manager.notifications(OnHashChange.self).makeAsyncIterator()
         try await manager.screenManager.menu.setMenu([MenuCell(title: "Home")])
+        _ = await hashes.next()
         let (events, task) = Recorder.recording(await emulator.events())
         try await reconnect(emulator, manager, appID: "restore-2")
         // An RPC after the reconnect marks the end of whatever the managers would resend.

@@ -44,7 +44,7 @@ public final class WAVWriter {
     }
 
     /// The 44-byte header of a mono PCM WAV file.
-    static func header(sampleRate: Int, bitsPerSample: Int, dataBytes: Int) -> [UInt8] {
+    package static func header(sampleRate: Int, bitsPerSample: Int, dataBytes: Int) -> [UInt8] {
         var out: [UInt8] = []
         func put32(_ value: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { out.append(contentsOf: $0) } }
         func put16(_ value: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { out.append(contentsOf: $0) } }

@@ -12,6 +12,8 @@ final class ChannelRelay: RPCChannel, @unchecked Sendable {
         lock.unlock()
     }
 
+    var attached: SDLManager? { manager }
+
     private var manager: SDLManager? {
         lock.lock()
         defer { lock.unlock() }

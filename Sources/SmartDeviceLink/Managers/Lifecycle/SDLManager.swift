@@ -37,6 +37,12 @@ public actor SDLManager: RPCChannel {
     public nonisolated let vehicleDataManager: VehicleDataManager
     /// Recording from the car's microphone.
     public nonisolated let audioPassThruManager: AudioPassThruManager
+    /// Video and audio streaming of navigation and projection apps.
+    public nonisolated let streamingMediaManager: StreamingMediaManager
+    /// Tap, pan and pinch on the video screen.
+    public nonisolated let touchManager: TouchManager
+    /// Turn-by-turn guidance on the head unit's navigation screen.
+    public nonisolated let navigationManager: NavigationManager
 
     /// Decides the configuration to re-register with after the head unit's language changed
     /// (OnAppInterfaceUnregistered LANGUAGE_CHANGE); nil keeps the old one with the new languages.
@@ -71,6 +77,9 @@ public actor SDLManager: RPCChannel {
         self.buttonManager = ButtonManager(channel: relay)
         self.vehicleDataManager = VehicleDataManager(channel: relay)
         self.audioPassThruManager = AudioPassThruManager(channel: relay, clock: configuration.clock)
+        self.streamingMediaManager = StreamingMediaManager(channel: relay, capabilities: systemCapabilityManager, clock: configuration.clock)
+        self.touchManager = TouchManager(channel: relay, clock: configuration.clock)
+        self.navigationManager = NavigationManager(channel: relay)
         relay.attach(self)
     }
 
