@@ -83,7 +83,8 @@ struct SecondaryTransportTests {
             $0.multipleTransports.audioServiceTransports = ["TCP_WIFI"]
         })
         let app = try await TestApp.connect(headUnit)
-        _ = try await app.register(appID: "nav-1")
+        _ = try await app.register(appID: "nav-1", extra: ["appHMIType": ["NAVIGATION"]])
+        try await headUnit.activateApp("nav-1")  // core streams only for navigation apps in FULL or LIMITED
         let ack = try #require(await app.connection.session?.ackPayload)
         // A memory link stands for USB: WiFi is offered beside it, video prefers TCP, audio is TCP only.
         #expect(ack.secondaryTransports == ["TCP_WIFI"] && ack.videoServiceTransports == [2, 1] && ack.audioServiceTransports == [2])

@@ -50,6 +50,7 @@ struct SecondaryTransportSwitchTests {
         }
         let (events, task) = Recorder.recording(await manager.transportEvents())
         try await manager.start()
+        try await emulator.activateApp("secondary-1")  // core streams only in FULL or LIMITED
         #expect(await events.waitUntil { $0.contains { $0.name == "secondaryRegistered" } })
         #expect(Self.names(await events.values) == ["primaryConnected", "secondaryOffered", "secondaryRegistered"])
         if case .secondaryOffered(.tcp(let host, let port)) = await events.values[1] {
@@ -94,6 +95,7 @@ struct SecondaryTransportSwitchTests {
         let manager = manager(emulator, appID: "secondary-2")
         let (events, task) = Recorder.recording(await manager.transportEvents())
         try await manager.start()
+        try await emulator.activateApp("secondary-2")  // core streams only in FULL or LIMITED
         try await manager.startService(.video)
         #expect(await emulator.snapshot().app("secondary-2")?.streams["video"]?.runningOn == "primary")
 
@@ -129,6 +131,7 @@ struct SecondaryTransportSwitchTests {
         }
         let (events, task) = Recorder.recording(await manager.transportEvents())
         try await manager.start()
+        try await emulator.activateApp("secondary-3")  // core streams only in FULL or LIMITED
         #expect(await events.waitUntil { $0.contains { $0.name == "secondaryRejected" } })
         #expect(await events.values.contains(.secondaryRejected("RegisterSecondaryTransport session ID not found")))
         try await manager.startService(.video)
@@ -143,6 +146,7 @@ struct SecondaryTransportSwitchTests {
         let manager = manager(emulator, appID: "secondary-4") { $0.secondaryRetryDelay = nil }
         let (events, task) = Recorder.recording(await manager.transportEvents())
         try await manager.start()
+        try await emulator.activateApp("secondary-4")  // core streams only in FULL or LIMITED
         await #expect { try await manager.startService(.video) } throws: { error in
             "\(error)".contains("only on the secondary transport")
         }

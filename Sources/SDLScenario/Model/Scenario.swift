@@ -1,3 +1,4 @@
+import Foundation
 public import SmartDeviceLink
 import SDLEmulator
 
@@ -94,6 +95,10 @@ public struct Step: Sendable {
         case expectTransport(TransportExpectation)
         /// A local command for a physical action on the bench (port power, a relay).
         case exec(ExecStep)
+        /// Streams a video file or a WAV file through the streaming media manager.
+        case media(MediaStep)
+        /// Waits for a stream state or a touch gesture the app saw.
+        case expectMedia(MediaExpectation)
     }
 
     public var summary: String {
@@ -112,6 +117,8 @@ public struct Step: Sendable {
         case .stream(let stream): return "stream \(stream.bytes) bytes of \(stream.service)" + (stream.end ? ", then end it" : "")
         case .expectTransport(let expectation): return "expect transport \(expectation.summary)"
         case .exec(let step): return "exec \(step.display)"
+        case .media(let step): return step.summary
+        case .expectMedia(let expectation): return "expect \(expectation.summary)"
         }
     }
 }
@@ -228,6 +235,8 @@ public enum Action: Sendable {
     case audioPassThru(AudioPassThruAction)
     case putFile(PutFileAction)
     case setAppIcon(String)
+    /// ShowConstantTBT: `{"text", "secondaryText", "distance", "eta", "totalDistance"}`.
+    case showManeuver(JSONObject)
 
     public var summary: String {
         switch self {
@@ -240,6 +249,7 @@ public enum Action: Sendable {
         case .audioPassThru(let action): return "audio pass-thru → \(action.file)"
         case .putFile(let action): return "put file \(action.name)"
         case .setAppIcon(let name): return "set app icon \(name)"
+        case .showManeuver(let maneuver): return "show maneuver \(maneuver["text"]?.stringValue ?? "")"
         }
     }
 }
@@ -288,4 +298,41 @@ public struct DriverAction: Sendable {
     }
     /// Those a scenario may name bare (`{"driver": "activateApp"}`).
     public static var bareNames: [String] { HeadUnitEmulator.driverActions.filter { !$0.controlOnly && $0.canBeBare }.map(\.name) }
+}
+
+/// A file streamed through the library's ``StreamingMediaManager``.
+public enum MediaStep: Sendable {
+    /// An H.264 Annex-B file at `fps` (or `timestampsMS`), for `durationMS` (looping) or once,
+    /// as RAW or RTP (nil: the first the head unit lists).
+    case video(file: String, fps: Double, timestampsMS: [Int]?, durationMS: Int?, protocol: String?)
+    /// A WAV file in the head unit's PCM format, in real time.
+    case audio(file: String)
+
+    var summary: String {
+        switch self {
+        case .video(let file, let fps, _, let duration, let proto):
+            return "stream video \((file as NSString).lastPathComponent)" + (proto.map { " as \($0)" } ?? "") + " at \(fps.clean) fps"
+                + (duration.map { " for \($0) ms" } ?? "")
+        case .audio(let file): return "stream audio \((file as NSString).lastPathComponent)"
+        }
+    }
+}
+
+/// `{"expect": {"stream": "video", "state": "streaming"}}` or `{"expect": {"gesture": "pinch"}}`.
+public enum MediaExpectation: Sendable {
+    /// The stream reaches this ``StreamState`` name (stopped, waitingForHMI, starting, streaming, refused).
+    case stream(service: String, state: String, withinMS: Int?)
+    /// The app recognised this gesture; "pinch" and "pan" match any of their events.
+    case gesture(name: String, withinMS: Int?)
+
+    var summary: String {
+        switch self {
+        case .stream(let service, let state, _): return "\(service) \(state)"
+        case .gesture(let name, _): return "gesture \(name)"
+        }
+    }
+
+    static let states = ["stopped", "waitingForHMI", "starting", "streaming", "refused"]
+    static let gestures = ["tap", "doubleTap", "pan", "panStarted", "panMoved", "panEnded", "pinch", "pinchStarted", "pinchMoved",
+                           "pinchEnded", "cancelled"]
 }

@@ -68,6 +68,14 @@ extension ScenarioReader {
                 chunkSize: int(object["chunkSize"], "\(path).chunkSize", minimum: 1)))
         case "setAppIcon":
             return string(value, path).map(Action.setAppIcon)
+        case "showManeuver":
+            guard let object = objectValue(value, path) else { return nil }
+            unknownKeys(object, allowed: ["text", "secondaryText", "distance", "eta", "totalDistance", "timeToDestination"], path)
+            guard string(object["text"], "\(path).text", required: true) != nil else { return nil }
+            for problem in spec.parameterProblems(function: "ShowConstantTBT", type: .request, parameters: ScenarioActions.maneuverParameters(object)) {
+                issue("\(path) (as ShowConstantTBT.\(problem.path))", problem.message)
+            }
+            return .showManeuver(object)
         default:
             return nil
         }

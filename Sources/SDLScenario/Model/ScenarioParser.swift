@@ -66,7 +66,7 @@ public enum ScenarioParser {
     public static let stepKinds = [
         "send", "notify", "expect", "expectInOrder", "expectAnyOrder", "show", "menu", "alert",
         "subscribe", "unsubscribe", "getVehicleData", "audioPassThru", "putFile", "setAppIcon",
-        "wait", "repeat", "prompt", "driver", "stream", "exec",
+        "wait", "repeat", "prompt", "driver", "stream", "exec", "streamVideo", "streamAudio", "showManeuver",
     ]
     static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background"]
 }
@@ -255,6 +255,10 @@ struct ScenarioReader {
                 if !captures.isEmpty { issue("\(path).capture", "a transport event has nothing to capture") }
                 return transportExpectation(object, kindPath).flatMap { kind(.expectTransport($0)) }
             }
+            if case .object(let object) = value, object["stream"] != nil || object["gesture"] != nil {
+                if !captures.isEmpty { issue("\(path).capture", "a stream state or gesture has nothing to capture") }
+                return mediaExpectation(object, kindPath).flatMap { kind(.expectMedia($0)) }
+            }
             guard var expectation = messageExpectation(value, kindPath) else { return nil }
             // A step-level capture of a single expectation captures from the message it matched.
             expectation.captures.merge(captures) { inner, _ in inner }
@@ -292,6 +296,8 @@ struct ScenarioReader {
             return streamStep(value, kindPath).flatMap { kind(.stream($0)) }
         case "exec":
             return execStep(value, kindPath).flatMap { kind(.exec($0)) }
+        case "streamVideo", "streamAudio":
+            return mediaStep(kindKey, value, kindPath).flatMap { kind(.media($0)) }
         default:
             return action(kindKey, value, kindPath).flatMap { kind(.action($0, expect: response ?? .succeeds)) }
         }

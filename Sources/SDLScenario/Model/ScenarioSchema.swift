@@ -61,7 +61,7 @@ public enum ScenarioSchema {
         "background": {"type": "boolean", "description": "Send without waiting for the response; check it with a later expect."},
         "response": {"$ref": "#/$defs/response"},
         "capture": {"$ref": "#/$defs/capture"},
-        "expect": {"oneOf": [{"$ref": "#/$defs/expectation"}, {"$ref": "#/$defs/transportExpectation"}]},
+        "expect": {"oneOf": [{"$ref": "#/$defs/expectation"}, {"$ref": "#/$defs/transportExpectation"}, {"$ref": "#/$defs/mediaExpectation"}]},
         "expectInOrder": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/expectation"}},
         "expectAnyOrder": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/expectation"}},
         "show": {
@@ -120,6 +120,30 @@ public enum ScenarioSchema {
             "chunkSize": {"type": "integer", "minimum": 1}, "end": {"type": "boolean"}
           }
         },
+        "streamVideo": {
+          "description": "An H.264 Annex-B file streamed through the streaming media manager once the HMI state allows video; frames at fps (or timestamps), for duration (looping) or once.",
+          "oneOf": [
+            {"type": "string"},
+            {"type": "object", "required": ["file"], "additionalProperties": false, "properties": {
+              "file": {"type": "string"}, "fps": {"type": "number", "exclusiveMinimum": 0},
+              "timestamps": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 0}, "description": "Milliseconds, one per frame."},
+              "duration": {"type": "integer", "minimum": 1, "description": "Milliseconds; the clip loops."},
+              "protocol": {"enum": ["RAW", "RTP"]}
+            }}
+          ]
+        },
+        "streamAudio": {
+          "description": "A WAV file in the head unit's PCM format (pcmStreamCapabilities), streamed in real time.",
+          "oneOf": [{"type": "string"}, {"type": "object", "required": ["file"], "additionalProperties": false, "properties": {"file": {"type": "string"}}}]
+        },
+        "showManeuver": {
+          "type": "object", "required": ["text"], "additionalProperties": false,
+          "description": "The next maneuver on the head unit's navigation screen (ShowConstantTBT).",
+          "properties": {
+            "text": {"type": "string"}, "secondaryText": {"type": "string"}, "distance": {"type": "string"}, "eta": {"type": "string"},
+            "totalDistance": {"type": "string"}, "timeToDestination": {"type": "string"}
+          }
+        },
         "exec": {
           "description": "A command run on this machine (port power, a relay, bluetoothctl); its output goes into the report.",
           "oneOf": [
@@ -145,7 +169,8 @@ public enum ScenarioSchema {
         {"required": ["expectAnyOrder"]}, {"required": ["show"]}, {"required": ["menu"]}, {"required": ["alert"]},
         {"required": ["subscribe"]}, {"required": ["unsubscribe"]}, {"required": ["getVehicleData"]},
         {"required": ["audioPassThru"]}, {"required": ["putFile"]}, {"required": ["setAppIcon"]}, {"required": ["wait"]},
-        {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}, {"required": ["stream"]}, {"required": ["exec"]}
+        {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}, {"required": ["stream"]}, {"required": ["exec"]},
+        {"required": ["streamVideo"]}, {"required": ["streamAudio"]}, {"required": ["showManeuver"]}
       ]
     },
     "response": {
@@ -176,6 +201,15 @@ public enum ScenarioSchema {
       "properties": {
         "transport": {"enum": \#(jsonList(TransportEvent.names))},
         "service": {"enum": ["audio", "video"]}, "to": {"enum": ["primary", "secondary"]},
+        "within": {"type": "integer", "minimum": 1, "description": "Milliseconds."}
+      }
+    },
+    "mediaExpectation": {
+      "type": "object", "additionalProperties": false,
+      "oneOf": [{"required": ["stream", "state"]}, {"required": ["gesture"]}],
+      "properties": {
+        "stream": {"enum": ["audio", "video"]}, "state": {"enum": \#(jsonList(MediaExpectation.states))},
+        "gesture": {"enum": \#(jsonList(MediaExpectation.gestures)), "description": "A gesture the app recognised; pan and pinch match any of their events."},
         "within": {"type": "integer", "minimum": 1, "description": "Milliseconds."}
       }
     },

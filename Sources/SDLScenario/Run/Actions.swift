@@ -11,7 +11,7 @@ extension RunContext {
             return try await audioPassThru(action)
         case .putFile(let action):
             return try await putFile(action)
-        case .show, .alert, .subscribeVehicleData, .unsubscribeVehicleData, .getVehicleData, .setAppIcon:
+        case .show, .alert, .subscribeVehicleData, .unsubscribeVehicleData, .getVehicleData, .setAppIcon, .showManeuver:
             let (function, parameters) = ScenarioActions.singleRequest(action)!
             return try await request(function, substitute(parameters))
         }

@@ -53,6 +53,12 @@ public struct ControlCommandDriver: ScenarioDriver {
         return command
     }
 
+    /// From the emulator's snapshot: the newest app's recording of the stream.
+    public func recording(of service: String) async -> String? {
+        let apps = (try? await execute(["action": "snapshot"]))?["snapshot"]?["apps"]?.arrayValue ?? []
+        return apps.reversed().lazy.compactMap { $0["streams"]?[service]?["recording"]?.stringValue }.first
+    }
+
     public func perform(_ action: DriverAction) async throws {
         let answer = try await execute(Self.command(for: action))
         guard answer["ok"]?.boolValue == true else {

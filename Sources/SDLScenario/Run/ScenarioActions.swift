@@ -13,6 +13,7 @@ enum ScenarioActions {
         case .unsubscribeVehicleData(let names): return ("UnsubscribeVehicleData", flags(names))
         case .getVehicleData(let names): return ("GetVehicleData", flags(names))
         case .setAppIcon(let name): return ("SetAppIcon", ["syncFileName": .string(name)])
+        case .showManeuver(let object): return ("ShowConstantTBT", maneuverParameters(object))
         case .menu, .audioPassThru, .putFile: return nil
         }
     }
@@ -37,6 +38,19 @@ enum ScenarioActions {
         if let graphic = action["secondaryGraphic"]?.stringValue { parameters["secondaryGraphic"] = image(graphic) }
         if let template = action["template"]?.stringValue { parameters["templateConfiguration"] = ["template": .string(template)] }
         if let buttons = action["softButtons"]?.arrayValue { parameters["softButtons"] = .array(buttons.enumerated().map(softButton)) }
+        return parameters
+    }
+
+    /// ShowConstantTBT from a maneuver: text and secondaryText are its two lines, `distance`
+    /// the distance to the maneuver as the driver reads it (navigationText2 when there is
+    /// no second line, as the head unit draws it beside the arrow).
+    static func maneuverParameters(_ maneuver: JSONObject) -> JSONObject {
+        var parameters: JSONObject = [:]
+        parameters["navigationText1"] = maneuver["text"]
+        parameters["navigationText2"] = maneuver["secondaryText"] ?? maneuver["distance"]
+        parameters["eta"] = maneuver["eta"]
+        parameters["totalDistance"] = maneuver["totalDistance"]
+        parameters["timeToDestination"] = maneuver["timeToDestination"]
         return parameters
     }
 

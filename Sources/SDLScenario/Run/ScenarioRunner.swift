@@ -11,11 +11,14 @@ public protocol ScenarioDriver: Sendable {
     /// What the head unit's HMI is sent from now on (nil: this driver cannot see it), for
     /// `{"expect": {"hmi": ...}}`. The stream ends when the caller stops iterating it.
     func hmiMessages() async -> AsyncStream<HMIMessage>?
+    /// The file the head unit recorded the app's "audio" or "video" stream to, if it records.
+    func recording(of service: String) async -> String?
 }
 
 extension ScenarioDriver {
     public var dropsTheLink: Bool { true }
     public func hmiMessages() async -> AsyncStream<HMIMessage>? { nil }
+    public func recording(of service: String) async -> String? { nil }
 }
 
 /// A request or notification the head unit's HMI was sent (by sdl_core, or what the
@@ -183,6 +186,9 @@ public struct ScenarioRunner: Sendable {
         let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
         let hmiLog = context.hmiLog
+        let gestureLog = context.gestures
+        let gestureStream = await manager.touchManager.gestures()
+        Task { for await gesture in gestureStream { await gestureLog.append(gesture) } }
         let hmiWatch: Task<Void, Never>? = await target.driver?.hmiMessages().map { stream in
             Task { for await message in stream { await hmiLog.append(message.envelope) } }
         }
@@ -258,6 +264,9 @@ actor RunContext {
     /// Transport events (secondary registered, service moved...), searched in order.
     let transports: EventLog<TransportEvent>
     var lastTransportMatch = -1
+    /// Touch gestures the app recognised, searched in order by `gesture` expectations.
+    let gestures: EventLog<TouchGesture>
+    var lastGestureMatch = -1
     let driver: (any ScenarioDriver)?
     let reporter: (any ScenarioReporter)?
     let promptPolicy: PromptPolicy
@@ -314,6 +323,7 @@ actor RunContext {
         self.promptPolicy = promptPolicy
         self.start = start
         self.hmiLog = MessageLog(start: start)
+        self.gestures = EventLog(start: start)
         self.variables = scenario.variables
     }
 

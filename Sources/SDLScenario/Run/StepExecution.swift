@@ -71,6 +71,11 @@ extension RunContext {
         case .exec(let step):
             await beginAction()
             execOutput = try await exec(step)
+        case .media(let step):
+            await beginAction()
+            try await stream(step)
+        case .expectMedia(let expectation):
+            try await expectMedia(expectation)
         }
     }
 

@@ -44,6 +44,7 @@ struct BlueZDBusTests {
             isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "bt-nav", appHMIType: [.navigation]))
         #expect(response.success)
         #expect(await registered.value, "the TCP secondary registered beside the Bluetooth primary")
+        try await headUnit.activateApp("bt-nav")
         _ = try await connection.startService(.video)
         #expect(await connection.link(of: .video) == .secondary)
         await connection.stop()

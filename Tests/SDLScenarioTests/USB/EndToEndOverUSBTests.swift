@@ -91,6 +91,7 @@ struct EndToEndOverUSBTests {
         let event = await registered.value
         try #require(event != nil, "the secondary never registered")
         #expect(event?.description.hasPrefix("secondary registered: TCP 127.0.0.1:") == true)
+        try await headUnit.activateApp("usb-nav")
         _ = try await connection.startService(.video)
         #expect(await connection.link(of: .video) == .secondary)
         try await connection.sendServiceData([UInt8](repeating: 7, count: 10_000), on: .video)

@@ -1,0 +1,98 @@
+import Foundation
+import SmartDeviceLink
+
+extension RunContext {
+    /// Streams a file through the library's streaming media manager: asks for the service,
+    /// waits until the HMI state lets it stream (the step's timeout), then sends the file.
+    func stream(_ step: MediaStep) async throws(StepFailure) {
+        let media = connection.streamingMediaManager
+        switch step {
+        case .video(let file, let fps, let timestamps, let duration, let proto):
+            let formats = proto.map { [VideoStreamingFormat(protocol: VideoStreamingProtocol(rawValue: $0), codec: .h264)] }
+            await media.startVideo(formats.map { VideoStreamingSettings(formats: $0) } ?? VideoStreamingSettings())
+            try await waitForStreaming("video", await media.videoStates())
+            let report: VideoStreamReport
+            do {
+                report = try await media.streamVideo(file: file, fps: fps, timestamps: timestamps?.map { .milliseconds($0) },
+                                                     duration: duration.map { .milliseconds($0) })
+            } catch {
+                throw StepFailure(message: "stream video: \(error)")
+            }
+            let format = await media.videoFormat.map { " as \($0.format.codec.rawValue)/\($0.format.protocol.rawValue)" } ?? ""
+            reporter?.progress("sent \(report.framesSent) frames (\(report.bytesSent) bytes)\(format)"
+                               + (report.framesDropped > 0 ? ", dropped \(report.framesDropped) while not streaming" : ""))
+        case .audio(let file):
+            await media.startAudio()
+            try await waitForStreaming("audio", await media.audioStates())
+            do {
+                reporter?.progress("sent \(try await media.streamAudio(file: file)) bytes of PCM")
+            } catch {
+                throw StepFailure(message: "stream audio: \(error)")
+            }
+        }
+        let service = { if case .video = step { "video" } else { "audio" } }()
+        if let recording = await driver?.recording(of: service) { reporter?.progress("the head unit recorded it to \(recording)") }
+    }
+
+    private func waitForStreaming(_ service: String, _ states: AsyncStream<StreamState>) async throws(StepFailure) {
+        let windowMS = scenario.defaultTimeoutMS
+        let last = Locked<StreamState>(.stopped)
+        let reached = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await state in states {
+                    last.withLock { $0 = state }
+                    if state == .streaming { return true }
+                    if case .refused = state { return false }
+                }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(windowMS))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        guard reached else {
+            let state = last.withLock { $0 }
+            throw StepFailure(message: "\(service) did not start streaming within \(Double(windowMS) / 1000) s: \(state)"
+                              + (state.name == "waitingForHMI" ? " (activate the app first: {\"driver\": \"activateApp\"})" : ""))
+        }
+    }
+
+    /// Waits for a stream state or a gesture.
+    func expectMedia(_ expectation: MediaExpectation) async throws(StepFailure) {
+        let media = connection.streamingMediaManager
+        switch expectation {
+        case .stream(let service, let state, let within):
+            let deadline = ContinuousClock.now + .milliseconds(within ?? scenario.defaultTimeoutMS)
+            var current = service == "audio" ? await media.audioState : await media.videoState
+            while current.name != state, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+                current = service == "audio" ? await media.audioState : await media.videoState
+            }
+            guard current.name == state else {
+                throw StepFailure(message: "waited \(Double(within ?? scenario.defaultTimeoutMS) / 1000) s for \(service) \(state); it is \(current)")
+            }
+        case .gesture(let name, let within):
+            let windowMS = within ?? scenario.defaultTimeoutMS
+            let deadline = ContinuousClock.now + .milliseconds(windowMS)
+            let from = lastGestureMatch + 1
+            func matches(_ gesture: TouchGesture) -> Bool { gesture.name == name || gesture.name.hasPrefix(name) && ["pan", "pinch"].contains(name) }
+            while true {
+                let seen = await gestures.messages(from: from)
+                if let hit = seen.first(where: { matches($0.entry) }) {
+                    lastGestureMatch = hit.index
+                    return
+                }
+                if ContinuousClock.now >= deadline {
+                    let names = seen.map(\.entry.name)
+                    throw StepFailure(message: "waited \(Double(windowMS) / 1000) s for gesture \(name); "
+                                      + (names.isEmpty ? "no touch came" : "came: " + names.joined(separator: ", ")))
+                }
+                await gestures.waitForMore(than: from + seen.count, until: deadline)
+            }
+        }
+    }
+}
