@@ -239,7 +239,8 @@ struct RunScenarios: AsyncParsableCommand {
     private func plainTarget(for scenario: Scenario) async throws -> ScenarioTarget {
         guard transport.isExternal else {
             do {
-                return try EmbeddedEmulator.target(for: scenario)
+                // With --output-dir the head unit's recordings of the app's streams are results too.
+                return try EmbeddedEmulator.target(for: scenario, recordings: outputDir.map { ($0 as NSString).appendingPathComponent("recordings") })
             } catch {
                 throw CommandFailure.invalid("\(scenario.source): $.emulator: \(error)")
             }

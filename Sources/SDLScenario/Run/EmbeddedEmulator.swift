@@ -6,9 +6,11 @@ import Foundation
 public enum EmbeddedEmulator {
     /// A fresh emulator for `scenario`, configured by its `emulator` section, reached through
     /// an in-memory link, with its driver for `driver` steps.
-    public static func target(for scenario: Scenario) throws(EmulatorConfigurationError) -> ScenarioTarget {
+    /// Its recordings of the app's streams go to `recordings` unless the scenario names a folder.
+    public static func target(for scenario: Scenario, recordings: String? = nil) throws(EmulatorConfigurationError) -> ScenarioTarget {
         var configuration = EmulatorConfiguration.standard
         if let json = scenario.emulator { configuration = try EmulatorConfiguration(json: json) }
+        if configuration.recordingDirectory == nil { configuration.recordingDirectory = recordings }
         return target(configuration: configuration)
     }
 

@@ -6,6 +6,7 @@ extension RunContext {
     /// waits until the HMI state lets it stream (the step's timeout), then sends the file.
     func stream(_ step: MediaStep) async throws(StepFailure) {
         let media = connection.streamingMediaManager
+        var summary = ""
         switch step {
         case .video(let file, let fps, let timestamps, let duration, let proto):
             let formats = proto.map { [VideoStreamingFormat(protocol: VideoStreamingProtocol(rawValue: $0), codec: .h264)] }
@@ -19,19 +20,21 @@ extension RunContext {
                 throw StepFailure(message: "stream video: \(error)")
             }
             let format = await media.videoFormat.map { " as \($0.format.codec.rawValue)/\($0.format.protocol.rawValue)" } ?? ""
-            reporter?.progress("sent \(report.framesSent) frames (\(report.bytesSent) bytes)\(format)"
-                               + (report.framesDropped > 0 ? ", dropped \(report.framesDropped) while not streaming" : ""))
+            summary = "sent \(report.framesSent) frames (\(report.bytesSent) bytes)\(format)"
+                + (report.framesDropped > 0 ? ", dropped \(report.framesDropped) while not streaming" : "")
         case .audio(let file):
             await media.startAudio()
             try await waitForStreaming("audio", await media.audioStates())
             do {
-                reporter?.progress("sent \(try await media.streamAudio(file: file)) bytes of PCM")
+                summary = "sent \(try await media.streamAudio(file: file)) bytes of PCM"
             } catch {
                 throw StepFailure(message: "stream audio: \(error)")
             }
         }
         let service = { if case .video = step { "video" } else { "audio" } }()
-        if let recording = await driver?.recording(of: service) { reporter?.progress("the head unit recorded it to \(recording)") }
+        if let recording = await driver?.recording(of: service) { summary += "\nthe head unit recorded it to \(recording)" }
+        reporter?.progress(summary)
+        stepOutput = summary
     }
 
     private func waitForStreaming(_ service: String, _ states: AsyncStream<StreamState>) async throws(StepFailure) {

@@ -34,7 +34,7 @@ extension RunContext {
             // The bench command is an exec step of its own: the same timeout, exit-code and
             // output handling, with the action and its arguments in its environment.
             do {
-                execOutput = try await exec(ExecStep(arguments: ["/bin/sh", "-c", command], timeoutMS: 60_000, expectedExitCode: 0), environment: [
+                stepOutput = try await exec(ExecStep(arguments: ["/bin/sh", "-c", command], timeoutMS: 60_000, expectedExitCode: 0), environment: [
                     "SDL_DRIVER_ACTION": action.name, "SDL_DRIVER_ARGUMENTS": JSONValue.object(arguments).serialized(),
                 ])
             } catch {

@@ -289,8 +289,8 @@ actor RunContext {
     /// Responses to requests the library's managers sent for high-level actions.
     var managerResponses: [RPCEnvelope] = []
     var failedAlready = false
-    /// What the last `exec` step printed, for its step result.
-    var execOutput: String?
+    /// What the last step printed or sent (an `exec` step's output, a stream's summary), for its step result.
+    var stepOutput: String?
     /// Operator settings for driver steps on a real head unit (see OperatorSteps.swift).
     var operatorTimeout: Duration = .seconds(120)
     var driverCommands: [String: String] = [:]
@@ -360,14 +360,14 @@ actor RunContext {
             } else {
                 do {
                     try await execute(step)
-                    result.output = execOutput
+                    result.output = stepOutput
                 } catch {
                     result.status = error.skipped ? .skipped : .failed
                     result.message = error.message
                     result.output = error.output
                     if !error.skipped { failedAlready = true }
                 }
-                execOutput = nil
+                stepOutput = nil
             }
             result.durationMS = nowMS - begin
             reporter?.finished(result)

@@ -70,7 +70,7 @@ extension RunContext {
             try await expectTransport(expectation)
         case .exec(let step):
             await beginAction()
-            execOutput = try await exec(step)
+            stepOutput = try await exec(step)
         case .media(let step):
             await beginAction()
             try await stream(step)

@@ -6,7 +6,7 @@ import Testing
 @Suite("sdl-run runs the examples against the embedded emulator")
 struct ExamplesTests {
     static let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
-    static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary"]
+    static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary", "navigation"]
 
     func temporaryFile(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-\(UUID().uuidString)-\(name)").path
@@ -38,6 +38,26 @@ struct ExamplesTests {
         #expect(wav.count > 44 + 16_000)  // one second at 16 kHz, 16 bit is 32,000 bytes of PCM
         #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("result.json").path))
         #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("junit.xml").path))
+    }
+
+    @Test("navigation: the head unit's recordings land in --output-dir, and ffprobe reads 60 frames of 320x240 H.264 and 16 kHz PCM")
+    func navigationRecordings() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-nav-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("navigation.json").path, "--output-dir", output.path])
+        #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
+        let video = output.appendingPathComponent("recordings/navigator-0001-video.h264").path
+        let probe = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
+            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height,nb_read_frames",
+            "-of", "csv=p=0", video])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240,60", "\(probe.stdout)\(probe.stderr)")
+        let audio = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
+            "-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0",
+            output.appendingPathComponent("recordings/navigator-0001-audio.wav").path])
+        #expect(audio.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s16le,16000,1")
+        let report = try JSONValue.parse(Array(try Data(contentsOf: output.appendingPathComponent("result.json"))))
+        let outputs = report["scenarios"]?.arrayValue?.first?["steps"]?.arrayValue?.compactMap { $0["output"]?.stringValue } ?? []
+        #expect(outputs.contains { $0.contains("sent 60 frames") && $0.contains("as H264/RTP") && $0.contains(video) }, "\(outputs)")
     }
 
     @Test("the failure example exits 1 and says which step failed and why")
