@@ -15,6 +15,12 @@ package struct FrameDecoder: Sendable {
 
     /// The largest payload accepted in one frame. Bigger `DataSize` values are malformed.
     package var maximumPayloadSize: Int
+    /// Whether a v2+ data frame may carry message ID 0. core refuses such frames, so the
+    /// head unit's side keeps this off; the app's side turns it on, because core 8.2 itself
+    /// sends its UnregisterAppInterface response with message ID 0 (its counter for the
+    /// session is already gone): refusing it would drop the response and misread the
+    /// bytes after it as frames.
+    package var acceptsMessageIDZero = false
 
     private var buffer: [UInt8] = []
     private var readIndex = 0
@@ -119,7 +125,8 @@ package struct FrameDecoder: Sendable {
             dataSize: buffer.bigEndianUInt32(at: start + 4),
             messageID: version > 1 ? buffer.bigEndianUInt32(at: start + 8) : 0
         )
-        if let problem = Self.problem(of: header, maximumPayloadSize: maximumPayloadSize) { return .invalid(problem) }
+        if let problem = Self.problem(of: header, maximumPayloadSize: maximumPayloadSize),
+           !(problem == .messageIDZero && acceptsMessageIDZero) { return .invalid(problem) }
         return .valid(header)
     }
 

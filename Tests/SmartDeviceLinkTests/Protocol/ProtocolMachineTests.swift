@@ -813,3 +813,31 @@ struct ProtocolMachineTests {
         #expect(link.app.activeSessions[1] != nil && link.hu.activeSessions[1] != nil, "both sessions live on")
     }
 }
+
+@Suite("Protocol: what sdl_core 8.2 really sends")
+struct CoreQuirkTests {
+    /// core 8.2's UnregisterAppInterface response, captured on loopback after a navigation
+    /// app's streams ended: a v5 single frame with message ID 0 (its session counter is gone).
+    static let unregisterResponseWithMessageIDZero = PT.bytes("""
+        51 07 00 01 00 00 00 3d 00 00 00 00
+        10 00 00 02 00 00 00 04 00 00 00 31
+        """) + Array("{\n\t\"resultCode\" : \"SUCCESS\",\n\t\"success\" : true\n}\n".utf8)
+
+    @Test("the app reads core's message-ID-0 response as the message it is, and the head unit's side still refuses such frames")
+    func messageIDZeroFromCore() throws {
+        var app = AppProtocolMachine(configuration: ProtocolConfiguration())
+        _ = try app.startSession(now: PT.t0)
+        _ = app.receive(PTFrames.ack540, now: PT.t0)
+        let actions = app.receive(Self.unregisterResponseWithMessageIDZero, now: PT.t0)
+        #expect(!actions.contains { if case .violation = $0 { true } else { false } }, "\(actions)")
+        #expect(!actions.contains { if case .send = $0 { true } else { false } }, "no answer to bytes misread as a heartbeat")
+        let message = try #require(actions.compactMap { action -> [UInt8]? in
+            if case .message(_, .rpc, let payload) = action { return payload } else { return nil }
+        }.first)
+        #expect(message.count == 0x3d)
+
+        var strict = FrameDecoder()
+        strict.append(Self.unregisterResponseWithMessageIDZero)
+        #expect(strict.next() == .malformed(.messageIDZero), "core's own rule, kept on the head unit's side")
+    }
+}
