@@ -95,8 +95,8 @@ extension CoreHMI {
             setResults[method, default: []].append((code, arguments["info"]?.stringValue))
         case "touch":
             // UI.OnTouchEvent carries no app: core gives it to the navigation app in FULL.
-            let point = arguments["x"]?.intValue.map { (Int($0), Int(arguments["y"]?.intValue ?? 240)) } ?? (400, 240)
-            let end = arguments["toX"]?.intValue.map { (Int($0), Int(arguments["toY"]?.intValue ?? arguments["y"]?.intValue ?? 240)) }
+            let point = arguments["x"]?.intValue.map { (Int($0), Int(arguments["y"]?.intValue ?? 190)) } ?? (400, 190)  // the center of core 8.2's 800×380 video screen
+            let end = arguments["toX"]?.intValue.map { (Int($0), Int(arguments["toY"]?.intValue ?? arguments["y"]?.intValue ?? 190)) }
             let gesture = arguments["gesture"]?.stringValue ?? ""
             guard let steps = TouchSequence.steps(gesture, at: point, to: end, scale: arguments["scale"]?.doubleValue ?? 2, startTime: 1000)
             else { throw Failure(description: "touch: gesture is \(TouchSequence.gestures.joined(separator: ", ")), not \"\(gesture)\"") }

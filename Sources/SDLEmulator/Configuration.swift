@@ -151,10 +151,21 @@ public struct EmulatorConfiguration: Sendable {
     /// The VideoStreamingCapability the head unit reports (GetSystemCapability VIDEO_STREAMING);
     /// its `supportedFormats` are also the formats the HMI's Navigation.SetVideoConfig accepts:
     /// a StartService(video) asking for another codec or protocol is refused with `rejectedParams`.
+    /// The default is core 8.2's (hmi_capabilities.json, UI.systemCapabilities).
     public var videoStreaming: JSONObject = [
-        "preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 480], "maxBitrate": 10000,
-        "supportedFormats": [["protocol": "RAW", "codec": "H264"], ["protocol": "RTP", "codec": "H264"]],
-        "hapticSpatialDataSupported": true, "diagonalScreenSize": 8, "pixelPerInch": 117, "scale": 1,
+        "preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 380], "maxBitrate": 20000,
+        "supportedFormats": [["protocol": "RAW", "codec": "H264"], ["protocol": "RTP", "codec": "H264"],
+                             ["protocol": "RTSP", "codec": "Theora"], ["protocol": "RTMP", "codec": "VP8"], ["protocol": "WEBM", "codec": "VP9"]],
+        "hapticSpatialDataSupported": true, "diagonalScreenSize": 8, "pixelPerInch": 96, "scale": 1, "preferredFPS": 15,
+        "additionalVideoStreamingCapabilities": [
+            ["preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 380], "hapticSpatialDataSupported": true, "scale": 1, "diagonalScreenSize": 8],
+            ["preferredResolution": ["resolutionWidth": 320, "resolutionHeight": 200], "hapticSpatialDataSupported": false, "diagonalScreenSize": 3],
+            ["preferredResolution": ["resolutionWidth": 480, "resolutionHeight": 320], "hapticSpatialDataSupported": true, "diagonalScreenSize": 5],
+            ["preferredResolution": ["resolutionWidth": 400, "resolutionHeight": 380], "hapticSpatialDataSupported": true, "diagonalScreenSize": 4],
+            ["preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 240], "hapticSpatialDataSupported": true, "diagonalScreenSize": 4],
+            ["preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 380], "hapticSpatialDataSupported": true, "scale": 1.5, "diagonalScreenSize": 5],
+            ["preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 380], "hapticSpatialDataSupported": true, "scale": 2, "diagonalScreenSize": 4],
+        ],
     ]
     /// core's StopStreamingTimeout (smartDeviceLink.ini, 1000 ms): how long a stream of an app
     /// sent to BACKGROUND may run on before the head unit ends it with EndService.

@@ -170,8 +170,8 @@ extension HeadUnitEmulator {
                shorthand: "gesture") { unit, a throws(EmulatorError) in
             let x = a.values["x"]?.intValue, y = a.values["y"]?.intValue
             let toX = a.values["toX"]?.intValue, toY = a.values["toY"]?.intValue
-            try await unit.touch(try a.string("gesture"), at: x.map { (Int($0), Int(y ?? 240)) },
-                                 to: toX.map { (Int($0), Int(toY ?? y ?? 240)) }, scale: a.values["scale"]?.doubleValue ?? 2, appID: a.appID)
+            try await unit.touch(try a.string("gesture"), at: x.map { (Int($0), Int(y ?? 190)) },
+                                 to: toX.map { (Int($0), Int(toY ?? y ?? 190)) }, scale: a.values["scale"]?.doubleValue ?? 2, appID: a.appID)
             return nil
         },
         action("streamingStop", "the head unit ends the app's video (or audio) stream with EndService",

@@ -153,7 +153,7 @@ extension HeadUnitEmulator {
             throw .invalidAction("the app is in HMI level \(app.hmiLevel), where the policy does not allow OnTouchEvent; activate it first")
         }
         let resolution = configuration.videoStreaming["preferredResolution"]
-        let center = (x: Int(resolution?["resolutionWidth"]?.intValue ?? 800) / 2, y: Int(resolution?["resolutionHeight"]?.intValue ?? 480) / 2)
+        let center = (x: Int(resolution?["resolutionWidth"]?.intValue ?? 800) / 2, y: Int(resolution?["resolutionHeight"]?.intValue ?? 380) / 2)
         guard let steps = TouchSequence.steps(gesture, at: point ?? center, to: end, scale: scale, startTime: touchTime + 1000) else {
             throw .invalidAction("touch: gesture is \(TouchSequence.gestures.joined(separator: ", ")), not \"\(gesture)\"")
         }
