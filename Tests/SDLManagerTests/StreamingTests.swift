@@ -117,6 +117,39 @@ struct StreamingTests {
         await manager.stop()
     }
 
+    @Test("a named pipe is streamed as it is written, and the recording has every frame")
+    func pipeStreamsLive() async throws {
+        let clip = try Self.clip(frames: 30)
+        let fifo = Self.folder + "/map-\(UUID().uuidString).fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let bytes = try #require(FileManager.default.contents(atPath: clip))
+        // The writer: the clip in 1000-byte writes, a little at a time, like an encoder.
+        Thread.detachNewThread {
+            guard let out = FileHandle(forWritingAtPath: fifo) else { return }
+            var offset = 0
+            while offset < bytes.count {
+                out.write(bytes.subdata(in: offset..<min(offset + 1000, bytes.count)))
+                offset += 1000
+                usleep(2000)
+            }
+            try? out.close()
+        }
+        let emulator = try await headUnit()
+        let manager = try await navigationApp(emulator, appID: "nav-pipe")
+        try await activate(emulator, manager, "nav-pipe")
+        let media = manager.streamingMediaManager
+        await media.startVideo()
+        #expect(await media.videoState == .streaming)
+        let report = try await media.streamVideo(file: fifo, fps: 300)
+        #expect(report.framesSent == 30 && report.framesDropped == 0, "\(report)")
+        #expect(await emulator.waitUntil { $0.app("nav-pipe")?.streams["video"]?.recordedBytes ?? 0 >= bytes.count })
+        let recording = try #require(await streamed(emulator, "nav-pipe")?.recording)
+        let probe = try Self.probeVideo(recording)
+        #expect(probe.codec == "h264" && probe.frames == 30, "\(probe)")
+        await manager.stop()
+    }
+
     @Test("PCM from a WAV file in the head unit's format is recorded as a WAV ffprobe reads at 16 kHz with the same samples")
     func audioArrivesWhole() async throws {
         let wav = Self.folder + "/tone.wav"

@@ -29,6 +29,24 @@ struct H264AndRTPTests {
         #expect(units == [[Self.sps, Self.pps, Self.idr], [Self.p1], [Self.p2a, Self.p2b]])
     }
 
+    @Test("read in pieces of any size, a stream gives the same access units, each once its successor has begun")
+    func readerInPieces() {
+        let stream = Self.stream + Self.stream
+        let whole = H264.accessUnits(in: stream).map { H264.annexB($0) }
+        for size in [1, 2, 5, 7, 64] {
+            var reader = H264.AccessUnitReader()
+            var units: [[UInt8]] = []
+            var offset = 0
+            while offset < stream.count {
+                units += reader.push(stream[offset..<min(offset + size, stream.count)])
+                offset += size
+            }
+            #expect(units.count == whole.count - 1, "the last unit waits for the end")
+            units += reader.finish().map { [$0] } ?? []
+            #expect(units == whole, "pieces of \(size)")
+        }
+    }
+
     @Test("small NAL units go one to a packet; the last of an access unit carries the marker; timestamps run at 90 kHz")
     func singleNALPackets() {
         var packetizer = RTPH264Packetizer(ssrc: 0x01020304, sequenceNumber: 0xFFFF, initialTimestamp: 1000)

@@ -92,4 +92,33 @@ public enum H264 {
         }
         return out
     }
+
+    /// Splits an Annex-B byte stream arriving in pieces (a pipe, a file read in chunks) into
+    /// access units as they complete, holding only the unit being read.
+    public struct AccessUnitReader: Sendable {
+        private var pending: [UInt8] = []
+
+        public init() {}
+
+        /// Adds bytes; returns the access units they completed. The last unit stays until
+        /// the next one starts or ``finish()``.
+        public mutating func push(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
+            pending.append(contentsOf: bytes)
+            let units = H264.accessUnits(in: pending)
+            guard units.count > 1, let last = units.last?.first else { return [] }
+            // Keep the last (maybe incomplete) unit from its start code on: a NAL is told
+            // apart only once the next start code has arrived.
+            let keepFrom = max(last.startIndex - 3, 0)
+            let complete = units.dropLast().map { H264.annexB($0) }
+            pending.removeFirst(keepFrom)
+            return complete
+        }
+
+        /// The stream ended: the unit still held, if any.
+        public mutating func finish() -> [UInt8]? {
+            defer { pending = [] }
+            let units = H264.accessUnits(in: pending)
+            return units.isEmpty ? nil : units.map { H264.annexB($0) }.reduce([], +)
+        }
+    }
 }

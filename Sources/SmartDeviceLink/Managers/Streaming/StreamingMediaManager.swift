@@ -171,8 +171,14 @@ public actor StreamingMediaManager {
     /// Streams an H.264 Annex-B file: its access units at `fps` (or at `timestamps`, one a
     /// frame), from now, for `duration` (the clip loops when it is shorter) or once through.
     /// Frames are sent at their times; while video is not streaming they are dropped.
+    /// A named pipe (FIFO) is read as it is written, as ``streamVideo(from:fps:)`` does.
     public func streamVideo(file path: String, fps: Double = 30, timestamps: [Duration]? = nil,
                             duration: Duration? = nil) async throws(ManagerError) -> VideoStreamReport {
+        if Self.isPipe(path) {
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw .invalid("cannot open the pipe \(path) for reading") }
+            defer { try? handle.close() }
+            return try await streamVideo(from: handle, fps: fps)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .invalid("cannot read the video file \(path): check the path")
         }
@@ -187,14 +193,7 @@ public actor StreamingMediaManager {
             let time = timestamps.map { $0.isEmpty ? .zero : $0[index % $0.count] } ?? interval * index
             if let duration, time >= duration { break }
             if duration == nil, index == units.count { break }
-            try? await clock.sleep(until: start + time)
-            let unit = H264.annexB(units[index % units.count])
-            if try await sendVideo(unit, at: time) {
-                report.framesSent += 1
-                report.bytesSent += unit.count
-            } else {
-                report.framesDropped += 1
-            }
+            try await sendPaced(H264.annexB(units[index % units.count]), at: time, from: start, into: &report)
             index += 1
         }
         return report
