@@ -54,6 +54,14 @@ let package = Package(
             pkgConfig: "libedit",
             providers: [.apt(["libedit-dev"])]
         ),
+        // zlib from Debian's zlib1g-dev: its crc32 (PutFile's checksum, the emulator's check
+        // of every chunk) reads several bytes a step where a table lookup per byte costs
+        // 5-8x more (sdl-bench prints both). zlib is on every system that has Swift.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The console's line editing in C: libedit's readline globals never reach Swift.
         .target(name: "CSDLConsole", dependencies: ["CEdit"]),
         // Wrappers for what Swift cannot import: variadic libusb_set_option, BlueZ's
@@ -62,7 +70,7 @@ let package = Package(
         .target(
             name: "SmartDeviceLink",
             dependencies: [
-                "CSDLShim", "CLibUSB", "CBlueZ",
+                "CSDLShim", "CLibUSB", "CBlueZ", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The generator's input; the same JSON is compiled in via Generated/SpecDigestData.swift.

@@ -72,6 +72,14 @@ struct Bench {
             record("frame+reassemble \(rounds * 4) MiB, payload \(mtu)", "copy via 16 KiB chunks (memcpy)", ours, baseline)
         }
 
+        // 1b. CRC-32 (every PutFile chunk, and the emulator's check of it): zlib against a table lookup per byte.
+        let crcRounds = 4 * scale
+        var crcs: (UInt32, UInt32) = (0, 0)
+        let zlibCRC = measure { for _ in 0..<crcRounds { crcs.0 = CRC32.checksum(payload) } }
+        let tableCRC = measure { for _ in 0..<crcRounds { crcs.1 = CRC32.bytewise(payload) } }
+        precondition(crcs.0 == crcs.1)
+        record("CRC-32 of \(crcRounds * 4) MiB (zlib)", "a table lookup per byte", zlibCRC, tableCRC)
+
         // 2. RPC JSON: a full RegisterAppInterface response, our JSON against Foundation's.
         let response = try await registrationResponseJSON()
         let bytes = response.serializedBytes()
