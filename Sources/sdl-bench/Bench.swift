@@ -11,11 +11,37 @@ import SmartDeviceLink
 /// No assertions: these numbers are for people, the tests never time anything.
 @main
 struct Bench {
+    /// Fragments `payload` into frames, encodes them, decodes them from 16 KiB reads and
+    /// reassembles the message: what a large RPC costs on each side of the link.
+    static func frameAndReassemble(_ payload: [UInt8], mtu: Int) {
+        var wire: [UInt8] = []
+        FrameFragmenter.encode(payload, version: 5, serviceType: .rpc, sessionID: 1, messageID: 7, maximumPayloadPerFrame: mtu, into: &wire)
+        var decoder = FrameDecoder(maximumPayloadSize: 131_072)
+        var reassembler = FrameReassembler()
+        var total = 0
+        var offset = 0
+        let now = ContinuousClock.now
+        while offset < wire.count {
+            let end = min(offset + 16_384, wire.count)
+            for case .frame(let frame) in decoder.decode(wire[offset..<end]) {
+                if case .message(_, let message) = reassembler.receive(frame, now: now) { total += message.count }
+            }
+            offset = end
+        }
+        precondition(total == payload.count)
+    }
+
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
         if arguments.first == "soak" {
             let runs = arguments.dropFirst().first.flatMap { Int($0) } ?? 1000
             return try await Soak.run(runs: runs)
+        }
+        if arguments.first == "profile-framing" {
+            // For callgrind: only the framing work, no baseline, no threads.
+            let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            for mtu in [131_072, 1488] { for _ in 0..<40 { frameAndReassemble(payload, mtu: mtu) } }
+            return
         }
         let quick = CommandLine.arguments.contains("--quick")
         let scale = quick ? 1 : 8
@@ -31,29 +57,7 @@ struct Bench {
         let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         for mtu in [131_072, 1488] {
             let rounds = scale
-            let ours = measure {
-                for _ in 0..<rounds {
-                    var wire: [UInt8] = []
-                    wire.reserveCapacity(payload.count + payload.count / mtu * 12 + 64)
-                    for frame in FrameFragmenter.frames(for: payload, version: 5, serviceType: .rpc, sessionID: 1, messageID: 7, maximumPayloadPerFrame: mtu) {
-                        frame.header.encode(into: &wire)
-                        wire.append(contentsOf: frame.payload)
-                    }
-                    var decoder = FrameDecoder(maximumPayloadSize: 131_072)
-                    var reassembler = FrameReassembler()
-                    var total = 0
-                    var offset = 0
-                    let now = ContinuousClock.now
-                    while offset < wire.count {
-                        let end = min(offset + 16_384, wire.count)
-                        for case .frame(let frame) in decoder.decode(wire[offset..<end]) {
-                            if case .message(_, let message) = reassembler.receive(frame, now: now) { total += message.count }
-                        }
-                        offset = end
-                    }
-                    precondition(total == payload.count)
-                }
-            }
+            let ours = measure { for _ in 0..<rounds { frameAndReassemble(payload, mtu: mtu) } }
             let baseline = measure {
                 for _ in 0..<rounds {
                     var copy: [UInt8] = []

@@ -155,6 +155,6 @@ actor BenchWatcher {
         let data = Data((JSONValue.object(line).serialized() + "\n").utf8)
         // The file first: whoever reads the line on stdout finds it in watch.jsonl too.
         log.write(data)
-        FileHandle.standardOutput.write(data)
+        try? FileHandle.standardOutput.write(contentsOf: data)  // a closed stdout must not stop the station
     }
 }

@@ -53,6 +53,9 @@ struct Emulate: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before anything is printed: whoever reads "listening on" may stop it at once.
+        let (stop, stopped) = AsyncStream.makeStream(of: Void.self)
+        let signals = StopSignals { stopped.yield() }
         var configuration = EmulatorConfiguration.standard
         if let config {
             do {
@@ -103,8 +106,9 @@ struct Emulate: AsyncParsableCommand {
             usbTask = Task { try await headUnit.serveUSB(phones: phones) }
             lines.append("usb: serving " + (phones.map { "\($0) and phones in accessory mode" } ?? "phones in accessory mode"))
         }
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        await StopSignals.wait()
+        try? FileHandle.standardOutput.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
+        for await _ in stop { break }
+        withExtendedLifetime(signals) {}
         usbTask?.cancel()
         await headUnit.stop()
     }

@@ -1,33 +1,40 @@
 import Foundation
 
-/// SIGTERM (systemd stopping the unit) and SIGINT, delivered to a handler instead of
-/// ending the process, whatever signal mask the process was started with.
-final class StopSignals {
-    private let sources: [any DispatchSourceSignal]
+/// The write end of the pipe the signal handler wakes the stop thread through. A global,
+/// because a C signal handler captures nothing; set once by ``StopSignals``.
+nonisolated(unsafe) private var stopSignalPipe: Int32 = -1
 
+/// SIGTERM (systemd stopping the unit) and SIGINT, delivered to a handler instead of
+/// ending the process, whatever thread the kernel picks and whatever signal mask the
+/// process was started with: a real handler (not SIG_IGN plus a dispatch source, which
+/// lost a signal delivered to a thread that had not blocked it) writes a byte to a pipe,
+/// and a thread of its own reads it and calls the handler.
+final class StopSignals: Sendable {
     init(_ handler: @escaping @Sendable () -> Void) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return }
+        stopSignalPipe = fds[1]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var byte: UInt8 = 1
+            _ = write(stopSignalPipe, &byte, 1)  // async-signal-safe
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
         var set = sigset_t()
         sigemptyset(&set)
         for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
+            sigaction(number, &action, nil)
             sigaddset(&set, number)
         }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        sources = [SIGTERM, SIGINT].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
+        let readEnd = fds[0]
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(readEnd, &byte, 1)
+                if count == 1 { handler() } else if count < 0, errno == EINTR { continue } else { return }
+            }
         }
-    }
-}
-
-extension StopSignals {
-    /// Returns on the first SIGTERM or SIGINT (`sdl-run emulate` runs until then).
-    static func wait() async {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        let signals = StopSignals { continuation.yield() }
-        for await _ in stream { break }
-        withExtendedLifetime(signals) {}
     }
 }

@@ -28,6 +28,11 @@ package struct FrameDecoder: Sendable {
     private var inMalformedRun = false
     /// Number of bytes dropped in malformed runs since creation; for diagnostics.
     package private(set) var droppedByteCount = 0
+    /// A frame too large for what has arrived: its payload is filled straight from the
+    /// incoming reads, so its bytes are copied once instead of into the buffer and out again.
+    private var filling: (header: FrameHeader, payload: [UInt8], missing: Int)?
+    /// Frames at least this large fill their payload directly; smaller ones wait in the buffer.
+    private static let directFillSize = 4096
 
     /// - Parameter maximumPayloadSize: the receive limit; 131,072 (core's shipped
     ///   `MaximumPayloadSize`) accepts what any known head unit sends before negotiation.
@@ -36,13 +41,16 @@ package struct FrameDecoder: Sendable {
     }
 
     /// Bytes received but not yet part of a complete frame.
-    package var bufferedByteCount: Int { buffer.count - readIndex }
+    package var bufferedByteCount: Int {
+        buffer.count - readIndex + (filling.map { $0.header.size + $0.payload.count } ?? 0)
+    }
 
     /// Forgets partial input, as on a disconnect (§10 item 19).
     package mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
         readIndex = 0
         inMalformedRun = false
+        filling = nil
     }
 
     /// Appends `bytes` and returns every complete frame and malformed run found so far.
@@ -55,6 +63,18 @@ package struct FrameDecoder: Sendable {
 
     /// Appends received bytes without parsing.
     package mutating func append(_ bytes: some Collection<UInt8>) {
+        if var frame = filling, frame.missing > 0 {
+            // The buffer is empty while a payload fills: the bytes it needs go straight in.
+            filling = nil
+            let taken = min(frame.missing, bytes.count)
+            let head = bytes.prefix(taken)
+            let filled: Void? = head.withContiguousStorageIfAvailable { frame.payload.append(contentsOf: $0) }
+            if filled == nil { frame.payload.append(contentsOf: Array(head)) }
+            frame.missing -= taken
+            filling = frame
+            guard taken < bytes.count else { return }
+            return append(bytes.dropFirst(taken))
+        }
         if readIndex > 0, readIndex >= buffer.count / 2 {
             buffer.removeSubrange(0..<readIndex)
             readIndex = 0
@@ -67,6 +87,11 @@ package struct FrameDecoder: Sendable {
 
     /// The next frame or malformed run, or nil when more bytes are needed.
     package mutating func next() -> Event? {
+        if let frame = filling {
+            guard frame.missing == 0 else { return nil }
+            filling = nil
+            return .frame(Frame(header: frame.header, payload: frame.payload))
+        }
         while readIndex < buffer.count {
             switch parseHeader(at: readIndex) {
             case .needMoreBytes:
@@ -80,7 +105,18 @@ package struct FrameDecoder: Sendable {
                 }
             case .valid(let header):
                 let total = header.size + Int(header.dataSize)
-                guard buffer.count - readIndex >= total else { return nil }
+                guard buffer.count - readIndex >= total else {
+                    let available = buffer.count - readIndex - header.size
+                    guard Int(header.dataSize) >= Self.directFillSize, available >= 0 else { return nil }
+                    var payload: [UInt8] = []
+                    payload.reserveCapacity(Int(header.dataSize))
+                    payload.append(contentsOf: buffer[(readIndex + header.size)...])
+                    filling = (header, payload, Int(header.dataSize) - available)
+                    buffer.removeAll(keepingCapacity: true)
+                    readIndex = 0
+                    inMalformedRun = false
+                    return nil
+                }
                 let payloadStart = readIndex + header.size
                 let payload = Array(buffer[payloadStart..<(readIndex + total)])
                 readIndex += total

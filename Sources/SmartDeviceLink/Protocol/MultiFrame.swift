@@ -12,33 +12,66 @@ package enum FrameFragmenter {
         for payload: [UInt8], version: UInt8, serviceType: ServiceType, sessionID: UInt8, messageID: UInt32,
         maximumPayloadPerFrame: Int, encrypted: Bool = false
     ) -> [Frame] {
+        let plan = layout(count: payload.count, version: version, serviceType: serviceType, sessionID: sessionID,
+                          messageID: messageID, maximumPayloadPerFrame: maximumPayloadPerFrame, encrypted: encrypted)
+        if plan.count == 1 { return [Frame(header: plan[0].header, payload: payload)] }
+        return plan.map { header, range in
+            Frame(header: header, payload: range.map { Array(payload[$0]) } ?? firstFramePayload(payload.count, plan.count - 1))
+        }
+    }
+
+    /// The same frames written straight into `bytes`, headers and payload slices, with no
+    /// frame of their own on the way: what goes on the wire copies each payload byte once.
+    package static func encode(
+        _ payload: [UInt8], version: UInt8, serviceType: ServiceType, sessionID: UInt8, messageID: UInt32,
+        maximumPayloadPerFrame: Int, encrypted: Bool = false, into bytes: inout [UInt8]
+    ) {
+        let plan = layout(count: payload.count, version: version, serviceType: serviceType, sessionID: sessionID,
+                          messageID: messageID, maximumPayloadPerFrame: maximumPayloadPerFrame, encrypted: encrypted)
+        bytes.reserveCapacity(bytes.count + payload.count + plan.count * 12 + 8)
+        for (header, range) in plan {
+            header.encode(into: &bytes)
+            if let range {
+                payload.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+            } else {
+                bytes.append(contentsOf: firstFramePayload(payload.count, plan.count - 1))
+            }
+        }
+    }
+
+    /// Each frame's header and the range of the payload it carries (nil for the First
+    /// frame, whose payload is the total size and the count of consecutive frames).
+    private static func layout(
+        count: Int, version: UInt8, serviceType: ServiceType, sessionID: UInt8, messageID: UInt32,
+        maximumPayloadPerFrame: Int, encrypted: Bool
+    ) -> [(header: FrameHeader, range: Range<Int>?)] {
         precondition(maximumPayloadPerFrame > 0, "the payload limit must be positive")
         func header(_ type: FrameType, info: UInt8, size: Int, encrypted: Bool) -> FrameHeader {
             FrameHeader(
                 version: version, isEncrypted: encrypted, frameType: type, serviceType: serviceType,
                 frameInfo: info, sessionID: sessionID, dataSize: UInt32(size), messageID: messageID)
         }
-        if payload.count <= maximumPayloadPerFrame {
-            return [Frame(header: header(.single, info: 0, size: payload.count, encrypted: encrypted), payload: payload)]
+        if count <= maximumPayloadPerFrame {
+            return [(header(.single, info: 0, size: count, encrypted: encrypted), 0..<count)]
         }
-        let count = (payload.count + maximumPayloadPerFrame - 1) / maximumPayloadPerFrame
-        var first: [UInt8] = []
-        first.appendBigEndian(UInt32(payload.count))
-        first.appendBigEndian(UInt32(count))
-        var frames = [Frame(header: header(.first, info: 0, size: 8, encrypted: false), payload: first)]
-        frames.reserveCapacity(count + 1)
+        let consecutive = (count + maximumPayloadPerFrame - 1) / maximumPayloadPerFrame
+        var plan: [(header: FrameHeader, range: Range<Int>?)] = [(header(.first, info: 0, size: 8, encrypted: false), nil)]
+        plan.reserveCapacity(consecutive + 1)
         var offset = 0
-        for index in 0..<count {
-            let end = min(offset + maximumPayloadPerFrame, payload.count)
-            let isLast = index == count - 1
-            let number = isLast ? 0 : UInt8(index % 255 + 1)
-            frames.append(
-                Frame(
-                    header: header(.consecutive, info: number, size: end - offset, encrypted: encrypted),
-                    payload: Array(payload[offset..<end])))
+        for index in 0..<consecutive {
+            let end = min(offset + maximumPayloadPerFrame, count)
+            let number = index == consecutive - 1 ? 0 : UInt8(index % 255 + 1)
+            plan.append((header(.consecutive, info: number, size: end - offset, encrypted: encrypted), offset..<end))
             offset = end
         }
-        return frames
+        return plan
+    }
+
+    private static func firstFramePayload(_ total: Int, _ consecutive: Int) -> [UInt8] {
+        var first: [UInt8] = []
+        first.appendBigEndian(UInt32(total))
+        first.appendBigEndian(UInt32(consecutive))
+        return first
     }
 }
 
@@ -68,7 +101,11 @@ package struct FrameReassembler: Sendable {
     private struct Partial: Sendable {
         var firstHeader: FrameHeader
         var totalSize: Int
-        var payload: [UInt8]
+        /// The Consecutive frames' payloads as they came: joined once, at the last one, into
+        /// a message of the exact size (appending to one growing array copied it again at
+        /// every doubling).
+        var pieces: [[UInt8]] = []
+        var received = 0
         var lastNumber: UInt8
         var startedAt: ContinuousClock.Instant
     }
@@ -117,9 +154,7 @@ package struct FrameReassembler: Sendable {
                 return .dropped(.tooManyPending(partials.count, messageID: header.messageID))
             }
             // Memory follows what arrives, not what a First frame announces.
-            var payload: [UInt8] = []
-            payload.reserveCapacity(min(total, 64 << 10))
-            partials[key] = Partial(firstHeader: header, totalSize: total, payload: payload, lastNumber: 0, startedAt: now)
+            partials[key] = Partial(firstHeader: header, totalSize: total, lastNumber: 0, startedAt: now)
             return .pending
         case .consecutive:
             guard var partial = partials[key] else {
@@ -130,35 +165,44 @@ package struct FrameReassembler: Sendable {
             guard number == 0 || number == expected else {
                 return .dropped(.outOfOrder(number, expected: expected))
             }
-            guard partial.payload.count + frame.payload.count <= max(partial.totalSize, 0) || number == 0 else {
+            guard partial.received + frame.payload.count <= max(partial.totalSize, 0) || number == 0 else {
                 partials[key] = nil
-                pendingBytes -= partial.payload.count
+                pendingBytes -= partial.received
                 return .dropped(.longerThanAnnounced(messageID: header.messageID, announced: partial.totalSize))
             }
-            partials[key] = nil  // avoid a copy-on-write of the buffer while appending
-            pendingBytes -= partial.payload.count
-            guard pendingBytes + partial.payload.count + frame.payload.count <= maximumPendingBytes else {
+            partials[key] = nil  // avoid a copy-on-write of the pieces while appending
+            pendingBytes -= partial.received
+            guard pendingBytes + partial.received + frame.payload.count <= maximumPendingBytes else {
                 return .dropped(.pendingBytesExceeded(limit: maximumPendingBytes, messageID: header.messageID))
             }
-            partial.payload.append(contentsOf: frame.payload)
+            partial.pieces.append(frame.payload)
+            partial.received += frame.payload.count
             partial.lastNumber = number
             if number == 0 {
                 var completeHeader = partial.firstHeader
                 completeHeader.frameType = .single
-                completeHeader.dataSize = UInt32(partial.payload.count)
+                completeHeader.dataSize = UInt32(partial.received)
                 completeHeader.isEncrypted = header.isEncrypted
-                return .message(header: completeHeader, payload: partial.payload)
+                return .message(header: completeHeader, payload: Self.joined(partial.pieces, count: partial.received))
             }
             partials[key] = partial
-            pendingBytes += partial.payload.count
+            pendingBytes += partial.received
             return .pending
         }
+    }
+
+    private static func joined(_ pieces: [[UInt8]], count: Int) -> [UInt8] {
+        if pieces.count == 1 { return pieces[0] }
+        var message: [UInt8] = []
+        message.reserveCapacity(count)
+        for piece in pieces { message.append(contentsOf: piece) }
+        return message
     }
 
     /// Drops partial messages older than ``timeout``; returns their keys.
     package mutating func expire(now: ContinuousClock.Instant) -> [Key] {
         let stale = partials.filter { now - $0.value.startedAt >= timeout }.map(\.key)
-        for key in stale { pendingBytes -= partials.removeValue(forKey: key)?.payload.count ?? 0 }
+        for key in stale { pendingBytes -= partials.removeValue(forKey: key)?.received ?? 0 }
         return stale
     }
 

@@ -113,16 +113,11 @@ struct Session<Side: Sendable>: Sendable {
     mutating func dataFrames(_ payload: [UInt8], service: ServiceType, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [UInt8] {
         let running = service == .hybrid ? services.contains(.rpc) : services.contains(service)
         guard running else { throw ProtocolStateError("\(service) is not started in session \(info.sessionID)") }
-        let frames = FrameFragmenter.frames(
-            for: payload, version: info.headerVersion, serviceType: service, sessionID: info.sessionID,
-            messageID: nextMessageID(), maximumPayloadPerFrame: serviceSendLimits[service] ?? info.maximumSendPayload)
-        lastSent = now
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(payload.count + frames.count * 12)
-        for frame in frames {
-            frame.header.encode(into: &bytes)
-            bytes.append(contentsOf: frame.payload)
-        }
+        FrameFragmenter.encode(payload, version: info.headerVersion, serviceType: service, sessionID: info.sessionID,
+                               messageID: nextMessageID(), maximumPayloadPerFrame: serviceSendLimits[service] ?? info.maximumSendPayload,
+                               into: &bytes)
+        lastSent = now
         return bytes
     }
 

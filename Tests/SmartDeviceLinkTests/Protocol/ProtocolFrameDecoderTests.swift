@@ -239,3 +239,36 @@ struct PTRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("Protocol: large frames filled straight from the reads")
+struct DirectFillTests {
+    static func frame(_ size: Int, messageID: UInt32) -> Frame {
+        let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(messageID)) }
+        return Frame(header: FrameHeader(version: 5, frameType: .single, serviceType: .video, frameInfo: 0, sessionID: 1,
+                                         dataSize: UInt32(size), messageID: messageID), payload: payload)
+    }
+
+    @Test("a 100 KB frame between small ones arrives whole in reads of any size; what waits is counted; reset forgets it")
+    func piecesOfAnySize() {
+        let frames = [Self.frame(10, messageID: 1), Self.frame(100_000, messageID: 2), Self.frame(4096, messageID: 3), Self.frame(5, messageID: 4)]
+        let wire = frames.flatMap(\.encoded)
+        for size in [1, 7, 12, 13, 4096, 5000, 65_536, wire.count] {
+            var decoder = FrameDecoder()
+            var out: [Frame] = []
+            var offset = 0
+            while offset < wire.count {
+                for case .frame(let frame) in decoder.decode(wire[offset..<min(offset + size, wire.count)]) { out.append(frame) }
+                offset += size
+                if offset < wire.count { #expect(decoder.bufferedByteCount + out.reduce(0) { $0 + $1.encoded.count } == offset) }
+            }
+            #expect(out == frames, "reads of \(size)")
+            #expect(decoder.bufferedByteCount == 0)
+        }
+        var decoder = FrameDecoder()
+        _ = decoder.decode(wire.prefix(20_000))
+        #expect(decoder.bufferedByteCount == 20_000 - 22)
+        decoder.reset()
+        #expect(decoder.bufferedByteCount == 0)
+        #expect(decoder.decode(frames[3].encoded) == [.frame(frames[3])], "after a reset the next frame stands alone")
+    }
+}

@@ -283,3 +283,19 @@ struct ProtocolReassemblyBoundsTests {
         #expect(reassembler.nextExpiry == nil)
     }
 }
+
+@Suite("Protocol: frames written straight to the wire")
+struct FragmentEncodingTests {
+    @Test("encode writes exactly the bytes of the frames it plans, single and multi-frame, at any limit")
+    func encodeEqualsFrames() {
+        let payload = (0..<70_001).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        for (size, limit) in [(0, 10), (1, 1), (1488, 1488), (1489, 1488), (70_001, 1488), (70_001, 7), (70_001, 131_072)] {
+            let message = Array(payload.prefix(size))
+            let frames = FrameFragmenter.frames(for: message, version: 5, serviceType: .rpc, sessionID: 3, messageID: 9,
+                                                maximumPayloadPerFrame: limit)
+            var wire: [UInt8] = [0xEE]  // what was there stays
+            FrameFragmenter.encode(message, version: 5, serviceType: .rpc, sessionID: 3, messageID: 9, maximumPayloadPerFrame: limit, into: &wire)
+            #expect(wire == [0xEE] + frames.flatMap(\.encoded), "\(size) bytes, limit \(limit)")
+        }
+    }
+}
