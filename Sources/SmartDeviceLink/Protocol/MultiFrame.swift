@@ -32,7 +32,7 @@ package enum FrameFragmenter {
         for (header, range) in plan {
             header.encode(into: &bytes)
             if let range {
-                payload.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+                bytes.append(contentsOf: payload[range])
             } else {
                 bytes.append(contentsOf: firstFramePayload(payload.count, plan.count - 1))
             }
