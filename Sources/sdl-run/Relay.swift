@@ -109,7 +109,7 @@ actor LinkRelay {
     /// Copies bytes from one side to the other unchanged, counting (and tracing) the frames.
     private nonisolated func pump(from source: any SDLTransport, to sink: any SDLTransport,
                                   direction: FrameTraceEvent.Direction, session: Int) async -> (frames: Int, ended: String?) {
-        var decoder = FrameDecoder(maximumPayloadSize: 1 << 20)
+        var decoder = FrameDecoder(maximumPayloadSize: 1 << 20, fromHeadUnit: direction == .received)
         var frames = 0
         var ended: String?
         do {

@@ -85,7 +85,7 @@ public struct TraceReplay: Sendable {
                 }
                 // An older trace: every frame's bytes, put together here.
                 let sent = entry["direction"]?.stringValue == "sent"
-                var decoder = FrameDecoder(maximumPayloadSize: Int(Int32.max))
+                var decoder = FrameDecoder(maximumPayloadSize: Int(Int32.max), fromHeadUnit: !sent)
                 guard case .frame(let frame)? = decoder.decode(entry["bytes"]?.stringValue?.hexBytes ?? []).first else {
                     throw ReadError(description: "\(tracePath):\(number + 1): the bytes are not a frame")
                 }

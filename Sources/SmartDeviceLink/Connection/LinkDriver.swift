@@ -312,11 +312,8 @@ package final class LinkIO: Sendable {
 /// Decodes the bytes of each direction into frames for an observer (traces, logs), apart
 /// from the machine's own decoder so that what is traced is exactly what crossed the link.
 package final class FrameTap: Sendable {
-    private let decoders: Locked<(sent: FrameDecoder, received: FrameDecoder)> = {
-        var received = FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1))
-        received.acceptsMessageIDZero = true  // as the app's machine reads it
-        return Locked((sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)), received: received))
-    }()
+    private let decoders = Locked((sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)),
+                                  received: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1), fromHeadUnit: true)))
     private let observer: @Sendable (FrameTraceEvent) -> Void
     private let link: TransportRole
 

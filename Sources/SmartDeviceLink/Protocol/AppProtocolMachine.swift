@@ -32,8 +32,7 @@ package struct AppProtocolMachine: ProtocolMachine {
 
     package init(configuration: ProtocolConfiguration = ProtocolConfiguration()) {
         self.configuration = configuration
-        self.input = FrameInput(configuration: configuration)
-        input.decoder.acceptsMessageIDZero = true  // core 8.2's UnregisterAppInterface response (FrameDecoder)
+        self.input = FrameInput(configuration: configuration, fromHeadUnit: true)
     }
 
     package var activeSessions: [UInt8: SessionInfo] {

@@ -15,12 +15,12 @@ package struct FrameDecoder: Sendable {
 
     /// The largest payload accepted in one frame. Bigger `DataSize` values are malformed.
     package var maximumPayloadSize: Int
-    /// Whether a v2+ data frame may carry message ID 0. core refuses such frames, so the
-    /// head unit's side keeps this off; the app's side turns it on, because core 8.2 itself
-    /// sends its UnregisterAppInterface response with message ID 0 (its counter for the
-    /// session is already gone): refusing it would drop the response and misread the
-    /// bytes after it as frames.
-    package var acceptsMessageIDZero = false
+    /// Whether a v2+ data frame may carry message ID 0. core refuses such frames, so what
+    /// reads an app's bytes keeps this off; whatever reads a head unit's bytes (the app's
+    /// machine, traces, the relay, replays) turns it on, because core 8.2 itself sends its
+    /// UnregisterAppInterface response with message ID 0 (its counter for the session is
+    /// already gone): refusing it would drop the response and misread the bytes after it.
+    package let acceptsMessageIDZero: Bool
 
     private var buffer: [UInt8] = []
     private var readIndex = 0
@@ -36,8 +36,10 @@ package struct FrameDecoder: Sendable {
 
     /// - Parameter maximumPayloadSize: the receive limit; 131,072 (core's shipped
     ///   `MaximumPayloadSize`) accepts what any known head unit sends before negotiation.
-    package init(maximumPayloadSize: Int = 131_072) {
+    /// - Parameter fromHeadUnit: the bytes come from a head unit (see ``acceptsMessageIDZero``).
+    package init(maximumPayloadSize: Int = 131_072, fromHeadUnit: Bool = false) {
         self.maximumPayloadSize = maximumPayloadSize
+        self.acceptsMessageIDZero = fromHeadUnit
     }
 
     /// Bytes received but not yet part of a complete frame.

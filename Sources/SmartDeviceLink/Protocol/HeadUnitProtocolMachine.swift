@@ -28,7 +28,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
 
     package init(configuration: ProtocolConfiguration = .headUnit) {
         self.configuration = configuration
-        self.input = FrameInput(configuration: configuration)
+        self.input = FrameInput(configuration: configuration, fromHeadUnit: false)
     }
 
     package var activeSessions: [UInt8: SessionInfo] { sessions.mapValues(\.info) }

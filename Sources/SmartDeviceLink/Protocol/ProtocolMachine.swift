@@ -27,8 +27,9 @@ struct FrameInput: Sendable {
     var decoder: FrameDecoder
     var reassembler: FrameReassembler
 
-    init(configuration: ProtocolConfiguration) {
-        decoder = FrameDecoder(maximumPayloadSize: max(configuration.maximumPayloadSize, 1488))
+    /// - Parameter fromHeadUnit: the app's side, reading what a head unit sends.
+    init(configuration: ProtocolConfiguration, fromHeadUnit: Bool) {
+        decoder = FrameDecoder(maximumPayloadSize: max(configuration.maximumPayloadSize, 1488), fromHeadUnit: fromHeadUnit)
         reassembler = FrameReassembler(timeout: configuration.reassemblyTimeout)
     }
 

@@ -839,5 +839,13 @@ struct CoreQuirkTests {
         var strict = FrameDecoder()
         strict.append(Self.unregisterResponseWithMessageIDZero)
         #expect(strict.next() == .malformed(.messageIDZero), "core's own rule, kept on the head unit's side")
+        // Whatever else reads a head unit's bytes (traces, the relay, replays) reads it as a frame.
+        var reader = FrameDecoder(fromHeadUnit: true)
+        reader.append(Self.unregisterResponseWithMessageIDZero)
+        guard case .frame(let frame)? = reader.next() else {
+            Issue.record("core's response was not read as a frame")
+            return
+        }
+        #expect(frame.header.messageID == 0 && frame.payload.count == 0x3d)
     }
 }
