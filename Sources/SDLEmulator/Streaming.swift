@@ -99,7 +99,7 @@ extension HeadUnitEmulator {
 
     /// The app is gone: its recordings are complete.
     func closeRecordings(of key: SessionKey) {
-        for recording in recordings.removeValue(forKey: key)?.values ?? [:].values { recording.close() }
+        for recording in recordings.removeValue(forKey: key)?.values.map(\.self) ?? [] { recording.close() }
     }
 
     /// After an HMI state change (core's ProcessApp): streams of an app that may no longer

@@ -39,13 +39,26 @@ extension RunContext {
 
     private func waitForStreaming(_ service: String, _ states: AsyncStream<StreamState>) async throws(StepFailure) {
         let windowMS = scenario.defaultTimeoutMS
+        let (reached, state) = await Self.first(of: states, within: windowMS) { state in
+            if case .refused = state { return false }  // final: no use waiting on
+            return state == .streaming ? true : nil
+        }
+        guard reached else {
+            throw StepFailure(message: "\(service) did not start streaming within \(Double(windowMS) / 1000) s: \(state)"
+                              + (state.name == "waitingForHMI" ? " (activate the app first: {\"driver\": \"activateApp\"})" : ""))
+        }
+    }
+
+    /// Follows a stream's states until `decide` says true (reached) or false (will not be),
+    /// or `windowMS` passes; returns the outcome and the last state seen.
+    private static func first(of states: AsyncStream<StreamState>, within windowMS: Int,
+                              _ decide: @escaping @Sendable (StreamState) -> Bool?) async -> (Bool, StreamState) {
         let last = Locked<StreamState>(.stopped)
         let reached = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await state in states {
                     last.withLock { $0 = state }
-                    if state == .streaming { return true }
-                    if case .refused = state { return false }
+                    if let decided = decide(state) { return decided }
                 }
                 return false
             }
@@ -57,11 +70,7 @@ extension RunContext {
             group.cancelAll()
             return first
         }
-        guard reached else {
-            let state = last.withLock { $0 }
-            throw StepFailure(message: "\(service) did not start streaming within \(Double(windowMS) / 1000) s: \(state)"
-                              + (state.name == "waitingForHMI" ? " (activate the app first: {\"driver\": \"activateApp\"})" : ""))
-        }
+        return (reached, last.withLock { $0 })
     }
 
     /// Waits for a stream state or a gesture.
@@ -69,14 +78,11 @@ extension RunContext {
         let media = connection.streamingMediaManager
         switch expectation {
         case .stream(let service, let state, let within):
-            let deadline = ContinuousClock.now + .milliseconds(within ?? scenario.defaultTimeoutMS)
-            var current = service == "audio" ? await media.audioState : await media.videoState
-            while current.name != state, ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(20))
-                current = service == "audio" ? await media.audioState : await media.videoState
-            }
-            guard current.name == state else {
-                throw StepFailure(message: "waited \(Double(within ?? scenario.defaultTimeoutMS) / 1000) s for \(service) \(state); it is \(current)")
+            let windowMS = within ?? scenario.defaultTimeoutMS
+            let states = service == "audio" ? await media.audioStates() : await media.videoStates()
+            let (reached, current) = await Self.first(of: states, within: windowMS) { $0.name == state ? true : nil }
+            guard reached else {
+                throw StepFailure(message: "waited \(Double(windowMS) / 1000) s for \(service) \(state); it is \(current)")
             }
         case .gesture(let name, let within):
             let windowMS = within ?? scenario.defaultTimeoutMS

@@ -44,7 +44,7 @@ extension StreamingMediaManager {
     /// LIMITED and audible), else when it does.
     public func startAudio() async {
         audioWanted = true
-        if case .stopped = audioState { setAudio(.waitingForHMI(Self.audioBlocker(currentHMI) ?? "starting")) }
+        if case .stopped = audioState { setAudio(.waitingForHMI(Self.audioBlocker(hmi) ?? "starting")) }
         await startListening()
         await evaluate()
     }
@@ -61,7 +61,7 @@ extension StreamingMediaManager {
     public func sendAudio(_ pcm: [UInt8]) async throws(ManagerError) -> Bool {
         guard case .streaming = audioState else { return false }
         do {
-            try await mediaChannel.sendServiceData(pcm, on: .audio)
+            try await channel.sendServiceData(pcm, on: .audio)
             return true
         } catch {
             if case .invalidRequest = error { return false }
@@ -74,7 +74,7 @@ extension StreamingMediaManager {
     /// the PCM bytes sent (chunks dropped while audio was not streaming are not counted).
     public func streamAudio(file path: String) async throws(ManagerError) -> Int {
         let wav = try WAVFile(path: path)
-        let wanted = await mediaChannel.currentRegistration()?.pcmStreamCapabilities
+        let wanted = await channel.currentRegistration()?.pcmStreamCapabilities
         let rate = wanted?.samplingRate.hertz ?? 16_000
         let bits = wanted.map { $0.bitsPerSample == ._8Bit ? 8 : 16 } ?? 16
         guard wav.sampleRate == rate, wav.bitsPerSample == bits, wav.channels == 1 else {
@@ -99,26 +99,26 @@ extension StreamingMediaManager {
     }
 
     func evaluateAudio() async {
-        let blocker = Self.audioBlocker(currentHMI)
+        let blocker = Self.audioBlocker(hmi)
         switch (audioWanted, audioState) {
         case (false, .streaming), (false, .starting):
-            try? await mediaChannel.endService(.audio)
+            try? await channel.endService(.audio)
             setAudio(.stopped)
         case (false, _):
             setAudio(.stopped)
         case (true, .streaming) where blocker != nil:
-            try? await mediaChannel.endService(.audio)
+            try? await channel.endService(.audio)
             setAudio(.waitingForHMI(blocker ?? ""))
         case (true, .waitingForHMI), (true, .refused):
             if let blocker {
-                _ = audioEndedByHeadUnitFlag(reset: true)
+                audioEndedByHeadUnit = false
                 setAudio(.waitingForHMI(blocker))
-            } else if !audioEndedByHeadUnitFlag(reset: false) {
+            } else if !audioEndedByHeadUnit {
                 setAudio(.starting)
                 do {
-                    _ = try await mediaChannel.startService(.audio, payload: nil)
+                    _ = try await channel.startService(.audio, payload: nil)
                     setAudio(audioWanted ? .streaming : .stopped)
-                    if !audioWanted { try? await mediaChannel.endService(.audio) }
+                    if !audioWanted { try? await channel.endService(.audio) }
                 } catch {
                     if case .sessionRejected(let reason, _) = error {
                         setAudio(.refused(reason.isEmpty ? "StartService(audio) refused" : reason))

@@ -84,10 +84,10 @@ public struct VideoStreamReport: Sendable, Hashable {
 /// let report = try await manager.streamingMediaManager.streamVideo(file: "map.h264", fps: 30)
 /// ```
 public actor StreamingMediaManager {
-    private let channel: any MediaServiceChannel
+    let channel: any MediaServiceChannel
     private let capabilities: SystemCapabilityManager
     let clock: LinkClock
-    private var hmi = HMIState.initial
+    private(set) var hmi = HMIState.initial
     private var listening = false
     private var evaluating = false
     private var evaluateAgain = false
@@ -103,7 +103,7 @@ public actor StreamingMediaManager {
 
     var audioWanted = false
     public private(set) var audioState = StreamState.stopped
-    private var audioEndedByHeadUnit = false
+    var audioEndedByHeadUnit = false
     private let audioObservers = Broadcast<StreamState>()
 
     public init(channel: any MediaServiceChannel, capabilities: SystemCapabilityManager, clock: LinkClock = .continuous) {
@@ -338,12 +338,4 @@ public actor StreamingMediaManager {
         audioState = state
         audioObservers.yield(state)
     }
-
-    func audioEndedByHeadUnitFlag(reset: Bool) -> Bool {
-        defer { if reset { audioEndedByHeadUnit = false } }
-        return audioEndedByHeadUnit
-    }
-
-    var mediaChannel: any MediaServiceChannel { channel }
-    var currentHMI: HMIState { hmi }
 }
