@@ -4,11 +4,9 @@ import SmartDeviceLink
 extension HeadUnitEmulator {
     /// core's malformed-message filter: more than N runs within T ms close the connection.
     func countMalformed(on id: Int) {
-        let now = clock.now
         let window = Duration.milliseconds(configuration.malformedLimit.ms)
-        connections[id]?.malformed.append(now)
-        connections[id]?.malformed.removeAll { now - $0 > window }
-        if let count = connections[id]?.malformed.count, count > configuration.malformedLimit.count {
+        if let count = connections[id]?.malformed.record(clock.now, within: window),
+           count > configuration.malformedLimit.count {
             closeConnection(id, reason: "more than \(configuration.malformedLimit.count) malformed messages within \(configuration.malformedLimit.ms) ms")
         }
     }
@@ -18,11 +16,8 @@ extension HeadUnitEmulator {
     func flooded(_ key: SessionKey) -> Bool {
         let now = clock.now
         let window = Duration.milliseconds(configuration.floodLimit.ms)
-        guard var times = connections[key.connection]?.traffic[key.session, default: []] else { return false }
-        times.append(now)
-        if times.count > configuration.floodLimit.count { times.removeAll { now - $0 > window } }
-        connections[key.connection]?.traffic[key.session] = times
-        guard times.count > configuration.floodLimit.count else { return false }
+        guard let count = connections[key.connection]?.traffic[key.session, default: SlidingWindow()].record(now, within: window),
+              count > configuration.floodLimit.count else { return false }
         connections[key.connection]?.traffic[key.session] = nil
         if apps[key] != nil {
             notify(key, "OnAppInterfaceUnregistered", ["reason": "TOO_MANY_REQUESTS"])

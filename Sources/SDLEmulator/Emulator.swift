@@ -30,8 +30,10 @@ public actor HeadUnitEmulator {
         }
         /// What the link is; core names it (AOA_USB, TCP_WIFI...) to pick secondaries and services.
         var kind: TransportKind
-        var malformed: [ContinuousClock.Instant] = []
-        var traffic: [UInt8: [ContinuousClock.Instant]] = [:]
+        /// Malformed messages on this link, for the malformed-message filter.
+        var malformed = SlidingWindow()
+        /// Messages per session, for the flood filter.
+        var traffic: [UInt8: SlidingWindow] = [:]
     }
 
     /// Emulated time: timers, heartbeats, flood and malformed-message windows.

@@ -43,6 +43,20 @@ struct Bench {
             for mtu in [131_072, 1488] { for _ in 0..<40 { frameAndReassemble(payload, mtu: mtu) } }
             return
         }
+        if arguments.first == "profile-roundtrip" {
+            // For perf: Show round trips over loopback TCP, to the emulator or (`thin`) a ThinHeadUnit.
+            let show = Show(mainField1: "Hello", mainField2: "bench")
+            if arguments.dropFirst().first == "thin" { return _ = try await thinRoundTrips(count: 30_000, show) }
+            var configuration = EmulatorConfiguration.standard
+            configuration.floodLimit = (count: Int.max, ms: 1000)
+            let (headUnit, connection) = try await registeredOverTCP(configuration)
+            try await headUnit.activateApp("bench")
+            for _ in 0..<30_000 {
+                let answer = try await connection.send(show)
+                precondition(answer.success)
+            }
+            return
+        }
         let quick = CommandLine.arguments.contains("--quick")
         let scale = quick ? 1 : 8
         var rows: [(String, String, Double, Double)] = []
@@ -120,7 +134,10 @@ struct Bench {
         }
         let sdl = clock.now - start
         let requestSize = 12 + 12 + show.json.serializedBytes().count
-        let raw = try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: 12 + 12 + 40)
+        let responseSize = 12 + 12 + ThinHeadUnit.success.count
+        let raw = try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize)
+        let library = try await thinRoundTrips(count: trips, show)
+        record("Show round trips ×\(trips), TCP, protocol-only head unit", "raw TCP echo, same sizes", library, raw)
         record("Show round trips ×\(trips), TCP + emulator", "raw TCP echo, same sizes", sdl, raw)
 
         // 4. Bulk: PutFile of 8 MiB in 64 KiB chunks against raw TCP carrying the same bytes.
@@ -251,6 +268,27 @@ struct Bench {
         await connection.stop()
         await headUnit.stop()
         return response.json
+    }
+
+    /// Round trips of `request` to a ``ThinHeadUnit`` over loopback TCP.
+    static func thinRoundTrips(count: Int, _ request: Show) async throws -> Duration {
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let server = ThinHeadUnit.serve(listener)
+        let connection = SDLConnection(transport: TCPTransport(host: "127.0.0.1", port: listener.port))
+        try await connection.start()
+        let answer = try await connection.send(request)  // warm up
+        precondition(answer.success)
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<count {
+            let answer = try await connection.send(request)
+            precondition(answer.success)
+        }
+        let elapsed = clock.now - start
+        await connection.stop()
+        server.cancel()
+        listener.close()
+        return elapsed
     }
 
     /// Request/response pairs of the given sizes over a raw loopback TCP connection.

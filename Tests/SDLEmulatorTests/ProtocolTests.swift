@@ -178,6 +178,19 @@ struct ProtocolTests {
         await headUnit.stop()
     }
 
+    @Test("the flood window counts only the last window's messages, across its compaction")
+    func slidingWindow() {
+        var window = SlidingWindow()
+        let start = ContinuousClock.now
+        let second = Duration.seconds(1)
+        // 500 messages 10 ms apart: never more than 101 within any second (both ends included).
+        let counts = (0..<500).map { window.record(start + .milliseconds(10 * $0), within: second) }
+        #expect(counts.prefix(101) == ArraySlice(1...101))
+        #expect(counts.dropFirst(101).allSatisfy { $0 == 101 })
+        // After a quiet spell, only the new message counts.
+        #expect(window.record(start + .seconds(60), within: second) == 1)
+    }
+
     @Test("an app that settles on protocol 2 never gets a frame above the v2 limit of 1,488 payload bytes, even for an 8 KB RegisterAppInterface response (core-checked)")
     func version2FrameSize() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())

@@ -22,8 +22,6 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
         self.clock = clock
     }
 
-    package var now: ContinuousClock.Instant { clock.now }
-
     /// Queues the `.send` actions in order and returns the others.
     package func route(_ actions: [ProtocolAction]) -> [ProtocolAction] {
         var rest: [ProtocolAction] = []
@@ -59,7 +57,10 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
 
     /// Arms the timer for the machine's next deadline or `other` (say a request's), whichever
     /// comes first. Call after every operation; the owner's `onDeadline` then calls ``tick()``.
-    package func rearm(other: ContinuousClock.Instant? = nil) {
+    ///
+    /// Mutating only so that owners call it in place: a non-mutating call on a driver stored
+    /// in an actor copies the whole driver, machine and buffers, on every message.
+    package mutating func rearm(other: ContinuousClock.Instant? = nil) {
         switch (machine.nextDeadline, other) {
         case (let a?, let b?): io.wake(at: min(a, b))
         case (let a?, nil): io.wake(at: a)

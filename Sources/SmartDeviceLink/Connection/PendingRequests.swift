@@ -38,7 +38,7 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
     }
 
     /// The earliest deadline; a few requests are in flight at most, so a scan is cheapest.
-    var nextDeadline: ContinuousClock.Instant? { entries.values.lazy.map(\.deadline).min() }
+    var nextDeadline: ContinuousClock.Instant? { entries.values.lazy.map { $0.deadline }.min() }
 
     var isEmpty: Bool { entries.isEmpty }
 }

@@ -31,7 +31,7 @@ extension SDLConnection {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    pending.insert(.init(functionName: functionName, deadline: driver.now + limit, limit: limit, waiter: continuation),
+                    pending.insert(.init(functionName: functionName, deadline: now + limit, limit: limit, waiter: continuation),
                                    for: correlationID)
                     handle(actions)
                     if Task.isCancelled { cancelRequest(correlationID) } else { rearm() }

@@ -121,7 +121,7 @@ extension SDLConnection {
         let actions = (try? secondary?.driver.perform { machine, now throws(ProtocolStateError) in
             machine.registerSecondaryTransport(for: info, now: now)
         }) ?? []
-        secondary?.registrationDeadline = driver.now + configuration.secondaryRegistrationTimeout
+        secondary?.registrationDeadline = now + configuration.secondaryRegistrationTimeout
         handle(actions, from: .secondary)
         rearmSecondary()
     }
@@ -134,7 +134,7 @@ extension SDLConnection {
 
     private func secondaryDeadline(link id: Int) {
         guard let link = secondary, link.id == id else { return }
-        if let deadline = link.registrationDeadline, deadline <= driver.now {
+        if let deadline = link.registrationDeadline, deadline <= now {
             let seconds = configuration.secondaryRegistrationTimeout.seconds.formatted2
             secondaryLost("no RegisterSecondaryTransportACK within \(seconds) s", link: id)
             return
@@ -144,7 +144,8 @@ extension SDLConnection {
     }
 
     private func rearmSecondary() {
-        secondary?.driver.rearm(other: secondary?.registrationDeadline)
+        let deadline = secondary?.registrationDeadline  // read before the in-place access begins
+        secondary?.driver.rearm(other: deadline)
     }
 
     /// RegisterSecondaryTransportACK: the link is usable; services it is preferred for move there.

@@ -35,7 +35,7 @@ struct StreamServices {
         for waiter in settleWaiters.removeValue(forKey: service) ?? [] { waiter.resume() }
     }
 
-    var nextDeadline: ContinuousClock.Instant? { endWaiters.values.map(\.deadline).min() }
+    var nextDeadline: ContinuousClock.Instant? { endWaiters.values.lazy.map { $0.deadline }.min() }
 
     /// An EndService left unanswered past its deadline counts as done.
     mutating func expireEnds(now: ContinuousClock.Instant) {
@@ -151,7 +151,7 @@ extension SDLConnection {
         guard let actions = try? perform(on: role, { machine, now throws(ProtocolStateError) in try machine.endService(service, now: now) })
         else { return }
         await withCheckedContinuation { continuation in
-            streams.endWaiters[service] = (continuation, driver.now + configuration.stopTimeout)
+            streams.endWaiters[service] = (continuation, now + configuration.stopTimeout)
             handle(actions, from: role)
             rearm()
         }

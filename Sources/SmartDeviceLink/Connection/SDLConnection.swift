@@ -157,7 +157,7 @@ public actor SDLConnection {
         do {
             let actions = try driver.perform { machine, now throws(ProtocolStateError) in try machine.startSession(now: now) }
             return try await withCheckedThrowingContinuation { continuation in
-                let deadline = driver.now + configuration.startTimeout
+                let deadline = now + configuration.startTimeout
                 startWaiter = (continuation, deadline)
                 handle(actions)
                 rearm()
@@ -176,7 +176,7 @@ public actor SDLConnection {
            let actions = try? driver.perform({ machine, now throws(ProtocolStateError) in try machine.endService(.rpc, now: now) }) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 endWaiters.append(continuation)
-                if endDeadline == nil { endDeadline = driver.now + configuration.stopTimeout }
+                if endDeadline == nil { endDeadline = now + configuration.stopTimeout }
                 handle(actions)
                 rearm()
             }
@@ -187,12 +187,16 @@ public actor SDLConnection {
     // MARK: - Internals
 
     func rearm() {
-        var other = pending.nextDeadline
-        for deadline in [startWaiter?.deadline, endWaiters.isEmpty ? nil : endDeadline, streams.nextDeadline].compactMap({ $0 }) {
-            other = other.map { min($0, deadline) } ?? deadline
+        var earliest = pending.nextDeadline
+        for deadline in [startWaiter?.deadline, endWaiters.isEmpty ? nil : endDeadline, streams.nextDeadline] {
+            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        driver.rearm(other: other)
+        driver.rearm(other: earliest)
     }
+
+    /// The link's clock (emulated in tests). Read from the configuration: a computed property
+    /// of the driver would copy the whole driver on every call.
+    var now: ContinuousClock.Instant { configuration.clock.now }
 
     private func received(_ chunk: [UInt8]) {
         guard state != .idle, !isClosed else { return }
@@ -202,7 +206,7 @@ public actor SDLConnection {
 
     private func deadlineReached() {
         guard !isClosed else { return }
-        let now = driver.now
+        let now = self.now
         if let waiter = startWaiter, waiter.deadline <= now {
             let seconds = configuration.startTimeout.seconds
             if let firstMalformed {
@@ -293,7 +297,7 @@ public actor SDLConnection {
             return
         }
         if envelope.messageType == .response, let waiting = pending.remove(envelope.correlationID) {
-            let elapsed = (waiting.limit - (waiting.deadline - driver.now)).seconds * 1000
+            let elapsed = (waiting.limit - (waiting.deadline - now)).seconds * 1000
             SDLLog.rpc.debug("← \(envelope.functionName) #\(envelope.correlationID) \(envelope.resultCode ?? "?") in \(Int(elapsed)) ms")
             waiting.waiter.resume(returning: envelope)
         } else if envelope.messageType == .notification {

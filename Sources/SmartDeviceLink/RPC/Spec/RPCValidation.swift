@@ -161,95 +161,96 @@ extension RPCSpec {
         }
     }
 
-    private func validateObject(_ object: JSONObject, params: [Param], path: String,
+    // Paths are autoclosures: they are built only for an error message or a nested value,
+    // not for every parameter of every message sent (measured: a third of the check's time).
+    private func validateObject(_ object: JSONObject, params: [Param], path: @autoclosure () -> String,
                                 context: inout Context) throws(RPCValidationError) {
         for param in params {
-            let paramPath = "\(path).\(param.name)"
             guard let value = object[param.name], !value.isNull else {
-                if param.isMandatory { throw context.error(paramPath, .mandatory, found: "nothing") }
+                if param.isMandatory { throw context.error("\(path()).\(param.name)", .mandatory, found: "nothing") }
                 continue
             }
             if param.isArray {
                 guard case .array(let items) = value else {
-                    throw context.error(paramPath, .kind(expected: "an array"), found: Self.describe(value))
+                    throw context.error("\(path()).\(param.name)", .kind(expected: "an array"), found: Self.describe(value))
                 }
                 if let min = param.minSize, items.count < min {
-                    throw context.error(paramPath, .minSize(min), found: String(items.count))
+                    throw context.error("\(path()).\(param.name)", .minSize(min), found: String(items.count))
                 }
                 if let max = param.maxSize, items.count > max {
-                    throw context.error(paramPath, .maxSize(max), found: String(items.count))
+                    throw context.error("\(path()).\(param.name)", .maxSize(max), found: String(items.count))
                 }
                 for (index, item) in items.enumerated() {
-                    try validateValue(item, param: param, path: "\(paramPath)[\(index)]", context: &context)
+                    try validateValue(item, param: param, path: "\(path()).\(param.name)[\(index)]", context: &context)
                 }
             } else {
-                try validateValue(value, param: param, path: paramPath, context: &context)
+                try validateValue(value, param: param, path: "\(path()).\(param.name)", context: &context)
             }
         }
         guard context.direction == .outgoing else { return }
-        let names = params.map(\.name)
-        let known = Set(names)
-        for key in object.keys.sorted() where !known.contains(key) {
-            throw context.error("\(path).\(key)", .knownParameter, found: key,
-                                suggestions: RPCSpec.suggestions(for: key, among: names))
+        // An app's objects carry a few of their type's parameters: a scan beats hashing every name.
+        let unknown = object.keys.filter { key in !params.contains { $0.name == key } }
+        if let key = unknown.min() {
+            throw context.error("\(path()).\(key)", .knownParameter, found: key,
+                                suggestions: RPCSpec.suggestions(for: key, among: params.map(\.name)))
         }
     }
 
-    private func validateValue(_ value: JSONValue, param: Param, path: String,
+    private func validateValue(_ value: JSONValue, param: Param, path: @autoclosure () -> String,
                                context: inout Context) throws(RPCValidationError) {
         switch param.kind {
         case .string:
             guard case .string(let string) = value else {
-                throw context.error(path, .kind(expected: "a string"), found: Self.describe(value))
+                throw context.error(path(), .kind(expected: "a string"), found: Self.describe(value))
             }
             let length = string.unicodeScalars.count
             if let min = param.minLength, length < min {
-                throw context.error(path, .minLength(min), found: String(length))
+                throw context.error(path(), .minLength(min), found: String(length))
             }
             if let max = param.maxLength, length > max {
-                throw context.error(path, .maxLength(max), found: String(length))
+                throw context.error(path(), .maxLength(max), found: String(length))
             }
         case .integer, .float:
             let number: Double
             if param.kind == .integer {
                 guard let int = value.intValue, value.doubleValue != nil else {
-                    throw context.error(path, .kind(expected: "an integer"), found: Self.describe(value))
+                    throw context.error(path(), .kind(expected: "an integer"), found: Self.describe(value))
                 }
                 number = Double(int)
             } else {
                 guard let double = value.doubleValue else {
-                    throw context.error(path, .kind(expected: "a number"), found: Self.describe(value))
+                    throw context.error(path(), .kind(expected: "a number"), found: Self.describe(value))
                 }
                 number = double
             }
             if let min = param.minValue, number < min {
-                throw context.error(path, .minValue(min), found: RPCValidationError.format(number))
+                throw context.error(path(), .minValue(min), found: RPCValidationError.format(number))
             }
             if let max = param.maxValue, number > max {
-                throw context.error(path, .maxValue(max), found: RPCValidationError.format(number))
+                throw context.error(path(), .maxValue(max), found: RPCValidationError.format(number))
             }
         case .boolean:
             guard case .bool = value else {
-                throw context.error(path, .kind(expected: "a boolean"), found: Self.describe(value))
+                throw context.error(path(), .kind(expected: "a boolean"), found: Self.describe(value))
             }
         case .enumeration(let enumName):
             guard case .string(let string) = value else {
-                throw context.error(path, .kind(expected: "a string of the enum \(enumName)"), found: Self.describe(value))
+                throw context.error(path(), .kind(expected: "a string of the enum \(enumName)"), found: Self.describe(value))
             }
             guard context.direction == .outgoing, let spec = enumeration(named: enumName) else { return }
             guard spec.contains(string) else {
-                throw context.error(path, .enumValue(enumName: enumName, known: spec.values), found: "\"\(string)\"",
+                throw context.error(path(), .enumValue(enumName: enumName, known: spec.values), found: "\"\(string)\"",
                                     suggestions: RPCSpec.suggestions(for: string, among: spec.values))
             }
             if let allowed = param.allowedValues, !allowed.contains(string) {
-                throw context.error(path, .allowedValues(allowed), found: "\"\(string)\"")
+                throw context.error(path(), .allowedValues(allowed), found: "\"\(string)\"")
             }
         case .structure(let structName):
             guard case .object(let object) = value else {
-                throw context.error(path, .kind(expected: "an object (\(structName))"), found: Self.describe(value))
+                throw context.error(path(), .kind(expected: "an object (\(structName))"), found: Self.describe(value))
             }
             guard let spec = structure(named: structName) else { return }
-            try validateObject(object, params: spec.params, path: path, context: &context)
+            try validateObject(object, params: spec.params, path: path(), context: &context)
         }
     }
 

@@ -1,0 +1,39 @@
+import SmartDeviceLink
+
+/// A head unit that does the protocol and nothing else: it accepts the RPC session and
+/// answers every request at once with SUCCESS, from bytes written beforehand.
+///
+/// Against the raw TCP echo (same transport, same sizes) it shows what the library costs per
+/// round trip; the emulator's own row adds what a head unit that validates, keeps an HMI
+/// and runs policies costs on top.
+enum ThinHeadUnit {
+    static let success = Array(#"{"resultCode":"SUCCESS","success":true}"#.utf8)
+
+    /// Serves the first connection on `listener` until it closes.
+    static func serve(_ listener: TCPListener) -> Task<Void, any Error> {
+        Task {
+            var connections = listener.connections.makeAsyncIterator()
+            guard let peer = await connections.next() else { return }
+            try await peer.open()
+            var machine = HeadUnitProtocolMachine(configuration: ProtocolConfiguration())
+            for try await chunk in peer.incoming {
+                var out: [UInt8] = []
+                for action in machine.receive(chunk, now: .now) {
+                    switch action {
+                    case .send(let bytes): out += bytes
+                    case .startServiceRequested(let request):
+                        for case .send(let bytes) in try machine.acceptStartService(request, now: .now) { out += bytes }
+                    case .message(let session, .rpc, let payload):
+                        let request = try RPCPacket(decoding: payload)
+                        guard request.messageType == .request else { continue }
+                        let answer = RPCPacket(messageType: .response, functionID: request.functionID,
+                                               correlationID: request.correlationID, json: success)
+                        for case .send(let bytes) in try machine.send(answer.encoded, service: .rpc, sessionID: session, now: .now) { out += bytes }
+                    default: continue
+                    }
+                }
+                if !out.isEmpty { try await peer.send(out) }
+            }
+        }
+    }
+}
