@@ -47,6 +47,9 @@ struct Bench {
             // For perf: Show round trips over loopback TCP, to the emulator or (`thin`) a ThinHeadUnit.
             let show = Show(mainField1: "Hello", mainField2: "bench")
             if arguments.dropFirst().first == "thin" { return _ = try await thinRoundTrips(count: 30_000, show) }
+            if arguments.dropFirst().first == "thin-detached" { return _ = try await Task.detached { try await thinRoundTrips(count: 30_000, show) }.value }
+            if arguments.dropFirst().first == "raw-detached" { return _ = try await Task.detached { try await rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63) }.value }
+            if arguments.dropFirst().first == "raw" { return _ = try await rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63) }
             var configuration = EmulatorConfiguration.standard
             configuration.floodLimit = (count: Int.max, ms: 1000)
             let (headUnit, connection) = try await registeredOverTCP(configuration)

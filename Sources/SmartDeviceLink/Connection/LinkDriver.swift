@@ -37,22 +37,27 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
     }
 
     /// Feeds received bytes to the machine.
+    // The machine's actions are taken into a local before `route`: in `route(machine.x())`
+    // the call's `self` is copied before its argument mutates the machine, and that copy is
+    // the whole driver, on every message (perf: 3% of a round trip).
     package mutating func receive(_ bytes: [UInt8]) -> [ProtocolAction] {
         tap?.observe(bytes, direction: .received, at: clock.now)
-        return route(machine.receive(bytes, now: clock.now))
+        let actions = machine.receive(bytes, now: clock.now)
+        return route(actions)
     }
 
     /// Lets the machine act on time (heartbeats, reassembly expiry).
     package mutating func tick() -> [ProtocolAction] {
-        route(machine.tick(now: clock.now))
+        let actions = machine.tick(now: clock.now)
+        return route(actions)
     }
 
     /// Runs a machine operation that may throw, queueing its bytes.
     package mutating func perform(
         _ operation: (inout Machine, ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction]
     ) throws(ProtocolStateError) -> [ProtocolAction] {
-        let now = clock.now
-        return route(try operation(&machine, now))
+        let actions = try operation(&machine, clock.now)
+        return route(actions)
     }
 
     /// Arms the timer for the machine's next deadline or `other` (say a request's), whichever

@@ -4,24 +4,23 @@
 package struct AppProtocolMachine: ProtocolMachine {
     package let configuration: ProtocolConfiguration
     private var input: FrameInput
-    private var state: State = .idle
+    private var phase: Phase = .idle
+    /// The session while `phase` is `running` or `registeringSecondary`, nil otherwise.
+    ///
+    /// Kept beside the phase, not in it: every frame sent or received updates the session,
+    /// and an enum payload can only be copied out and back in, which for a session is a
+    /// copy of its sets, limits and ACK payload per frame (perf: 4% of a round trip).
+    private var session: AppSession?
 
-    private enum State: Sendable {
+    private enum Phase: Sendable {
         /// Nothing started on this link.
         case idle
         /// StartService(RPC) sent; waiting for ACK or NAK. `offered` is nil for v1–4 style.
         case starting(offered: ProtocolVersion?)
         /// The RPC session (or, after its ACK, a registered secondary link) is up.
-        case running(AppSession)
+        case running
         /// RegisterSecondaryTransport sent for the primary's session; waiting for ACK or NAK.
-        case registeringSecondary(AppSession)
-
-        var session: AppSession? {
-            switch self {
-            case .running(let session), .registeringSecondary(let session): return session
-            case .idle, .starting: return nil
-            }
-        }
+        case registeringSecondary
     }
 
     /// What only the app tracks per session: audio or video starts awaiting an answer.
@@ -36,26 +35,23 @@ package struct AppProtocolMachine: ProtocolMachine {
     }
 
     package var activeSessions: [UInt8: SessionInfo] {
-        guard let session = state.session else { return [:] }
-        return [session.info.sessionID: session.info]
+        guard let info = session?.info else { return [:] }
+        return [info.sessionID: info]
     }
 
     /// The services currently started in the session.
-    package var services: Set<ServiceType> { state.session?.services ?? [] }
+    package var services: Set<ServiceType> { session?.services ?? [] }
 
     package var droppedByteCount: Int { input.decoder.droppedByteCount }
 
-    /// Replaces the session in the state it is in.
-    private mutating func update(_ session: AppSession) {
-        switch state {
-        case .registeringSecondary: state = .registeringSecondary(session)
-        default: state = .running(session)
-        }
+    /// Throws unless a session is up; after it, `session!` is safe.
+    private func requireSession(_ purpose: String) throws(ProtocolStateError) {
+        guard session != nil else { throw ProtocolStateError("no session is started; start one before \(purpose)") }
     }
 
-    private func runningSession(_ purpose: String) throws(ProtocolStateError) -> AppSession {
-        guard let session = state.session else { throw ProtocolStateError("no session is started; start one before \(purpose)") }
-        return session
+    private mutating func becomeIdle() {
+        phase = .idle
+        session = nil
     }
 
     // MARK: - Starting and ending
@@ -65,10 +61,10 @@ package struct AppProtocolMachine: ProtocolMachine {
     /// With a maximum of 5 or more it carries BSON `{protocolVersion}` on a v1 header, the
     /// only v1 frame with a payload (§4.2); otherwise it is the empty v1 StartService of §4.1.
     package mutating func startSession(now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        guard case .idle = state else { throw ProtocolStateError("a session was already started on this link") }
+        guard case .idle = phase else { throw ProtocolStateError("a session was already started on this link") }
         let offered: ProtocolVersion? = configuration.maximumVersion.major >= 5 ? configuration.maximumVersion : nil
         let payload = offered.map { ControlPayload(protocolVersion: $0.description).encoded } ?? []
-        state = .starting(offered: offered)
+        phase = .starting(offered: offered)
         let frame = Frame(
             header: FrameHeader(version: 1, frameType: .control, serviceType: .rpc,
                                 frameInfo: ControlFrameInfo.startService.rawValue, sessionID: 0, dataSize: 0),
@@ -81,53 +77,50 @@ package struct AppProtocolMachine: ProtocolMachine {
     package mutating func startService(
         _ service: ServiceType, payload: ControlPayload? = nil, encrypted: Bool = false, now: ContinuousClock.Instant
     ) throws(ProtocolStateError) -> [ProtocolAction] {
-        var session = try runningSession("starting \(service)")
+        try requireSession("starting \(service)")
         guard service != .control, service != .hybrid else { throw ProtocolStateError("\(service) is never started") }
-        guard !session.services.contains(service) || (service == .rpc && encrypted) else {
+        guard !session!.services.contains(service) || (service == .rpc && encrypted) else {
             throw ProtocolStateError("\(service) is already started")
         }
-        session.side.starting.insert(service)
-        let bytes = session.controlFrame(.startService, service: service, payload: payload.map(\.encoded) ?? [],
-                                         encrypted: encrypted, now: now)
-        update(session)
+        session!.side.starting.insert(service)
+        let bytes = session!.controlFrame(.startService, service: service, payload: payload.map(\.encoded) ?? [],
+                                          encrypted: encrypted, now: now)
         return [.send(bytes)]
     }
 
     /// Ends a service. Ending RPC ends the session; its EndService carries the hash id.
     package mutating func endService(_ service: ServiceType, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        var session = try runningSession("ending \(service)")
-        guard session.services.contains(service) else { throw ProtocolStateError("\(service) is not started") }
+        try requireSession("ending \(service)")
+        guard session!.services.contains(service) else { throw ProtocolStateError("\(service) is not started") }
         var payload: [UInt8] = []
-        if service == .rpc, let hash = session.info.hashID {
-            payload = ControlFrames.hashPayload(hash, version: session.info.version)
+        if service == .rpc, let hash = session!.info.hashID {
+            payload = ControlFrames.hashPayload(hash, version: session!.info.version)
         }
-        session.ending.insert(service)
-        let bytes = session.controlFrame(.endService, service: service, payload: payload, now: now)
-        update(session)
+        session!.ending.insert(service)
+        let bytes = session!.controlFrame(.endService, service: service, payload: payload, now: now)
         return [.send(bytes)]
     }
 
     /// Frames a complete service payload for sending.
     package mutating func send(_ payload: [UInt8], service: ServiceType, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        var session = try runningSession("sending")
-        let bytes = try session.dataFrames(payload, service: service, now: now)
-        update(session)
+        try requireSession("sending")
+        let bytes = try session!.dataFrames(payload, service: service, now: now)
         return [.send(bytes)]
     }
 
     /// Sends a Heartbeat; doing so opts in to core's supervision (§4.6).
     package mutating func sendHeartbeat(now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        var session = try runningSession("a heartbeat")
-        let bytes = session.controlFrame(.heartbeat, service: .control, now: now)
-        update(session)
+        try requireSession("a heartbeat")
+        let bytes = session!.controlFrame(.heartbeat, service: .control, now: now)
         return [.send(bytes)]
     }
 
     /// On a secondary link: registers it for the primary's session (§4.7).
     package mutating func registerSecondaryTransport(for info: SessionInfo, now: ContinuousClock.Instant) -> [ProtocolAction] {
-        var session = AppSession(info: info, services: [], messageCounter: 1, lastReceived: now, lastSent: now, side: AppSide())
-        let bytes = session.controlFrame(.registerSecondaryTransport, service: .control, now: now)
-        state = .registeringSecondary(session)
+        var registering = AppSession(info: info, services: [], messageCounter: 1, lastReceived: now, lastSent: now, side: AppSide())
+        let bytes = registering.controlFrame(.registerSecondaryTransport, service: .control, now: now)
+        phase = .registeringSecondary
+        session = registering
         // The head unit sends frames as large here as on the primary.
         input.accept(upTo: info.ackPayload?.mtu.map { Int($0) } ?? 131_072)
         return [.send(bytes)]
@@ -135,9 +128,7 @@ package struct AppProtocolMachine: ProtocolMachine {
 
     /// Test hook: the message id the session uses next, to reach the 32-bit wrap cheaply.
     mutating func setNextMessageID(_ id: UInt32) {
-        guard var session = state.session else { return }
-        session.messageCounter = id
-        update(session)
+        session?.messageCounter = id
     }
 
     // MARK: - Input and time
@@ -152,45 +143,41 @@ package struct AppProtocolMachine: ProtocolMachine {
     package mutating func tick(now: ContinuousClock.Instant) -> [ProtocolAction] {
         var actions: [ProtocolAction] = []
         input.expire(now: now, into: &actions)
-        guard let interval = configuration.heartbeatInterval, case .running(var session) = state,
-              session.info.version.major >= 3 else { return actions }
-        if now - session.lastReceived >= interval * 2 {
-            state = .idle
-            actions.append(.heartbeatTimedOut(sessionID: session.info.sessionID))
+        guard let interval = configuration.heartbeatInterval, case .running = phase, let running = session,
+              running.info.version.major >= 3 else { return actions }
+        if now - running.lastReceived >= interval * 2 {
+            becomeIdle()
+            actions.append(.heartbeatTimedOut(sessionID: running.info.sessionID))
             return actions
         }
-        if now - session.lastSent >= interval, now - session.lastReceived >= interval {
-            actions.append(.send(session.controlFrame(.heartbeat, service: .control, now: now)))
-            update(session)
+        if now - running.lastSent >= interval, now - running.lastReceived >= interval {
+            actions.append(.send(session!.controlFrame(.heartbeat, service: .control, now: now)))
         }
         return actions
     }
 
     package var nextDeadline: ContinuousClock.Instant? {
         let expiry = input.reassembler.nextExpiry
-        guard let interval = configuration.heartbeatInterval, case .running(let session) = state,
-              session.info.version.major >= 3 else { return expiry }
-        let heartbeat = min(session.lastReceived + interval * 2, max(session.lastSent, session.lastReceived) + interval)
+        guard let interval = configuration.heartbeatInterval, case .running = phase,
+              let version = session?.info.version, version.major >= 3,
+              let lastReceived = session?.lastReceived, let lastSent = session?.lastSent else { return expiry }
+        let heartbeat = min(lastReceived + interval * 2, max(lastSent, lastReceived) + interval)
         return expiry.map { min($0, heartbeat) } ?? heartbeat
     }
 
     package mutating func reset() {
         input.reset()
-        state = .idle
+        becomeIdle()
     }
 
     // MARK: - Frames
 
     private mutating func handle(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
         let header = frame.header
-        var session = state.session.flatMap { $0.info.sessionID == header.sessionID ? $0 : nil }
-        if var heard = session {
-            heard.lastReceived = now
-            update(heard)
-            session = heard
-        }
+        let inSession = session?.info.sessionID == header.sessionID
+        if inSession { session!.lastReceived = now }
         guard header.frameType == .control else {
-            guard session != nil else {
+            guard inSession else {
                 actions.append(.violation(.unknownSession(header.sessionID, service: header.serviceType)))
                 return
             }
@@ -201,26 +188,22 @@ package struct AppProtocolMachine: ProtocolMachine {
         let unexpected = ProtocolAction.violation(.unexpected(info, sessionID: header.sessionID, service: header.serviceType))
         switch info {
         case .heartbeat:
-            if var answered = session {
-                answered.lastSent = now
-                update(answered)
-            }
+            if inSession { session!.lastSent = now }
             actions.append(.send(ControlFrames.heartbeatACK(to: header)))
         case .heartbeatACK, .serviceDataACK:
             break
         case .startServiceACK:
-            if header.serviceType == .rpc, case .starting(let offered) = state {
+            if header.serviceType == .rpc, case .starting(let offered) = phase {
                 sessionAccepted(frame, offered: offered, now: now, into: &actions)
-            } else if var started = session {
+            } else if inSession {
                 let payload = header.version >= 5 ? ControlPayload(bytes: frame.payload) : nil
-                started.side.starting.remove(header.serviceType)
-                started.services.insert(header.serviceType)
+                session!.side.starting.remove(header.serviceType)
+                session!.services.insert(header.serviceType)
                 if header.serviceType != .rpc, let mtu = payload?.mtu {
-                    started.serviceSendLimits[header.serviceType] = ControlFrames.sendLimit(
-                        version: started.info.version, mtu: mtu, configured: started.info.maximumSendPayload)
+                    session!.serviceSendLimits[header.serviceType] = ControlFrames.sendLimit(
+                        version: session!.info.version, mtu: mtu, configured: session!.info.maximumSendPayload)
                     input.accept(upTo: Int(mtu))
                 }
-                update(started)
                 actions.append(.serviceStarted(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload))
             } else {
                 actions.append(unexpected)
@@ -228,53 +211,50 @@ package struct AppProtocolMachine: ProtocolMachine {
         case .startServiceNAK:
             let nak = ControlPayload(bytes: frame.payload)
             let reason = nak?.reason ?? "the head unit sent StartServiceNAK"
-            if header.serviceType == .rpc, case .starting = state {
-                state = .idle
+            if header.serviceType == .rpc, case .starting = phase {
+                becomeIdle()
                 actions.append(.sessionStartFailed(reason: reason, rejectedParams: nak?.rejectedParams ?? []))
-            } else if var refused = session {
-                refused.side.starting.remove(header.serviceType)
-                update(refused)
+            } else if inSession {
+                session!.side.starting.remove(header.serviceType)
                 actions.append(.serviceStartFailed(sessionID: header.sessionID, serviceType: header.serviceType,
                                                    reason: reason, rejectedParams: nak?.rejectedParams ?? []))
             } else {
                 actions.append(unexpected)
             }
         case .endService:
-            guard var ended = session, ended.services.contains(header.serviceType) else {
+            guard inSession, session!.services.contains(header.serviceType) else {
                 actions.append(.send(ControlFrames.endServiceNAK(to: header)))
                 return
             }
-            actions.append(.send(ended.controlFrame(.endServiceACK, service: header.serviceType, now: now)))
-            update(ended)
+            actions.append(.send(session!.controlFrame(.endServiceACK, service: header.serviceType, now: now)))
             finishEnd(of: header.serviceType, into: &actions)
         case .endServiceACK:
-            guard session != nil else {
+            guard inSession else {
                 actions.append(unexpected)
                 return
             }
             finishEnd(of: header.serviceType, into: &actions)
         case .endServiceNAK:
-            guard var refused = session else {
+            guard inSession else {
                 actions.append(unexpected)
                 return
             }
-            refused.ending.remove(header.serviceType)
-            update(refused)
+            session!.ending.remove(header.serviceType)
             actions.append(.serviceEndFailed(sessionID: header.sessionID, serviceType: header.serviceType,
                                              rejectedParams: ControlPayload(bytes: frame.payload)?.rejectedParams ?? []))
         case .registerSecondaryTransportACK:
-            guard case .registeringSecondary(let registered) = state else {
+            guard case .registeringSecondary = phase else {
                 actions.append(unexpected)
                 return
             }
-            state = .running(registered)
+            phase = .running
             actions.append(.secondaryTransportRegistered(sessionID: header.sessionID))
         case .registerSecondaryTransportNAK:
-            guard case .registeringSecondary = state else {
+            guard case .registeringSecondary = phase else {
                 actions.append(unexpected)
                 return
             }
-            state = .idle
+            becomeIdle()
             actions.append(.secondaryTransportRejected(sessionID: header.sessionID, reason: ControlPayload(bytes: frame.payload)?.reason))
         case .transportEventUpdate:
             let update = ControlPayload(bytes: frame.payload)
@@ -300,7 +280,7 @@ package struct AppProtocolMachine: ProtocolMachine {
         }
         if offered == nil, version.major >= 5 { version = ProtocolVersion(4) }
         guard version >= configuration.minimumVersion else {
-            state = .idle
+            becomeIdle()
             actions.append(.sessionStartFailed(
                 reason: "the head unit answered protocol \(version), below the minimum \(configuration.minimumVersion)",
                 rejectedParams: []))
@@ -312,19 +292,19 @@ package struct AppProtocolMachine: ProtocolMachine {
         // Accept up to `mtu` payload bytes; without one, what core sends: 131,072 for v3+,
         // 1488 for v1/v2 (§2.2, §10 item 3), whatever this side's own send limit.
         input.accept(upTo: ack?.mtu.map { Int($0) } ?? (version.major >= 3 ? 131_072 : 1488))
-        state = .running(AppSession(info: info, messageCounter: 1, lastReceived: now, lastSent: now, side: AppSide()))
+        phase = .running
+        session = AppSession(info: info, messageCounter: 1, lastReceived: now, lastSent: now, side: AppSide())
         actions.append(.sessionStarted(info))
     }
 
     private mutating func finishEnd(of service: ServiceType, into actions: inout [ProtocolAction]) {
-        guard var session = state.session else { return }
+        guard let sessionID = session?.info.sessionID else { return }
         if service == .rpc {
-            state = .idle
-            actions.append(.sessionEnded(sessionID: session.info.sessionID))
+            becomeIdle()
+            actions.append(.sessionEnded(sessionID: sessionID))
         } else {
-            session.endNonRPC(service)
-            update(session)
-            actions.append(.serviceEnded(sessionID: session.info.sessionID, serviceType: service))
+            session!.endNonRPC(service)
+            actions.append(.serviceEnded(sessionID: sessionID, serviceType: service))
         }
     }
 }
