@@ -47,8 +47,6 @@ struct Bench {
             // For perf: Show round trips over loopback TCP, to the emulator or (`thin`) a ThinHeadUnit.
             let show = Show(mainField1: "Hello", mainField2: "bench")
             if arguments.dropFirst().first == "thin" { return _ = try await thinRoundTrips(count: 30_000, show) }
-            if arguments.dropFirst().first == "thin-detached" { return _ = try await Task.detached { try await thinRoundTrips(count: 30_000, show) }.value }
-            if arguments.dropFirst().first == "raw-detached" { return _ = try await Task.detached { try await rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63) }.value }
             if arguments.dropFirst().first == "raw" { return _ = try await rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63) }
             var configuration = EmulatorConfiguration.standard
             configuration.floodLimit = (count: Int.max, ms: 1000)
@@ -58,6 +56,18 @@ struct Bench {
                 let answer = try await connection.send(show)
                 precondition(answer.success)
             }
+            return
+        }
+        if arguments.first == "profile-upload" {
+            // For perf: the file manager uploading 80 MiB (under the quota) in 64 KiB chunks, four in flight, to the emulator.
+            var configuration = EmulatorConfiguration.standard
+            configuration.floodLimit = (count: Int.max, ms: 1000)
+            let (headUnit, connection) = try await registeredOverTCP(configuration)
+            try await headUnit.activateApp("bench")
+            defer { _ = headUnit }
+            let files = SDLFileManager(channel: connection, chunkSize: 64 * 1024, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
+            let file = [UInt8](repeating: 0x5A, count: 8 << 20)
+            for round in 0..<10 { try await files.upload(SDLFile(name: "profile-\(round).bin", source: .data(file), fileType: .binary)) }
             return
         }
         let quick = CommandLine.arguments.contains("--quick")
@@ -168,10 +178,17 @@ struct Bench {
             try await files.upload(SDLFile(name: "window-\(window).bin", source: .data(file), fileType: .binary))
             record("upload \(file.count >> 20) MiB, 64 KiB chunks, \(window) in flight", "raw TCP, same chunks, acked", clock.now - start, rawBulk)
         }
+        // 4c. The same upload to the protocol-only head unit: no CRC check, no disk, so the
+        // library's share of the rows above shows apart from the emulator's.
+        let thinUpload = try await thinRoundTrips { connection in
+            let files = SDLFileManager(channel: connection, chunkSize: chunk, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
+            try await files.upload(SDLFile(name: "thin.bin", source: .data(file), fileType: .binary))
+        }
+        record("upload \(file.count >> 20) MiB, 4 in flight, protocol-only head unit", "raw TCP, same chunks, acked", thinUpload, rawBulk)
         await connection.stop()
         await headUnit.stop()
 
-        // 4c. Small chunks under core's flood limit (1,000 messages a second): the standard
+        // 4d. Small chunks under core's flood limit (1,000 messages a second): the standard
         // pacing keeps the upload alive where unpaced chunks get the app unregistered.
         let (limited, paced) = try await registeredOverTCP(.standard)
         let small = 16 * 1024
@@ -275,19 +292,26 @@ struct Bench {
 
     /// Round trips of `request` to a ``ThinHeadUnit`` over loopback TCP.
     static func thinRoundTrips(count: Int, _ request: Show) async throws -> Duration {
+        try await thinRoundTrips { connection in
+            for _ in 0..<count {
+                let answer = try await connection.send(request)
+                precondition(answer.success)
+            }
+        }
+    }
+
+    /// How long `work` takes on a connection to a ``ThinHeadUnit`` over loopback TCP, after
+    /// one Show to warm up.
+    static func thinRoundTrips(_ work: @Sendable (SDLConnection) async throws -> Void) async throws -> Duration {
         let listener = try TCPListener(host: "127.0.0.1", port: 0)
         let server = ThinHeadUnit.serve(listener)
         let connection = SDLConnection(transport: TCPTransport(host: "127.0.0.1", port: listener.port))
         try await connection.start()
-        let answer = try await connection.send(request)  // warm up
+        let answer = try await connection.send(Show(mainField1: "warm up"))
         precondition(answer.success)
-        let clock = ContinuousClock()
-        let start = clock.now
-        for _ in 0..<count {
-            let answer = try await connection.send(request)
-            precondition(answer.success)
-        }
-        let elapsed = clock.now - start
+        let start = ContinuousClock.now
+        try await work(connection)
+        let elapsed = ContinuousClock.now - start
         await connection.stop()
         server.cancel()
         listener.close()

@@ -1,7 +1,8 @@
 import SmartDeviceLink
 
 /// A head unit that does the protocol and nothing else: it accepts the RPC session and
-/// answers every request at once with SUCCESS, from bytes written beforehand.
+/// answers every request at once with SUCCESS, from bytes written beforehand (a PutFile's
+/// data is neither checked nor stored).
 ///
 /// Against the raw TCP echo (same transport, same sizes) it shows what the library costs per
 /// round trip; the emulator's own row adds what a head unit that validates, keeps an HMI
@@ -23,7 +24,7 @@ enum ThinHeadUnit {
                     case .send(let bytes): out += bytes
                     case .startServiceRequested(let request):
                         for case .send(let bytes) in try machine.acceptStartService(request, now: .now) { out += bytes }
-                    case .message(let session, .rpc, let payload):
+                    case .message(let session, let service, let payload) where service == .rpc || service == .hybrid:
                         let request = try RPCPacket(decoding: payload)
                         guard request.messageType == .request else { continue }
                         let answer = RPCPacket(messageType: .response, functionID: request.functionID,
