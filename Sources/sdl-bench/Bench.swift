@@ -62,11 +62,18 @@ struct Bench {
             // For perf: the file manager uploading 80 MiB (under the quota) in 64 KiB chunks, four in flight, to the emulator.
             var configuration = EmulatorConfiguration.standard
             configuration.floodLimit = (count: Int.max, ms: 1000)
+            let file = [UInt8](repeating: 0x5A, count: 8 << 20)
+            if arguments.dropFirst().first == "thin" {
+                _ = try await thinRoundTrips { connection in
+                    let files = SDLFileManager(channel: connection, chunkSize: 64 * 1024, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
+                    for round in 0..<40 { try await files.upload(SDLFile(name: "profile-\(round).bin", source: .data(file), fileType: .binary)) }
+                }
+                return
+            }
             let (headUnit, connection) = try await registeredOverTCP(configuration)
             try await headUnit.activateApp("bench")
             defer { _ = headUnit }
             let files = SDLFileManager(channel: connection, chunkSize: 64 * 1024, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
-            let file = [UInt8](repeating: 0x5A, count: 8 << 20)
             for round in 0..<10 { try await files.upload(SDLFile(name: "profile-\(round).bin", source: .data(file), fileType: .binary)) }
             return
         }
