@@ -8,6 +8,12 @@ import SmartDeviceLink
 ///     swift run -c release sdl-bench [--quick]
 ///     swift run -c release sdl-bench soak [RUNS]      (see Soak)
 ///
+/// and one workload alone, for `perf record -g`:
+///
+///     sdl-bench profile-framing
+///     sdl-bench profile-roundtrip [thin|raw]   (emulator, protocol-only head unit, raw TCP)
+///     sdl-bench profile-upload [thin]
+///
 /// No assertions: these numbers are for people, the tests never time anything.
 @main
 struct Bench {
@@ -37,45 +43,8 @@ struct Bench {
             let runs = arguments.dropFirst().first.flatMap { Int($0) } ?? 1000
             return try await Soak.run(runs: runs)
         }
-        if arguments.first == "profile-framing" {
-            // For callgrind: only the framing work, no baseline, no threads.
-            let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-            for mtu in [131_072, 1488] { for _ in 0..<40 { frameAndReassemble(payload, mtu: mtu) } }
-            return
-        }
-        if arguments.first == "profile-roundtrip" {
-            // For perf: Show round trips over loopback TCP, to the emulator or (`thin`) a ThinHeadUnit.
-            let show = Show(mainField1: "Hello", mainField2: "bench")
-            if arguments.dropFirst().first == "thin" { return _ = try await thinRoundTrips(count: 30_000, show) }
-            if arguments.dropFirst().first == "raw" { return _ = try await rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63) }
-            var configuration = EmulatorConfiguration.standard
-            configuration.floodLimit = (count: Int.max, ms: 1000)
-            let (headUnit, connection) = try await registeredOverTCP(configuration)
-            try await headUnit.activateApp("bench")
-            for _ in 0..<30_000 {
-                let answer = try await connection.send(show)
-                precondition(answer.success)
-            }
-            return
-        }
-        if arguments.first == "profile-upload" {
-            // For perf: the file manager uploading 80 MiB (under the quota) in 64 KiB chunks, four in flight, to the emulator.
-            var configuration = EmulatorConfiguration.standard
-            configuration.floodLimit = (count: Int.max, ms: 1000)
-            let file = [UInt8](repeating: 0x5A, count: 8 << 20)
-            if arguments.dropFirst().first == "thin" {
-                _ = try await thinRoundTrips { connection in
-                    let files = SDLFileManager(channel: connection, chunkSize: 64 * 1024, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
-                    for round in 0..<40 { try await files.upload(SDLFile(name: "profile-\(round).bin", source: .data(file), fileType: .binary)) }
-                }
-                return
-            }
-            let (headUnit, connection) = try await registeredOverTCP(configuration)
-            try await headUnit.activateApp("bench")
-            defer { _ = headUnit }
-            let files = SDLFileManager(channel: connection, chunkSize: 64 * 1024, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
-            for round in 0..<10 { try await files.upload(SDLFile(name: "profile-\(round).bin", source: .data(file), fileType: .binary)) }
-            return
+        if let mode = arguments.first, mode.hasPrefix("profile-") {
+            return try await Profiles.run(mode, variant: arguments.dropFirst().first)
         }
         let quick = CommandLine.arguments.contains("--quick")
         let scale = quick ? 1 : 8

@@ -1,0 +1,52 @@
+import SDLEmulator
+import SmartDeviceLink
+
+/// One workload alone, no baseline and nothing else, to run under `perf record -g` (valgrind
+/// cannot read Swift 6's debug information here).
+enum Profiles {
+    static func run(_ mode: String, variant: String?) async throws {
+        switch (mode, variant) {
+        case ("profile-framing", nil):
+            let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            for mtu in [131_072, 1488] { for _ in 0..<40 { Bench.frameAndReassemble(payload, mtu: mtu) } }
+        case ("profile-roundtrip", "raw"):
+            _ = try await Bench.rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63)
+        case ("profile-roundtrip", "thin"):
+            _ = try await Bench.thinRoundTrips(count: 30_000, show)
+        case ("profile-roundtrip", nil):
+            let (headUnit, connection) = try await Bench.registeredOverTCP(unlimited)
+            try await headUnit.activateApp("bench")
+            for _ in 0..<30_000 {
+                let answer = try await connection.send(show)
+                precondition(answer.success)
+            }
+        case ("profile-upload", "thin"):
+            _ = try await Bench.thinRoundTrips { connection in
+                for round in 0..<40 { try await upload(round, with: connection) }
+            }
+        case ("profile-upload", nil):
+            // 80 MiB: under the emulator's storage quota.
+            let (headUnit, connection) = try await Bench.registeredOverTCP(unlimited)
+            try await headUnit.activateApp("bench")
+            for round in 0..<10 { try await upload(round, with: connection) }
+        default:
+            print("usage: sdl-bench profile-framing | profile-roundtrip [thin|raw] | profile-upload [thin]")
+        }
+    }
+
+    static let show = Show(mainField1: "Hello", mainField2: "bench")
+    static let file = [UInt8](repeating: 0x5A, count: 8 << 20)
+
+    /// The standard emulator without its flood limit: the workloads send as fast as they can.
+    static var unlimited: EmulatorConfiguration {
+        var configuration = EmulatorConfiguration.standard
+        configuration.floodLimit = (count: Int.max, ms: 1000)
+        return configuration
+    }
+
+    /// 8 MiB through the file manager in 64 KiB chunks, four in flight.
+    static func upload(_ round: Int, with connection: SDLConnection) async throws {
+        let files = SDLFileManager(channel: connection, chunkSize: 64 * 1024, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
+        try await files.upload(SDLFile(name: "profile-\(round).bin", source: .data(file), fileType: .binary))
+    }
+}
