@@ -4,14 +4,18 @@ import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
-/// A head unit that holds every PutFile's answer until the test releases it.
+/// A head unit that holds every PutFile's answer until the test releases it. Like
+/// SDLConnection, it takes requests in their ticket's order (the upload's chunks run as
+/// concurrent tasks; without the gate their arrival order is the scheduler's).
 actor HoldingChannel: RPCChannel {
     private(set) var offsets: [Int] = []
     private var held: [CheckedContinuation<Void, Never>] = []
     private var arrivalWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
 
     nonisolated func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
-        await hold((request as? PutFile)?.offset ?? -1)
+        let ticket = OrderedSubmission.current
+        if let ticket { await ticket.gate.waitForTurn(ticket.index) }
+        await hold((request as? PutFile)?.offset ?? -1, ticket: ticket)
         do {
             return try Request.Response(json: ["success": true, "resultCode": "SUCCESS"], path: "$")
         } catch {
@@ -19,17 +23,29 @@ actor HoldingChannel: RPCChannel {
         }
     }
 
-    private func hold(_ offset: Int) async {
+    private func hold(_ offset: Int, ticket: OrderedSubmission?) async {
         offsets.append(offset)
+        if let ticket { ticket.gate.finished(ticket.index) }
         for (count, waiter) in arrivalWaiters where offsets.count >= count { waiter.resume() }
         arrivalWaiters.removeAll { offsets.count >= $0.0 }
         await withCheckedContinuation { held.append($0) }
     }
 
-    /// Returns once `count` requests arrived.
+    /// Returns once `count` requests arrived, or after 10 s (the test's expectations then
+    /// fail with what did arrive, instead of the run hanging).
     func waitForArrivals(_ count: Int) async {
         guard offsets.count < count else { return }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(10))
+            self.giveUpWaiting(for: count)
+        }
+        defer { timer.cancel() }
         await withCheckedContinuation { arrivalWaiters.append((count, $0)) }
+    }
+
+    private func giveUpWaiting(for count: Int) {
+        for (wanted, waiter) in arrivalWaiters where wanted == count { waiter.resume() }
+        arrivalWaiters.removeAll { $0.0 == count }
     }
 
     /// Answers the oldest held request.

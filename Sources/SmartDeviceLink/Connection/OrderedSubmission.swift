@@ -28,7 +28,9 @@ package struct OrderedSubmission: Sendable {
         package func ticket(_ index: Int) -> OrderedSubmission { OrderedSubmission(gate: self, index: index) }
 
         /// Returns once every earlier request is through, or at once when the task is cancelled.
-        func waitForTurn(_ index: Int) async {
+        /// Any ``RPCChannel`` that queues requests honours a ticket this way: wait for the
+        /// turn, queue the request, then ``finished(_:)``.
+        package func waitForTurn(_ index: Int) async {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let ready = state.withLock { state in
@@ -44,7 +46,7 @@ package struct OrderedSubmission: Sendable {
         }
 
         /// The `index`-th request was queued, or will never be: the next may go.
-        func finished(_ index: Int) {
+        package func finished(_ index: Int) {
             let woken = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 state.finished.insert(index)
                 while state.finished.remove(state.next) != nil { state.next += 1 }
