@@ -31,8 +31,14 @@ package struct FrameDecoder: Sendable {
     /// A frame too large for what has arrived: its payload is filled straight from the
     /// incoming reads, so its bytes are copied once instead of into the buffer and out again.
     private var filling: (header: FrameHeader, payload: [UInt8], missing: Int)?
+    /// Bytes reserved for a payload that is still arriving (tests).
+    var reservedForFilling: Int { filling?.payload.capacity ?? 0 }
     /// Frames at least this large fill their payload directly; smaller ones wait in the buffer.
     private static let directFillSize = 4096
+    /// A header's length is the peer's claim: at most this much is reserved before the bytes
+    /// arrive, the rest grows as they do (the fuzzer found a 4 GB reservation from one header
+    /// after an ACK raised the limit).
+    static let reservationLimit = 1 << 20
 
     /// - Parameter maximumPayloadSize: the receive limit; 131,072 (core's shipped
     ///   `MaximumPayloadSize`) accepts what any known head unit sends before negotiation.
@@ -111,7 +117,7 @@ package struct FrameDecoder: Sendable {
                     let available = buffer.count - readIndex - header.size
                     guard Int(header.dataSize) >= Self.directFillSize, available >= 0 else { return nil }
                     var payload: [UInt8] = []
-                    payload.reserveCapacity(Int(header.dataSize))
+                    payload.reserveCapacity(min(Int(header.dataSize), Self.reservationLimit))
                     payload.append(contentsOf: buffer[(readIndex + header.size)...])
                     filling = (header, payload, Int(header.dataSize) - available)
                     buffer.removeAll(keepingCapacity: true)

@@ -271,4 +271,26 @@ struct DirectFillTests {
         #expect(decoder.bufferedByteCount == 0)
         #expect(decoder.decode(frames[3].encoded) == [.frame(frames[3])], "after a reset the next frame stands alone")
     }
+
+    @Test("a header claiming a 1 GB payload reserves at most 1 MiB before the bytes arrive; the frame still arrives whole")
+    func declaredSizeIsNotTrusted() {
+        var decoder = FrameDecoder(maximumPayloadSize: 1 << 30)
+        let header = FrameHeader(version: 5, frameType: .single, serviceType: .rpc, sessionID: 1,
+                                 dataSize: 1 << 30, messageID: 9)
+        #expect(decoder.decode(header.encoded + [1, 2, 3]).isEmpty)
+        #expect(decoder.reservedForFilling < 2 * FrameDecoder.reservationLimit, "not the claimed 1 GB")
+        // A smaller claim that does arrive: grown past the reservation, delivered in one piece.
+        var small = FrameDecoder(maximumPayloadSize: 1 << 30)
+        let payload = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0) }
+        let frame = Frame(header: FrameHeader(version: 5, frameType: .single, serviceType: .rpc, sessionID: 1,
+                                              dataSize: UInt32(payload.count), messageID: 9), payload: payload)
+        let wire = frame.encoded
+        var events: [FrameDecoder.Event] = []
+        var offset = 0
+        while offset < wire.count {
+            events += small.decode(wire[offset..<min(offset + 16_384, wire.count)])
+            offset += 16_384
+        }
+        #expect(events == [.frame(frame)])
+    }
 }
