@@ -228,7 +228,14 @@ public struct ScenarioRunner: Sendable {
         var results: [StepResult] = []
         await context.run(scenario.steps, suffix: "", into: &results)
         await context.record("UnregisterAppInterface", [:])
+        let unregistering = await manager.registration != nil
         await manager.stop()
+        // The response reached the manager before stop() returned; the recorder logs it a
+        // moment later. Waiting for it puts it in every run's log, not only in the runs where
+        // the recorder was quick (`compare` saw it on one side only).
+        if unregistering {
+            await log.waitFor(until: .now + .seconds(1)) { $0.messageType == .response && $0.functionName == "UnregisterAppInterface" }
+        }
         // The recorder ends by itself when the manager goes away with this run.
         let failed = results.contains { $0.status == .failed }
         return await finish(failed ? .failed : .passed, nil, results, sent: await context.sent)
