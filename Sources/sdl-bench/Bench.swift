@@ -107,11 +107,7 @@ struct Bench {
         record("JSON parse+write RAI response ×\(iterations)", "Foundation JSONSerialization", ours, foundation)
 
         // 3. Round trips over loopback TCP: Show against the emulator, against a raw TCP echo of the same sizes.
-        // Real head units unregister an app sending over 1000 RPCs a second (core's
-        // FrequencyCount); the benchmark measures speed, so the emulator's limit is lifted.
-        var benchConfiguration = EmulatorConfiguration.standard
-        benchConfiguration.floodLimit = (count: Int.max, ms: 1000)
-        let (headUnit, connection) = try await registeredOverTCP(benchConfiguration)
+        let (headUnit, connection) = try await registeredOverTCP(unlimited)
         try await headUnit.activateApp("bench")
         let trips = 300 * scale
         let show = Show(mainField1: "Hello", mainField2: "bench")
@@ -203,9 +199,7 @@ struct Bench {
     }
 
     static func menuUpdates(cells count: Int, changed: Int, rounds: Int) async throws -> (Duration, Duration) {
-        var settings = EmulatorConfiguration.standard
-        settings.floodLimit = (count: Int.max, ms: 1000)
-        let headUnit = HeadUnitEmulator(configuration: settings)
+        let headUnit = HeadUnitEmulator(configuration: unlimited)
         let manager = SDLManager(configuration: SDLConfiguration(appName: "bench-menu", appID: "bench-menu", transports: [
             TransportChoice("emulator") {
                 let (app, unit) = MemoryTransport.pair()
@@ -234,6 +228,14 @@ struct Bench {
         await manager.stop()
         await headUnit.stop()
         return (diffed, rebuilt)
+    }
+
+    /// The standard emulator without its flood limit. Real head units unregister an app that
+    /// sends over 1,000 RPCs a second (core's FrequencyCount); the benchmarks measure speed.
+    static var unlimited: EmulatorConfiguration {
+        var configuration = EmulatorConfiguration.standard
+        configuration.floodLimit = (count: Int.max, ms: 1000)
+        return configuration
     }
 
     /// An emulator listening on loopback and an app registered with it over TCP.

@@ -8,9 +8,7 @@ import SmartDeviceLink
 /// which would measure only the queue).
 enum ManyApps {
     static func medianRoundTrip(apps count: Int, interval: Duration, duration: Duration) async throws -> Duration {
-        var configuration = EmulatorConfiguration.standard
-        configuration.floodLimit = (count: Int.max, ms: 1000)
-        let headUnit = HeadUnitEmulator(configuration: configuration)
+        let headUnit = HeadUnitEmulator(configuration: Bench.unlimited)
         let port = try await headUnit.listen(host: "127.0.0.1", port: 0)
         var connections: [SDLConnection] = []
         for index in 0..<count {

@@ -14,7 +14,7 @@ enum Profiles {
         case ("profile-roundtrip", "thin"):
             _ = try await Bench.thinRoundTrips(count: 30_000, show)
         case ("profile-roundtrip", nil):
-            let (headUnit, connection) = try await Bench.registeredOverTCP(unlimited)
+            let (headUnit, connection) = try await Bench.registeredOverTCP(Bench.unlimited)
             try await headUnit.activateApp("bench")
             for _ in 0..<30_000 {
                 let answer = try await connection.send(show)
@@ -26,7 +26,7 @@ enum Profiles {
             }
         case ("profile-upload", nil):
             // 80 MiB: under the emulator's storage quota.
-            let (headUnit, connection) = try await Bench.registeredOverTCP(unlimited)
+            let (headUnit, connection) = try await Bench.registeredOverTCP(Bench.unlimited)
             try await headUnit.activateApp("bench")
             for round in 0..<10 { try await upload(round, with: connection) }
         default:
@@ -36,13 +36,6 @@ enum Profiles {
 
     static let show = Show(mainField1: "Hello", mainField2: "bench")
     static let file = [UInt8](repeating: 0x5A, count: 8 << 20)
-
-    /// The standard emulator without its flood limit: the workloads send as fast as they can.
-    static var unlimited: EmulatorConfiguration {
-        var configuration = EmulatorConfiguration.standard
-        configuration.floodLimit = (count: Int.max, ms: 1000)
-        return configuration
-    }
 
     /// 8 MiB through the file manager in 64 KiB chunks, four in flight.
     static func upload(_ round: Int, with connection: SDLConnection) async throws {

@@ -36,10 +36,11 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
         return rest
     }
 
+    // Below, the machine's actions are taken into a local before `route`: in
+    // `route(machine.x())` the call's `self` is copied before its argument mutates the
+    // machine, and that copy is the whole driver, on every message (perf: 3% of a round trip).
+
     /// Feeds received bytes to the machine.
-    // The machine's actions are taken into a local before `route`: in `route(machine.x())`
-    // the call's `self` is copied before its argument mutates the machine, and that copy is
-    // the whole driver, on every message (perf: 3% of a round trip).
     package mutating func receive(_ bytes: [UInt8]) -> [ProtocolAction] {
         tap?.observe(bytes, direction: .received, at: clock.now)
         let actions = machine.receive(bytes, now: clock.now)

@@ -166,25 +166,26 @@ extension RPCSpec {
     private func validateObject(_ object: JSONObject, params: [Param], path: @autoclosure () -> String,
                                 context: inout Context) throws(RPCValidationError) {
         for param in params {
+            func paramPath() -> String { "\(path()).\(param.name)" }
             guard let value = object[param.name], !value.isNull else {
-                if param.isMandatory { throw context.error("\(path()).\(param.name)", .mandatory, found: "nothing") }
+                if param.isMandatory { throw context.error(paramPath(), .mandatory, found: "nothing") }
                 continue
             }
             if param.isArray {
                 guard case .array(let items) = value else {
-                    throw context.error("\(path()).\(param.name)", .kind(expected: "an array"), found: Self.describe(value))
+                    throw context.error(paramPath(), .kind(expected: "an array"), found: Self.describe(value))
                 }
                 if let min = param.minSize, items.count < min {
-                    throw context.error("\(path()).\(param.name)", .minSize(min), found: String(items.count))
+                    throw context.error(paramPath(), .minSize(min), found: String(items.count))
                 }
                 if let max = param.maxSize, items.count > max {
-                    throw context.error("\(path()).\(param.name)", .maxSize(max), found: String(items.count))
+                    throw context.error(paramPath(), .maxSize(max), found: String(items.count))
                 }
                 for (index, item) in items.enumerated() {
-                    try validateValue(item, param: param, path: "\(path()).\(param.name)[\(index)]", context: &context)
+                    try validateValue(item, param: param, path: "\(paramPath())[\(index)]", context: &context)
                 }
             } else {
-                try validateValue(value, param: param, path: "\(path()).\(param.name)", context: &context)
+                try validateValue(value, param: param, path: paramPath(), context: &context)
             }
         }
         guard context.direction == .outgoing else { return }
