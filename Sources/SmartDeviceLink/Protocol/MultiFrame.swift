@@ -101,10 +101,11 @@ package struct FrameReassembler: Sendable {
     private struct Partial: Sendable {
         var firstHeader: FrameHeader
         var totalSize: Int
-        /// The Consecutive frames' payloads as they came: joined once, at the last one, into
-        /// a message of the exact size (appending to one growing array copied it again at
-        /// every doubling).
-        var pieces: [[UInt8]] = []
+        /// The message so far. Its announced size is reserved at the first Consecutive frame:
+        /// address space only (pages are touched as bytes arrive), and no copy at a doubling.
+        /// Each frame's buffer is freed once appended, so the decoder's next one reuses it
+        /// instead of mapping fresh pages.
+        var message: [UInt8] = []
         var received = 0
         var lastNumber: UInt8
         var startedAt: ContinuousClock.Instant
@@ -175,7 +176,8 @@ package struct FrameReassembler: Sendable {
             guard pendingBytes + partial.received + frame.payload.count <= maximumPendingBytes else {
                 return .dropped(.pendingBytesExceeded(limit: maximumPendingBytes, messageID: header.messageID))
             }
-            partial.pieces.append(frame.payload)
+            if partial.message.capacity == 0 { partial.message.reserveCapacity(partial.totalSize) }
+            partial.message.append(contentsOf: frame.payload)
             partial.received += frame.payload.count
             partial.lastNumber = number
             if number == 0 {
@@ -183,20 +185,12 @@ package struct FrameReassembler: Sendable {
                 completeHeader.frameType = .single
                 completeHeader.dataSize = UInt32(partial.received)
                 completeHeader.isEncrypted = header.isEncrypted
-                return .message(header: completeHeader, payload: Self.joined(partial.pieces, count: partial.received))
+                return .message(header: completeHeader, payload: partial.message)
             }
             partials[key] = partial
             pendingBytes += partial.received
             return .pending
         }
-    }
-
-    private static func joined(_ pieces: [[UInt8]], count: Int) -> [UInt8] {
-        if pieces.count == 1 { return pieces[0] }
-        var message: [UInt8] = []
-        message.reserveCapacity(count)
-        for piece in pieces { message.append(contentsOf: piece) }
-        return message
     }
 
     /// Drops partial messages older than ``timeout``; returns their keys.
