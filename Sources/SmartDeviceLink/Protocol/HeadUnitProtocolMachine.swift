@@ -38,9 +38,14 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
 
     package var droppedByteCount: Int { input.decoder.droppedByteCount }
 
-    private func session(_ id: UInt8, _ purpose: String) throws(ProtocolStateError) -> HeadUnitSession {
-        guard let session = sessions[id] else { throw ProtocolStateError("session \(id) not found for \(purpose)") }
-        return session
+    /// Runs `change` on session `id` where it is stored. Copying a session out and back
+    /// retained and released each of its fields: 6% of a round trip to a head unit that
+    /// only answers.
+    private mutating func inSession<Result>(
+        _ id: UInt8, _ purpose: String, _ change: (inout HeadUnitSession) throws(ProtocolStateError) -> Result
+    ) throws(ProtocolStateError) -> Result {
+        guard sessions[id] != nil else { throw ProtocolStateError("session \(id) not found for \(purpose)") }
+        return try change(&sessions[id]!)
     }
 
     // MARK: - Sending
@@ -48,29 +53,26 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
     /// Frames a complete service payload for sending in a session.
     package mutating func send(_ payload: [UInt8], service: ServiceType, sessionID: UInt8,
                                now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        var session = try session(sessionID, "sending")
-        let bytes = try session.dataFrames(payload, service: service, now: now)
-        sessions[sessionID] = session
-        return [.send(bytes)]
+        [.send(try inSession(sessionID, "sending") { session throws(ProtocolStateError) in
+            try session.dataFrames(payload, service: service, now: now)
+        })]
     }
 
     /// Ends a service of a session; ending RPC ends the session once acknowledged.
     package mutating func endService(_ service: ServiceType, sessionID: UInt8,
                                      now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        var session = try session(sessionID, "ending \(service)")
-        guard session.services.contains(service) else { throw ProtocolStateError("\(service) is not started") }
-        session.ending.insert(service)
-        let bytes = session.controlFrame(.endService, service: service, now: now)
-        sessions[sessionID] = session
-        return [.send(bytes)]
+        [.send(try inSession(sessionID, "ending \(service)") { session throws(ProtocolStateError) in
+            guard session.services.contains(service) else { throw ProtocolStateError("\(service) is not started") }
+            session.ending.insert(service)
+            return session.controlFrame(.endService, service: service, now: now)
+        })]
     }
 
     /// Sends a Heartbeat in a session.
     package mutating func sendHeartbeat(sessionID: UInt8, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        var session = try session(sessionID, "a heartbeat")
-        let bytes = session.controlFrame(.heartbeat, service: .control, now: now)
-        sessions[sessionID] = session
-        return [.send(bytes)]
+        [.send(try inSession(sessionID, "a heartbeat") { session in
+            session.controlFrame(.heartbeat, service: .control, now: now)
+        })]
     }
 
     /// Forgets a session without a frame (e.g. closed for flooding).
@@ -134,19 +136,10 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
 
     private mutating func handle(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
         let header = frame.header
-        if var session = sessions[header.sessionID] {
-            session.lastReceived = now
-            if session.side.supervision == .awaitingAnswer { session.side.supervision = .watching }
-            // Follow an app that settled on a lower version (v1–4 negotiation), frame size
-            // included: a v2 session never gets frames above 1,488 payload bytes (§2.2).
-            if header.version >= 2, header.version < session.info.headerVersion {
-                session.info.version = ProtocolVersion(Int(header.version))
-                if header.version < 3 { session.info.maximumSendPayload = 1488 }
-            }
-            sessions[header.sessionID] = session
-        }
+        // Optional chaining changes the session where it is stored.
+        let known = sessions[header.sessionID]?.heard(header, now: now) != nil
         guard header.frameType == .control else {
-            guard sessions[header.sessionID] != nil else {
+            guard known else {
                 actions.append(.violation(.unknownSession(header.sessionID, service: header.serviceType)))
                 return
             }
@@ -156,11 +149,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         guard let info = header.controlInfo else { return }
         switch info {
         case .heartbeat:
-            if var session = sessions[header.sessionID] {
-                if session.side.supervision == .off { session.side.supervision = .watching }
-                session.lastSent = now
-                sessions[header.sessionID] = session
-            }
+            sessions[header.sessionID]?.heardHeartbeat(now: now)
             actions.append(.send(ControlFrames.heartbeatACK(to: header)))
         case .heartbeatACK, .serviceDataACK:
             break
@@ -231,5 +220,25 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
             sessions[sessionID] = session
             actions.append(.serviceEnded(sessionID: sessionID, serviceType: service))
         }
+    }
+}
+
+extension Session where Side == HeadUnitProtocolMachine.HeadUnitSide {
+    /// A frame came in this session.
+    mutating func heard(_ header: FrameHeader, now: ContinuousClock.Instant) {
+        lastReceived = now
+        if side.supervision == .awaitingAnswer { side.supervision = .watching }
+        // Follow an app that settled on a lower version (v1–4 negotiation), frame size
+        // included: a v2 session never gets frames above 1,488 payload bytes (§2.2).
+        if header.version >= 2, header.version < info.headerVersion {
+            info.version = ProtocolVersion(Int(header.version))
+            if header.version < 3 { info.maximumSendPayload = 1488 }
+        }
+    }
+
+    /// The app sent a Heartbeat: core supervises the session from then on, and answers it.
+    mutating func heardHeartbeat(now: ContinuousClock.Instant) {
+        if side.supervision == .off { side.supervision = .watching }
+        lastSent = now
     }
 }
