@@ -500,8 +500,7 @@ public actor HeadUnitEmulator {
     }
 
     private func send(_ packet: RPCPacket, to key: SessionKey) {
-        guard let actions = try? connections[key.connection]?.machine.send(packet.encoded, service: packet.serviceType,
-                                                                          sessionID: key.session, now: clock.now) else { return }
+        guard let actions = try? connections[key.connection]?.machine.send(packet, sessionID: key.session, now: clock.now) else { return }
         perform(actions, on: key.connection)
     }
 }

@@ -29,7 +29,7 @@ enum ThinHeadUnit {
                         guard request.messageType == .request else { continue }
                         let answer = RPCPacket(messageType: .response, functionID: request.functionID,
                                                correlationID: request.correlationID, json: success)
-                        for case .send(let bytes) in try machine.send(answer.encoded, service: .rpc, sessionID: session, now: .now) { out += bytes }
+                        for case .send(let bytes) in try machine.send(answer, sessionID: session, now: .now) { out += bytes }
                     default: continue
                     }
                 }

@@ -20,9 +20,7 @@ extension SDLConnection {
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
         let actions: [ProtocolAction]
         do {
-            actions = try driver.perform { machine, now throws(ProtocolStateError) in
-                try machine.send(packet.encoded, service: packet.serviceType, now: now)
-            }
+            actions = try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(packet, now: now) }
         } catch {
             throw SDLError.invalidRequest(error.description)
         }
@@ -67,9 +65,7 @@ extension SDLConnection {
     /// Frames an RPC message into the primary's outbox.
     private func queue(_ packet: RPCPacket) throws(SDLError) {
         do {
-            handle(try driver.perform { machine, now throws(ProtocolStateError) in
-                try machine.send(packet.encoded, service: packet.serviceType, now: now)
-            })
+            handle(try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(packet, now: now) })
         } catch {
             throw SDLError.invalidRequest(error.description)
         }

@@ -108,6 +108,12 @@ package struct AppProtocolMachine: ProtocolMachine {
         return [.send(bytes)]
     }
 
+    /// Frames an RPC for sending, on the RPC or Hybrid service as its bulk data says.
+    package mutating func send(_ packet: RPCPacket, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        try requireSession("sending")
+        return [.send(try session!.dataFrames(packet, now: now))]
+    }
+
     /// Sends a Heartbeat; doing so opts in to core's supervision (§4.6).
     package mutating func sendHeartbeat(now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         try requireSession("a heartbeat")

@@ -58,6 +58,11 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         })]
     }
 
+    /// Frames an RPC for sending in a session, on the RPC or Hybrid service as its bulk data says.
+    package mutating func send(_ packet: RPCPacket, sessionID: UInt8, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        [.send(try inSession(sessionID, "sending") { session throws(ProtocolStateError) in try session.dataFrames(packet, now: now) })]
+    }
+
     /// Ends a service of a session; ending RPC ends the session once acknowledged.
     package mutating func endService(_ service: ServiceType, sessionID: UInt8,
                                      now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {

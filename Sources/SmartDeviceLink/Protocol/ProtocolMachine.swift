@@ -112,15 +112,37 @@ struct Session<Side: Sendable>: Sendable {
     /// A complete service payload (an RPC packet, audio or video data) framed for sending,
     /// fragmented to the service's limit, with a fresh message id.
     mutating func dataFrames(_ payload: [UInt8], service: ServiceType, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [UInt8] {
-        let running = service == .hybrid ? services.contains(.rpc) : services.contains(service)
-        guard running else { throw ProtocolStateError("\(service) is not started in session \(info.sessionID)") }
+        try requireRunning(service)
         var bytes: [UInt8] = []
         FrameFragmenter.encode(payload, version: info.headerVersion, serviceType: service, sessionID: info.sessionID,
-                               messageID: nextMessageID(), maximumPayloadPerFrame: serviceSendLimits[service] ?? info.maximumSendPayload,
-                               into: &bytes)
+                               messageID: nextMessageID(), maximumPayloadPerFrame: sendLimit(service), into: &bytes)
         lastSent = now
         return bytes
     }
+
+    /// The frames of an RPC. One that fits a frame is written from its parts behind the
+    /// frame header, so a PutFile chunk's bytes are copied once on their way out, not twice.
+    mutating func dataFrames(_ packet: RPCPacket, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [UInt8] {
+        let service = packet.serviceType
+        let size = packet.encodedSize
+        guard size <= sendLimit(service) else { return try dataFrames(packet.encoded, service: service, now: now) }
+        try requireRunning(service)
+        let header = FrameHeader(version: info.headerVersion, frameType: .single, serviceType: service, frameInfo: 0,
+                                 sessionID: info.sessionID, dataSize: UInt32(size), messageID: nextMessageID())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(header.size + size)
+        header.encode(into: &bytes)
+        packet.encode(into: &bytes)
+        lastSent = now
+        return bytes
+    }
+
+    private func requireRunning(_ service: ServiceType) throws(ProtocolStateError) {
+        let running = service == .hybrid ? services.contains(.rpc) : services.contains(service)
+        guard running else { throw ProtocolStateError("\(service) is not started in session \(info.sessionID)") }
+    }
+
+    private func sendLimit(_ service: ServiceType) -> Int { serviceSendLimits[service] ?? info.maximumSendPayload }
 
     /// Ends a non-RPC service after its EndService was acknowledged either way.
     mutating func endNonRPC(_ service: ServiceType) {

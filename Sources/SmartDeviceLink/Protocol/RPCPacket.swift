@@ -24,13 +24,21 @@ package struct RPCPacket: Sendable, Hashable {
     /// Header, JSON, bulk data.
     package var encoded: [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(12 + json.count + bulkData.count)
+        out.reserveCapacity(encodedSize)
+        encode(into: &out)
+        return out
+    }
+
+    /// The size of ``encoded``.
+    package var encodedSize: Int { 12 + json.count + bulkData.count }
+
+    /// Appends header, JSON and bulk data to `out`.
+    package func encode(into out: inout [UInt8]) {
         out.appendBigEndian(UInt32(messageType.rawValue) << 28 | (functionID & 0x0FFF_FFFF))
         out.appendBigEndian(UInt32(bitPattern: correlationID))
         out.appendBigEndian(UInt32(json.count))
         out.append(contentsOf: json)
         out.append(contentsOf: bulkData)
-        return out
     }
 
     /// Why a service payload is not an RPC packet.
