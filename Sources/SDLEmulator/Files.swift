@@ -5,8 +5,10 @@ extension HeadUnitEmulator {
     /// Whether an app-given file name stays inside the app's folder: no path separators,
     /// no "..", no NUL, not empty (core refuses such names).
     static func isSafeFileName(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\\")
-            && !name.contains("\0") && !name.hasPrefix("..") && name.utf8.count <= 255
+        // Bytes, not Foundation's String.contains: this runs for every PutFile chunk.
+        let bytes = name.utf8
+        return !bytes.isEmpty && bytes.count <= 255 && !bytes.starts(with: "..".utf8) && name != "."
+            && !bytes.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") || $0 == 0 }
     }
 
     /// The app's own folder under the storage root, whatever its app id: letters, digits and
@@ -79,17 +81,8 @@ extension HeadUnitEmulator {
         let directory = folder(of: app.appID)
         let path = directory + "/" + name
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            if offset == 0 {
-                guard FileManager.default.createFile(atPath: path, contents: Data(data)) else {
-                    throw Microphone.Failure(description: "cannot write \(path)")
-                }
-            } else {
-                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Data(data))
-                try handle.close()
-            }
+            if offset == 0 { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            try Self.store(data, at: path, appending: offset > 0)
         } catch {
             respond(request, "GENERIC_ERROR", info: "storage failed: \(error)")
             return
@@ -99,6 +92,21 @@ extension HeadUnitEmulator {
         files[app.appID, default: [:]][name] = StoredFile(name: name, persistent: persistent, size: newSize, fileType: file.fileType.rawValue)
         // core (PutFileRequest::on_event): every stored chunk answers with this info.
         respond(request, "SUCCESS", info: "File was downloaded", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
+    }
+
+    /// Writes a chunk as core does, opening, writing and closing the file each time; from
+    /// the array's own bytes (a Data copy and FileHandle cost a tenth of an upload).
+    private static func store(_ bytes: [UInt8], at path: String, appending: Bool) throws(Microphone.Failure) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | (appending ? O_APPEND : O_CREAT | O_TRUNC), 0o644)
+        guard fd >= 0 else { throw Microphone.Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw Microphone.Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            written += count
+        }
     }
 
     /// ListFiles: the app's file names and its free space.

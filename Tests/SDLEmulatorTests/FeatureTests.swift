@@ -300,6 +300,10 @@ struct FileTests {
         #expect(try await put(10, ten).resultCode == "SUCCESS")
         #expect(try await put(20, ten).resultCode == "SUCCESS")
         #expect(FileManager.default.contents(atPath: directory + "/app-1/f.bin") == Data(repeating: 1, count: 30))
+        try FileManager.default.removeItem(atPath: directory + "/app-1/f.bin")
+        let lost = try await put(30, ten)
+        #expect(lost.resultCode == "GENERIC_ERROR")
+        #expect(lost["info"]?.stringValue == "storage failed: cannot open \(directory)/app-1/f.bin: No such file or directory")
         await headUnit.stop()
     }
 
@@ -325,7 +329,7 @@ struct FileTests {
         await headUnit.stop()
     }
 
-    @Test("File names that would leave the storage folder are INVALID_DATA", arguments: ["../x", "/etc/passwd", "a/b", "nul\0x", ".."])
+    @Test("File names that would leave the storage folder are INVALID_DATA", arguments: ["../x", "/etc/passwd", "a/b", "a\\b", "nul\0x", "..", ".", String(repeating: "x", count: 256)])
     func traversal(name: String) async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await activeApp(headUnit)
