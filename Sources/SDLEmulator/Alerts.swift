@@ -81,16 +81,17 @@ extension HeadUnitEmulator {
         refreshStatus(request.key)
     }
 
+    static let showTextKeys = ["mainField1", "mainField2", "mainField3", "mainField4", "statusBar", "mediaClock", "mediaTrack", "templateTitle"]
+
     /// Show: stores the fields; text fields the display lacks give WARNINGS, a graphic on
     /// a display without graphics UNSUPPORTED_RESOURCE (success true, as core).
     func show(_ request: IncomingRequest) {
         let p = request.parameters
-        let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
-        let fields = Set(display["textFields"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
-        let textKeys = ["mainField1", "mainField2", "mainField3", "mainField4", "statusBar", "mediaClock", "mediaTrack", "templateTitle"]
-        let unsupported = textKeys.filter { p[$0] != nil && !fields.contains($0) }
-        apps[request.key]?.show.merge(p) { _, new in new }
-        if (p["graphic"] != nil || p["secondaryGraphic"] != nil), display["graphicSupported"]?.boolValue == false {
+        let fields = displayTextFields
+        let unsupported = Self.showTextKeys.filter { p[$0] != nil && !fields.contains($0) }
+        apps.update(request.key) { $0.show.merge(p) { _, new in new } }
+        if (p["graphic"] != nil || p["secondaryGraphic"] != nil),
+           configuration.capabilities["displayCapabilities"]?["graphicSupported"]?.boolValue == false {
             respond(request, "UNSUPPORTED_RESOURCE", success: true, info: "the display shows no graphics")
         } else if !unsupported.isEmpty {
             respond(request, "WARNINGS", info: "the display has no field \(unsupported.joined(separator: ", "))")

@@ -16,7 +16,7 @@ extension HeadUnitEmulator {
     func flooded(_ key: SessionKey) -> Bool {
         let now = clock.now
         let window = Duration.milliseconds(configuration.floodLimit.ms)
-        guard let count = connections[key.connection]?.traffic[key.session, default: SlidingWindow()].record(now, within: window),
+        guard let count = connections.update(key.connection, { $0.traffic[key.session, default: SlidingWindow()].record(now, within: window) }),
               count > configuration.floodLimit.count else { return false }
         connections[key.connection]?.traffic[key.session] = nil
         if apps[key] != nil {

@@ -18,6 +18,9 @@ import Foundation
 public actor HeadUnitEmulator {
     /// The configuration the emulator was made with.
     public nonisolated let configuration: EmulatorConfiguration
+    /// The display's text field names, which every Show is checked against.
+    lazy var displayTextFields = Set(configuration.capabilities["displayCapabilities"]?["textFields"]?.arrayValue?
+        .compactMap { $0["name"]?.stringValue } ?? [])
 
     struct Connection {
         var id: Int
@@ -223,7 +226,8 @@ public actor HeadUnitEmulator {
     // MARK: - Protocol
 
     private func received(_ chunk: [UInt8], on id: Int) {
-        guard let actions = connections[id]?.machine.receive(chunk, now: clock.now) else { return }
+        let now = clock.now
+        guard let actions = connections.update(id, { $0.machine.receive(chunk, now: now) }) else { return }
         perform(actions, on: id)
         stateChanged()
     }
@@ -234,13 +238,13 @@ public actor HeadUnitEmulator {
     }
 
     func write(_ bytes: [UInt8], on id: Int) {
-        connections[id]?.driver.io.enqueue(bytes)
+        connections.update(id) { $0.driver.io.enqueue(bytes) }
     }
 
     func perform(_ actions: [ProtocolAction], on id: Int) {
-        defer { connections[id]?.driver.rearm() }
+        defer { connections.update(id) { $0.driver.rearm() } }
         for action in actions {
-            guard connections[id] != nil else { return }
+            guard connections.index(forKey: id) != nil else { return }
             switch action {
             case .send(let bytes):
                 write(bytes, on: id)
@@ -500,7 +504,10 @@ public actor HeadUnitEmulator {
     }
 
     private func send(_ packet: RPCPacket, to key: SessionKey) {
-        guard let actions = try? connections[key.connection]?.machine.send(packet, sessionID: key.session, now: clock.now) else { return }
+        let now = clock.now
+        guard let actions = try? connections.update(key.connection, { connection throws(ProtocolStateError) in
+            try connection.machine.send(packet, sessionID: key.session, now: now)
+        }) else { return }
         perform(actions, on: key.connection)
     }
 }

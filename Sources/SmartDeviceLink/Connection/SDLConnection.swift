@@ -187,10 +187,14 @@ public actor SDLConnection {
     // MARK: - Internals
 
     func rearm() {
+        // No array of candidates: this runs twice per message, and the array was a malloc each time.
         var earliest = pending.nextDeadline
-        for deadline in [startWaiter?.deadline, endWaiters.isEmpty ? nil : endDeadline, streams.nextDeadline] {
+        func consider(_ deadline: ContinuousClock.Instant?) {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
+        consider(startWaiter?.deadline)
+        consider(endWaiters.isEmpty ? nil : endDeadline)
+        consider(streams.nextDeadline)
         driver.rearm(other: earliest)
     }
 

@@ -8,6 +8,13 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 extension JSONValue {
     /// Parses UTF-8 JSON text (RFC 8259). Integers without fraction or exponent that fit
     /// 64 bits become ``JSONValue/int(_:)``; other numbers ``JSONValue/double(_:)``.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        // An array is read where it is: no copy.
+        var parser = JSONParser(bytes: bytes)
+        return try parser.parseDocument()
+    }
+
+    /// Parses UTF-8 JSON text from any collection of bytes.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         // One memcpy for contiguous input; a generic Array(bytes) would copy byte by byte.
         let buffer = bytes.withContiguousStorageIfAvailable { Array($0) } ?? Array(bytes)
@@ -98,12 +105,14 @@ private struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var object = JSONObject()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(object)
+            return .object([:])
         }
+        // Room for three keys at once: most RPC objects are that small, and growing from
+        // empty allocates at the first and again at the second key.
+        var object = JSONObject(minimumCapacity: 3)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key string") }

@@ -5,7 +5,7 @@
 package struct HeadUnitProtocolMachine: ProtocolMachine {
     package let configuration: ProtocolConfiguration
     private var input: FrameInput
-    var sessions: [UInt8: HeadUnitSession] = [:]
+    var sessions = SessionTable<HeadUnitSide>()
 
     /// What only the head unit tracks per session.
     struct HeadUnitSide: Sendable {
@@ -31,7 +31,9 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         self.input = FrameInput(configuration: configuration, fromHeadUnit: false)
     }
 
-    package var activeSessions: [UInt8: SessionInfo] { sessions.mapValues(\.info) }
+    package var activeSessions: [UInt8: SessionInfo] {
+        sessions.byID.mapValues(\.info)
+    }
 
     /// The services currently started in a session.
     package func services(of sessionID: UInt8) -> Set<ServiceType> { sessions[sessionID]?.services ?? [] }
@@ -44,8 +46,8 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
     private mutating func inSession<Result>(
         _ id: UInt8, _ purpose: String, _ change: (inout HeadUnitSession) throws(ProtocolStateError) -> Result
     ) throws(ProtocolStateError) -> Result {
-        guard sessions[id] != nil else { throw ProtocolStateError("session \(id) not found for \(purpose)") }
-        return try change(&sessions[id]!)
+        guard let result = try sessions.update(id, change) else { throw ProtocolStateError("session \(id) not found for \(purpose)") }
+        return result
     }
 
     // MARK: - Sending
@@ -101,7 +103,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         var actions: [ProtocolAction] = []
         input.expire(now: now, into: &actions)
         guard let interval = configuration.heartbeatInterval else { return actions }
-        for id in sessions.keys.sorted() {
+        for id in sessions.sortedIDs {
             guard var session = sessions[id], session.info.version.major >= 3, session.side.supervision != .off,
                   now - session.lastReceived >= interval else { continue }
             if session.side.supervision == .awaitingAnswer {
@@ -120,7 +122,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
     package var nextDeadline: ContinuousClock.Instant? {
         var earliest = input.reassembler.nextExpiry
         guard let interval = configuration.heartbeatInterval else { return earliest }
-        for session in sessions.values where session.info.version.major >= 3 {
+        for session in sessions.all where session.info.version.major >= 3 {
             let deadline: ContinuousClock.Instant
             switch session.side.supervision {
             case .off: continue
@@ -141,8 +143,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
 
     private mutating func handle(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
         let header = frame.header
-        // Optional chaining changes the session where it is stored.
-        let known = sessions[header.sessionID]?.heard(header, now: now) != nil
+        let known = sessions.update(header.sessionID) { $0.heard(header, now: now) } != nil
         guard header.frameType == .control else {
             guard known else {
                 actions.append(.violation(.unknownSession(header.sessionID, service: header.serviceType)))
@@ -154,7 +155,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         guard let info = header.controlInfo else { return }
         switch info {
         case .heartbeat:
-            sessions[header.sessionID]?.heardHeartbeat(now: now)
+            sessions.update(header.sessionID) { $0.heardHeartbeat(now: now) }
             actions.append(.send(ControlFrames.heartbeatACK(to: header)))
         case .heartbeatACK, .serviceDataACK:
             break

@@ -76,6 +76,54 @@ struct FrameInput: Sendable {
 }
 
 /// One session as a machine keeps it; `Side` holds what only one role tracks.
+/// The sessions of one link by id: a handful at most, kept in arrays searched by id.
+///
+/// A dictionary of sessions changed in place (`sessions[id]?.field = …`) runs its `_modify`
+/// accessor, whose frame holds an optional session too large for the inline buffer: perf
+/// counted six mallocs for each frame received and each message sent. ``update(_:_:)``
+/// changes the stored session through the array's element address instead.
+struct SessionTable<Side: Sendable>: Sendable {
+    private var ids: [UInt8] = []
+    private var entries: [Session<Side>] = []
+
+    /// The session, a copy; assigning stores or (with nil) removes it.
+    subscript(id: UInt8) -> Session<Side>? {
+        get { ids.firstIndex(of: id).map { entries[$0] } }
+        set {
+            switch (ids.firstIndex(of: id), newValue) {
+            case (let index?, let session?): entries[index] = session
+            case (let index?, nil):
+                ids.remove(at: index)
+                entries.remove(at: index)
+            case (nil, let session?):
+                ids.append(id)
+                entries.append(session)
+            case (nil, nil): break
+            }
+        }
+    }
+
+    /// Runs `change` on the stored session `id`; nil when there is none.
+    mutating func update<Result, Failure: Error>(
+        _ id: UInt8, _ change: (inout Session<Side>) throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        guard let index = ids.firstIndex(of: id) else { return nil }
+        return try change(&entries[index])
+    }
+
+    /// The ids in ascending order.
+    var sortedIDs: [UInt8] { ids.sorted() }
+
+    var all: [Session<Side>] { entries }
+
+    var byID: [UInt8: Session<Side>] { Dictionary(uniqueKeysWithValues: zip(ids, entries)) }
+
+    mutating func removeAll() {
+        ids.removeAll()
+        entries.removeAll()
+    }
+}
+
 struct Session<Side: Sendable>: Sendable {
     var info: SessionInfo
     var services: Set<ServiceType> = [.rpc, .hybrid]
