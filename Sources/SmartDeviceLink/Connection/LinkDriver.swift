@@ -24,16 +24,18 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
 
     /// Queues the `.send` actions in order and returns the others.
     package func route(_ actions: [ProtocolAction]) -> [ProtocolAction] {
-        var rest: [ProtocolAction] = []
-        for action in actions {
+        // The usual lists are all sends or no send at all: those need no new array.
+        var rest: [ProtocolAction]?
+        for (index, action) in actions.enumerated() {
             if case .send(let bytes) = action {
                 tap?.observe(bytes, direction: .sent, at: clock.now)
                 io.enqueue(bytes)
+                if rest == nil { rest = Array(actions[..<index]) }
             } else {
-                rest.append(action)
+                rest?.append(action)
             }
         }
-        return rest
+        return rest ?? actions
     }
 
     // Below, the machine's actions are taken into a local before `route`: in

@@ -89,6 +89,18 @@ struct RPCValidationTests {
         if case .allowedValues(let allowed) = e.limit { #expect(allowed.contains("SUCCESS")) } else { Issue.record("\(e.limit)") }
     }
 
+    @Test("Of several errors the first in the spec's order is reported, whatever the dictionary's order; unknown names last, the least first")
+    func firstErrorInSpecOrder() throws {
+        // Show lists mainField1 before mainField2 and alignment; each process seeds the hash
+        // (so the dictionary's order) differently.
+        let both = try #require(error("Show", ["mainField2": 2, "zzUnknown": 1, "alignment": "UP", "mainField1": 1, "aaUnknown": 1]))
+        #expect(both.path == "Show.mainField1")
+        let unknowns = try #require(error("Show", ["mainField2": "ok", "zzUnknown": 1, "aaUnknown": 1, "mmUnknown": 1]))
+        #expect(unknowns.path == "Show.aaUnknown")
+        let mandatoryFirst = try #require(error("AddCommand", ["menuParams": ["menuName": 7]]))
+        #expect(mandatoryFirst.path == "AddCommand.cmdID", "cmdID comes before menuParams in the spec")
+    }
+
     @Test func unknownParameterWithSuggestion() throws {
         let e = try #require(error("Show", ["mainFeild1": "Hello"]))
         #expect(e.limit == .knownParameter && e.path == "Show.mainFeild1")
