@@ -214,13 +214,13 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
     out("    ]")
     out()
     out("    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.")
-    out("    public init(json: JSONValue, path: String) throws(RPCDecodingError) {")
-    out("        let object = try RPCCoding.object(json, path: path)")
+    out("    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {")
+    out("        let object = try RPCCoding.object(json, path: path())")
     for p in params:
         ident = naming.identifier(p["name"])
         # A missing mandatory array reads as empty (RPCCoding.requiredArray says why).
         fn = ("requiredArray" if p.get("array") else "required") if p.get("mandatory") else "optional"
-        out(f"        self.{ident} = try RPCCoding.{fn}(object, \"{p['name']}\", path: path)")
+        out(f"        self.{ident} = try RPCCoding.{fn}(object, \"{p['name']}\", path: path())")
     out("        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)")
     if message:
         out("        self.bulkData = nil")

@@ -32,8 +32,9 @@ public struct RPCDecodingError: Error, Sendable, Equatable, CustomStringConverti
 
 /// A value of the RPC spec that travels as JSON: every generated struct, enum and message.
 public protocol RPCValue: Sendable, Hashable {
-    /// Decodes from a JSON value; `path` names the location for errors.
-    init(json: JSONValue, path: String) throws(RPCDecodingError)
+    /// Decodes from a JSON value; `path` names the location for errors. It is an
+    /// autoclosure: built only for an error, not for every field of every message.
+    init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError)
     /// The JSON form, exactly as on the wire.
     var json: JSONValue { get }
 }
@@ -51,9 +52,9 @@ extension RPCEnum {
     public var isKnown: Bool { Self.knownValues.contains(self) }
     public var description: String { rawValue }
     public var json: JSONValue { .string(rawValue) }
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         guard case .string(let raw) = json else {
-            throw RPCDecodingError(path: path, reason: "expected a string, found \(json.kindName)")
+            throw RPCDecodingError(path: path(), reason: "expected a string, found \(json.kindName)")
         }
         self.init(rawValue: raw)!
     }
@@ -97,46 +98,48 @@ public protocol RPCNotification: RPCMessage {}
 /// Decoding and encoding helpers for generated code. Not meant for direct use.
 public enum RPCCoding {
     @inlinable
-    public static func object(_ json: JSONValue, path: String) throws(RPCDecodingError) -> JSONObject {
+    public static func object(_ json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) -> JSONObject {
         guard case .object(let object) = json else {
-            throw RPCDecodingError(path: path, reason: "expected an object, found \(json.kindName)")
+            throw RPCDecodingError(path: path(), reason: "expected an object, found \(json.kindName)")
         }
         return object
     }
 
-    public static func required<T: RPCValue>(_ object: JSONObject, _ key: String, path: String) throws(RPCDecodingError) -> T {
+    public static func required<T: RPCValue>(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> T {
         guard let value = object[key], !value.isNull else {
-            throw RPCDecodingError(path: "\(path).\(key)", reason: "mandatory parameter is missing")
+            throw RPCDecodingError(path: "\(path()).\(key)", reason: "mandatory parameter is missing")
         }
-        return try T(json: value, path: "\(path).\(key)")
+        return try T(json: value, path: "\(path()).\(key)")
     }
 
     /// A mandatory array that is missing reads as empty instead of failing the whole message:
     /// head units leave some out (sdl_core 8.2's stock HMI capabilities list image fields
     /// without `imageTypeSupported`, in every RegisterAppInterface response), and an empty
     /// list tells the app no more and no less than a missing one. The spec check reports it.
-    public static func requiredArray<Element: RPCValue>(_ object: JSONObject, _ key: String, path: String) throws(RPCDecodingError) -> [Element] {
+    public static func requiredArray<Element: RPCValue>(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> [Element] {
         guard let value = object[key], !value.isNull else { return [] }
-        return try [Element](json: value, path: "\(path).\(key)")
+        return try [Element](json: value, path: "\(path()).\(key)")
     }
 
-    public static func optional<T: RPCValue>(_ object: JSONObject, _ key: String, path: String) throws(RPCDecodingError) -> T? {
+    public static func optional<T: RPCValue>(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> T? {
         guard let value = object[key], !value.isNull else { return nil }
-        return try T(json: value, path: "\(path).\(key)")
+        return try T(json: value, path: "\(path()).\(key)")
     }
 
     /// The keys of `object` not in `known`: kept so nothing a newer head unit sent is lost.
     public static func additional(_ object: JSONObject, known: Set<String>) -> JSONObject {
-        object.filter { !known.contains($0.key) }
+        // Nearly always nothing: answer that without building a filtered dictionary.
+        guard object.keys.contains(where: { !known.contains($0) }) else { return [:] }
+        return object.filter { !known.contains($0.key) }
     }
 }
 
 // MARK: - Primitive types of the spec
 
 extension String: RPCValue {
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         guard case .string(let s) = json else {
-            throw RPCDecodingError(path: path, reason: "expected a string, found \(json.kindName)")
+            throw RPCDecodingError(path: path(), reason: "expected a string, found \(json.kindName)")
         }
         self = s
     }
@@ -144,9 +147,9 @@ extension String: RPCValue {
 }
 
 extension Bool: RPCValue {
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         guard case .bool(let b) = json else {
-            throw RPCDecodingError(path: path, reason: "expected a boolean, found \(json.kindName)")
+            throw RPCDecodingError(path: path(), reason: "expected a boolean, found \(json.kindName)")
         }
         self = b
     }
@@ -155,9 +158,9 @@ extension Bool: RPCValue {
 
 /// The spec's `Integer`: a 64-bit signed value (some parameters exceed 32 bits).
 extension Int: RPCValue {
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         guard let i = json.intValue, let value = Int(exactly: i) else {
-            throw RPCDecodingError(path: path, reason: "expected an integer, found \(json.kindName)")
+            throw RPCDecodingError(path: path(), reason: "expected an integer, found \(json.kindName)")
         }
         self = value
     }
@@ -166,9 +169,9 @@ extension Int: RPCValue {
 
 /// The spec's `Float`: any JSON number.
 extension Double: RPCValue {
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         guard let d = json.doubleValue else {
-            throw RPCDecodingError(path: path, reason: "expected a number, found \(json.kindName)")
+            throw RPCDecodingError(path: path(), reason: "expected a number, found \(json.kindName)")
         }
         self = d
     }
@@ -176,14 +179,14 @@ extension Double: RPCValue {
 }
 
 extension Array: RPCValue where Element: RPCValue {
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         guard case .array(let items) = json else {
-            throw RPCDecodingError(path: path, reason: "expected an array, found \(json.kindName)")
+            throw RPCDecodingError(path: path(), reason: "expected an array, found \(json.kindName)")
         }
         var result: [Element] = []
         result.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            result.append(try Element(json: item, path: "\(path)[\(index)]"))
+            result.append(try Element(json: item, path: "\(path())[\(index)]"))
         }
         self = result
     }
@@ -191,6 +194,6 @@ extension Array: RPCValue where Element: RPCValue {
 }
 
 extension JSONValue: RPCValue {
-    public init(json: JSONValue, path: String) { self = json }
+    public init(json: JSONValue, path: @autoclosure () -> String) { self = json }
     public var json: JSONValue { self }
 }

@@ -9,6 +9,21 @@ struct RPCGeneratedTypesTests {
     // `<function`, `<struct`, `<enum` in the file gives 160/122/113, because it also
     // counts earlier shapes kept inside <history> (5 functions, 1 struct, 2 enums) and
     // three commented-out functions (SyncPData request/response, OnSyncPData).
+    @Test("A decoding error names the path to the value, through structs and arrays")
+    func decodingErrorPath() throws {
+        let wrongKind = try JSONValue.parse(#"{"softButtons":[{"type":"TEXT","softButtonID":1},{"type":"TEXT","softButtonID":"two"}]}"#)
+        #expect(throws: RPCDecodingError(path: "Show.softButtons[1].softButtonID", reason: "expected an integer, found a string")) {
+            try Show(json: wrongKind, path: "Show")
+        }
+        let missing = try JSONValue.parse(#"{"softButtons":[{"softButtonID":1}]}"#)
+        #expect(throws: RPCDecodingError(path: "Show.softButtons[0].type", reason: "mandatory parameter is missing")) {
+            try Show(json: missing, path: "Show")
+        }
+        let unknownKept = try Show(json: JSONValue.parse(#"{"mainField1":"a","newerField":1}"#), path: "Show")
+        #expect(unknownKept.additionalParameters == ["newerField": 1])
+        #expect(try Show(json: JSONValue.parse(#"{"mainField1":"a"}"#), path: "Show").additionalParameters.isEmpty)
+    }
+
     @Test func specCounts() {
         #expect(spec.interfaceVersion == "8.0.0")
         #expect(spec.functions.count == 152)

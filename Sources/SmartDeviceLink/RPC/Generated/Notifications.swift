@@ -23,8 +23,8 @@ public struct OnSubtleAlertPressed: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -87,13 +87,13 @@ public struct OnHMIStatus: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.hmiLevel = try RPCCoding.required(object, "hmiLevel", path: path)
-        self.audioStreamingState = try RPCCoding.required(object, "audioStreamingState", path: path)
-        self.systemContext = try RPCCoding.required(object, "systemContext", path: path)
-        self.videoStreamingState = try RPCCoding.optional(object, "videoStreamingState", path: path)
-        self.windowID = try RPCCoding.optional(object, "windowID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.hmiLevel = try RPCCoding.required(object, "hmiLevel", path: path())
+        self.audioStreamingState = try RPCCoding.required(object, "audioStreamingState", path: path())
+        self.systemContext = try RPCCoding.required(object, "systemContext", path: path())
+        self.videoStreamingState = try RPCCoding.optional(object, "videoStreamingState", path: path())
+        self.windowID = try RPCCoding.optional(object, "windowID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -138,9 +138,9 @@ public struct OnAppInterfaceUnregistered: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.reason = try RPCCoding.required(object, "reason", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.reason = try RPCCoding.required(object, "reason", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -195,11 +195,11 @@ public struct OnButtonEvent: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path)
-        self.buttonEventMode = try RPCCoding.required(object, "buttonEventMode", path: path)
-        self.customButtonID = try RPCCoding.optional(object, "customButtonID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
+        self.buttonEventMode = try RPCCoding.required(object, "buttonEventMode", path: path())
+        self.customButtonID = try RPCCoding.optional(object, "customButtonID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -256,11 +256,11 @@ public struct OnButtonPress: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path)
-        self.buttonPressMode = try RPCCoding.required(object, "buttonPressMode", path: path)
-        self.customButtonID = try RPCCoding.optional(object, "customButtonID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
+        self.buttonPressMode = try RPCCoding.required(object, "buttonPressMode", path: path())
+        self.customButtonID = try RPCCoding.optional(object, "customButtonID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -482,44 +482,44 @@ public struct OnVehicleData: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.gps = try RPCCoding.optional(object, "gps", path: path)
-        self.speed = try RPCCoding.optional(object, "speed", path: path)
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path)
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path)
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path)
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path)
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path)
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path)
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path)
-        self.vin = try RPCCoding.optional(object, "vin", path: path)
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path)
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path)
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path)
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path)
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path)
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path)
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path)
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path)
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path)
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path)
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path)
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path)
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path)
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path)
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path)
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path)
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path)
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path)
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path)
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path)
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path)
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path)
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path)
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path)
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.gps = try RPCCoding.optional(object, "gps", path: path())
+        self.speed = try RPCCoding.optional(object, "speed", path: path())
+        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
+        self.vin = try RPCCoding.optional(object, "vin", path: path())
+        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -604,10 +604,10 @@ public struct OnCommand: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.cmdID = try RPCCoding.required(object, "cmdID", path: path)
-        self.triggerSource = try RPCCoding.required(object, "triggerSource", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.cmdID = try RPCCoding.required(object, "cmdID", path: path())
+        self.triggerSource = try RPCCoding.required(object, "triggerSource", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -649,9 +649,9 @@ public struct OnTBTClientState: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.state = try RPCCoding.required(object, "state", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.state = try RPCCoding.required(object, "state", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -706,11 +706,11 @@ public struct OnDriverDistraction: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.state = try RPCCoding.required(object, "state", path: path)
-        self.lockScreenDismissalEnabled = try RPCCoding.optional(object, "lockScreenDismissalEnabled", path: path)
-        self.lockScreenDismissalWarning = try RPCCoding.optional(object, "lockScreenDismissalWarning", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.state = try RPCCoding.required(object, "state", path: path())
+        self.lockScreenDismissalEnabled = try RPCCoding.optional(object, "lockScreenDismissalEnabled", path: path())
+        self.lockScreenDismissalWarning = try RPCCoding.optional(object, "lockScreenDismissalWarning", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -762,10 +762,10 @@ public struct OnPermissionsChange: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.permissionItem = try RPCCoding.requiredArray(object, "permissionItem", path: path)
-        self.requireEncryption = try RPCCoding.optional(object, "requireEncryption", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.permissionItem = try RPCCoding.requiredArray(object, "permissionItem", path: path())
+        self.requireEncryption = try RPCCoding.optional(object, "requireEncryption", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -803,8 +803,8 @@ public struct OnAudioPassThru: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -852,10 +852,10 @@ public struct OnLanguageChange: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.language = try RPCCoding.required(object, "language", path: path)
-        self.hmiDisplayLanguage = try RPCCoding.required(object, "hmiDisplayLanguage", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.language = try RPCCoding.required(object, "language", path: path())
+        self.hmiDisplayLanguage = try RPCCoding.required(object, "hmiDisplayLanguage", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -906,10 +906,10 @@ public struct OnKeyboardInput: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.event = try RPCCoding.required(object, "event", path: path)
-        self.data = try RPCCoding.optional(object, "data", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.event = try RPCCoding.required(object, "event", path: path())
+        self.data = try RPCCoding.optional(object, "data", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -960,10 +960,10 @@ public struct OnTouchEvent: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.type = try RPCCoding.required(object, "type", path: path)
-        self.event = try RPCCoding.requiredArray(object, "event", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.type = try RPCCoding.required(object, "type", path: path())
+        self.event = try RPCCoding.requiredArray(object, "event", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1039,15 +1039,15 @@ public struct OnSystemRequest: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.requestType = try RPCCoding.required(object, "requestType", path: path)
-        self.requestSubType = try RPCCoding.optional(object, "requestSubType", path: path)
-        self.url = try RPCCoding.optional(object, "url", path: path)
-        self.timeout = try RPCCoding.optional(object, "timeout", path: path)
-        self.fileType = try RPCCoding.optional(object, "fileType", path: path)
-        self.offset = try RPCCoding.optional(object, "offset", path: path)
-        self.length = try RPCCoding.optional(object, "length", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.requestType = try RPCCoding.required(object, "requestType", path: path())
+        self.requestSubType = try RPCCoding.optional(object, "requestSubType", path: path())
+        self.url = try RPCCoding.optional(object, "url", path: path())
+        self.timeout = try RPCCoding.optional(object, "timeout", path: path())
+        self.fileType = try RPCCoding.optional(object, "fileType", path: path())
+        self.offset = try RPCCoding.optional(object, "offset", path: path())
+        self.length = try RPCCoding.optional(object, "length", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1094,9 +1094,9 @@ public struct OnHashChange: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.hashID = try RPCCoding.required(object, "hashID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.hashID = try RPCCoding.required(object, "hashID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1137,9 +1137,9 @@ public struct OnWayPointChange: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.wayPoints = try RPCCoding.requiredArray(object, "wayPoints", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.wayPoints = try RPCCoding.requiredArray(object, "wayPoints", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1180,9 +1180,9 @@ public struct OnInteriorVehicleData: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleData = try RPCCoding.required(object, "moduleData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleData = try RPCCoding.required(object, "moduleData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1237,11 +1237,11 @@ public struct OnRCStatus: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.allowed = try RPCCoding.optional(object, "allowed", path: path)
-        self.allocatedModules = try RPCCoding.requiredArray(object, "allocatedModules", path: path)
-        self.freeModules = try RPCCoding.requiredArray(object, "freeModules", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.allowed = try RPCCoding.optional(object, "allowed", path: path())
+        self.allocatedModules = try RPCCoding.requiredArray(object, "allocatedModules", path: path())
+        self.freeModules = try RPCCoding.requiredArray(object, "freeModules", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1284,9 +1284,9 @@ public struct OnAppServiceData: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.serviceData = try RPCCoding.required(object, "serviceData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.serviceData = try RPCCoding.required(object, "serviceData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1327,9 +1327,9 @@ public struct OnSystemCapabilityUpdated: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.systemCapability = try RPCCoding.required(object, "systemCapability", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.systemCapability = try RPCCoding.required(object, "systemCapability", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1370,9 +1370,9 @@ public struct OnAppCapabilityUpdated: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.appCapability = try RPCCoding.required(object, "appCapability", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.appCapability = try RPCCoding.required(object, "appCapability", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1413,9 +1413,9 @@ public struct OnUpdateFile: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.fileName = try RPCCoding.required(object, "fileName", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.fileName = try RPCCoding.required(object, "fileName", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1465,10 +1465,10 @@ public struct OnUpdateSubMenu: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.menuID = try RPCCoding.required(object, "menuID", path: path)
-        self.updateSubCells = try RPCCoding.optional(object, "updateSubCells", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.menuID = try RPCCoding.required(object, "menuID", path: path())
+        self.updateSubCells = try RPCCoding.optional(object, "updateSubCells", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1524,11 +1524,11 @@ public struct OnEncodedSyncPData: RPCNotification {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.data = try RPCCoding.requiredArray(object, "data", path: path)
-        self.URL = try RPCCoding.optional(object, "URL", path: path)
-        self.Timeout = try RPCCoding.optional(object, "Timeout", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.data = try RPCCoding.requiredArray(object, "data", path: path())
+        self.URL = try RPCCoding.optional(object, "URL", path: path())
+        self.Timeout = try RPCCoding.optional(object, "Timeout", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }

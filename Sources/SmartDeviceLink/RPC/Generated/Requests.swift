@@ -108,24 +108,24 @@ public struct RegisterAppInterface: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.syncMsgVersion = try RPCCoding.required(object, "syncMsgVersion", path: path)
-        self.appName = try RPCCoding.required(object, "appName", path: path)
-        self.ttsName = try RPCCoding.optional(object, "ttsName", path: path)
-        self.ngnMediaScreenAppName = try RPCCoding.optional(object, "ngnMediaScreenAppName", path: path)
-        self.vrSynonyms = try RPCCoding.optional(object, "vrSynonyms", path: path)
-        self.isMediaApplication = try RPCCoding.required(object, "isMediaApplication", path: path)
-        self.languageDesired = try RPCCoding.required(object, "languageDesired", path: path)
-        self.hmiDisplayLanguageDesired = try RPCCoding.required(object, "hmiDisplayLanguageDesired", path: path)
-        self.appHMIType = try RPCCoding.optional(object, "appHMIType", path: path)
-        self.hashID = try RPCCoding.optional(object, "hashID", path: path)
-        self.deviceInfo = try RPCCoding.optional(object, "deviceInfo", path: path)
-        self.appID = try RPCCoding.required(object, "appID", path: path)
-        self.fullAppID = try RPCCoding.optional(object, "fullAppID", path: path)
-        self.appInfo = try RPCCoding.optional(object, "appInfo", path: path)
-        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path)
-        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.syncMsgVersion = try RPCCoding.required(object, "syncMsgVersion", path: path())
+        self.appName = try RPCCoding.required(object, "appName", path: path())
+        self.ttsName = try RPCCoding.optional(object, "ttsName", path: path())
+        self.ngnMediaScreenAppName = try RPCCoding.optional(object, "ngnMediaScreenAppName", path: path())
+        self.vrSynonyms = try RPCCoding.optional(object, "vrSynonyms", path: path())
+        self.isMediaApplication = try RPCCoding.required(object, "isMediaApplication", path: path())
+        self.languageDesired = try RPCCoding.required(object, "languageDesired", path: path())
+        self.hmiDisplayLanguageDesired = try RPCCoding.required(object, "hmiDisplayLanguageDesired", path: path())
+        self.appHMIType = try RPCCoding.optional(object, "appHMIType", path: path())
+        self.hashID = try RPCCoding.optional(object, "hashID", path: path())
+        self.deviceInfo = try RPCCoding.optional(object, "deviceInfo", path: path())
+        self.appID = try RPCCoding.required(object, "appID", path: path())
+        self.fullAppID = try RPCCoding.optional(object, "fullAppID", path: path())
+        self.appInfo = try RPCCoding.optional(object, "appInfo", path: path())
+        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path())
+        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -179,8 +179,8 @@ public struct UnregisterAppInterface: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -245,13 +245,13 @@ public struct CreateWindow: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.windowID = try RPCCoding.required(object, "windowID", path: path)
-        self.windowName = try RPCCoding.required(object, "windowName", path: path)
-        self.type = try RPCCoding.required(object, "type", path: path)
-        self.associatedServiceType = try RPCCoding.optional(object, "associatedServiceType", path: path)
-        self.duplicateUpdatesFromWindowID = try RPCCoding.optional(object, "duplicateUpdatesFromWindowID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.windowID = try RPCCoding.required(object, "windowID", path: path())
+        self.windowName = try RPCCoding.required(object, "windowName", path: path())
+        self.type = try RPCCoding.required(object, "type", path: path())
+        self.associatedServiceType = try RPCCoding.optional(object, "associatedServiceType", path: path())
+        self.duplicateUpdatesFromWindowID = try RPCCoding.optional(object, "duplicateUpdatesFromWindowID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -298,9 +298,9 @@ public struct DeleteWindow: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.windowID = try RPCCoding.required(object, "windowID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.windowID = try RPCCoding.required(object, "windowID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -387,17 +387,17 @@ public struct SetGlobalProperties: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.userLocation = try RPCCoding.optional(object, "userLocation", path: path)
-        self.helpPrompt = try RPCCoding.optional(object, "helpPrompt", path: path)
-        self.timeoutPrompt = try RPCCoding.optional(object, "timeoutPrompt", path: path)
-        self.vrHelpTitle = try RPCCoding.optional(object, "vrHelpTitle", path: path)
-        self.vrHelp = try RPCCoding.optional(object, "vrHelp", path: path)
-        self.menuTitle = try RPCCoding.optional(object, "menuTitle", path: path)
-        self.menuIcon = try RPCCoding.optional(object, "menuIcon", path: path)
-        self.keyboardProperties = try RPCCoding.optional(object, "keyboardProperties", path: path)
-        self.menuLayout = try RPCCoding.optional(object, "menuLayout", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.userLocation = try RPCCoding.optional(object, "userLocation", path: path())
+        self.helpPrompt = try RPCCoding.optional(object, "helpPrompt", path: path())
+        self.timeoutPrompt = try RPCCoding.optional(object, "timeoutPrompt", path: path())
+        self.vrHelpTitle = try RPCCoding.optional(object, "vrHelpTitle", path: path())
+        self.vrHelp = try RPCCoding.optional(object, "vrHelp", path: path())
+        self.menuTitle = try RPCCoding.optional(object, "menuTitle", path: path())
+        self.menuIcon = try RPCCoding.optional(object, "menuIcon", path: path())
+        self.keyboardProperties = try RPCCoding.optional(object, "keyboardProperties", path: path())
+        self.menuLayout = try RPCCoding.optional(object, "menuLayout", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -448,9 +448,9 @@ public struct ResetGlobalProperties: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.properties = try RPCCoding.requiredArray(object, "properties", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.properties = try RPCCoding.requiredArray(object, "properties", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -517,13 +517,13 @@ public struct AddCommand: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.cmdID = try RPCCoding.required(object, "cmdID", path: path)
-        self.menuParams = try RPCCoding.optional(object, "menuParams", path: path)
-        self.vrCommands = try RPCCoding.optional(object, "vrCommands", path: path)
-        self.cmdIcon = try RPCCoding.optional(object, "cmdIcon", path: path)
-        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.cmdID = try RPCCoding.required(object, "cmdID", path: path())
+        self.menuParams = try RPCCoding.optional(object, "menuParams", path: path())
+        self.vrCommands = try RPCCoding.optional(object, "vrCommands", path: path())
+        self.cmdIcon = try RPCCoding.optional(object, "cmdIcon", path: path())
+        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -570,9 +570,9 @@ public struct DeleteCommand: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.cmdID = try RPCCoding.required(object, "cmdID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.cmdID = try RPCCoding.required(object, "cmdID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -659,17 +659,17 @@ public struct AddSubMenu: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.menuID = try RPCCoding.required(object, "menuID", path: path)
-        self.position = try RPCCoding.optional(object, "position", path: path)
-        self.menuName = try RPCCoding.required(object, "menuName", path: path)
-        self.menuIcon = try RPCCoding.optional(object, "menuIcon", path: path)
-        self.menuLayout = try RPCCoding.optional(object, "menuLayout", path: path)
-        self.parentID = try RPCCoding.optional(object, "parentID", path: path)
-        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path)
-        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path)
-        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.menuID = try RPCCoding.required(object, "menuID", path: path())
+        self.position = try RPCCoding.optional(object, "position", path: path())
+        self.menuName = try RPCCoding.required(object, "menuName", path: path())
+        self.menuIcon = try RPCCoding.optional(object, "menuIcon", path: path())
+        self.menuLayout = try RPCCoding.optional(object, "menuLayout", path: path())
+        self.parentID = try RPCCoding.optional(object, "parentID", path: path())
+        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path())
+        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path())
+        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -720,9 +720,9 @@ public struct DeleteSubMenu: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.menuID = try RPCCoding.required(object, "menuID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.menuID = try RPCCoding.required(object, "menuID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -765,9 +765,9 @@ public struct ShowAppMenu: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.menuID = try RPCCoding.optional(object, "menuID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.menuID = try RPCCoding.optional(object, "menuID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -819,10 +819,10 @@ public struct CreateInteractionChoiceSet: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.interactionChoiceSetID = try RPCCoding.required(object, "interactionChoiceSetID", path: path)
-        self.choiceSet = try RPCCoding.requiredArray(object, "choiceSet", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.interactionChoiceSetID = try RPCCoding.required(object, "interactionChoiceSetID", path: path())
+        self.choiceSet = try RPCCoding.requiredArray(object, "choiceSet", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -915,18 +915,18 @@ public struct PerformInteraction: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.initialText = try RPCCoding.required(object, "initialText", path: path)
-        self.initialPrompt = try RPCCoding.optional(object, "initialPrompt", path: path)
-        self.interactionMode = try RPCCoding.required(object, "interactionMode", path: path)
-        self.interactionChoiceSetIDList = try RPCCoding.requiredArray(object, "interactionChoiceSetIDList", path: path)
-        self.helpPrompt = try RPCCoding.optional(object, "helpPrompt", path: path)
-        self.timeoutPrompt = try RPCCoding.optional(object, "timeoutPrompt", path: path)
-        self.timeout = try RPCCoding.optional(object, "timeout", path: path)
-        self.vrHelp = try RPCCoding.optional(object, "vrHelp", path: path)
-        self.interactionLayout = try RPCCoding.optional(object, "interactionLayout", path: path)
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.initialText = try RPCCoding.required(object, "initialText", path: path())
+        self.initialPrompt = try RPCCoding.optional(object, "initialPrompt", path: path())
+        self.interactionMode = try RPCCoding.required(object, "interactionMode", path: path())
+        self.interactionChoiceSetIDList = try RPCCoding.requiredArray(object, "interactionChoiceSetIDList", path: path())
+        self.helpPrompt = try RPCCoding.optional(object, "helpPrompt", path: path())
+        self.timeoutPrompt = try RPCCoding.optional(object, "timeoutPrompt", path: path())
+        self.timeout = try RPCCoding.optional(object, "timeout", path: path())
+        self.vrHelp = try RPCCoding.optional(object, "vrHelp", path: path())
+        self.interactionLayout = try RPCCoding.optional(object, "interactionLayout", path: path())
+        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -978,9 +978,9 @@ public struct DeleteInteractionChoiceSet: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.interactionChoiceSetID = try RPCCoding.required(object, "interactionChoiceSetID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.interactionChoiceSetID = try RPCCoding.required(object, "interactionChoiceSetID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1072,18 +1072,18 @@ public struct Alert: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.alertText1 = try RPCCoding.optional(object, "alertText1", path: path)
-        self.alertText2 = try RPCCoding.optional(object, "alertText2", path: path)
-        self.alertText3 = try RPCCoding.optional(object, "alertText3", path: path)
-        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path)
-        self.duration = try RPCCoding.optional(object, "duration", path: path)
-        self.playTone = try RPCCoding.optional(object, "playTone", path: path)
-        self.progressIndicator = try RPCCoding.optional(object, "progressIndicator", path: path)
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path)
-        self.alertIcon = try RPCCoding.optional(object, "alertIcon", path: path)
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.alertText1 = try RPCCoding.optional(object, "alertText1", path: path())
+        self.alertText2 = try RPCCoding.optional(object, "alertText2", path: path())
+        self.alertText3 = try RPCCoding.optional(object, "alertText3", path: path())
+        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path())
+        self.duration = try RPCCoding.optional(object, "duration", path: path())
+        self.playTone = try RPCCoding.optional(object, "playTone", path: path())
+        self.progressIndicator = try RPCCoding.optional(object, "progressIndicator", path: path())
+        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
+        self.alertIcon = try RPCCoding.optional(object, "alertIcon", path: path())
+        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1169,15 +1169,15 @@ public struct SubtleAlert: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.alertText1 = try RPCCoding.optional(object, "alertText1", path: path)
-        self.alertText2 = try RPCCoding.optional(object, "alertText2", path: path)
-        self.alertIcon = try RPCCoding.optional(object, "alertIcon", path: path)
-        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path)
-        self.duration = try RPCCoding.optional(object, "duration", path: path)
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path)
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.alertText1 = try RPCCoding.optional(object, "alertText1", path: path())
+        self.alertText2 = try RPCCoding.optional(object, "alertText2", path: path())
+        self.alertIcon = try RPCCoding.optional(object, "alertIcon", path: path())
+        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path())
+        self.duration = try RPCCoding.optional(object, "duration", path: path())
+        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
+        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1305,24 +1305,24 @@ public struct Show: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.mainField1 = try RPCCoding.optional(object, "mainField1", path: path)
-        self.mainField2 = try RPCCoding.optional(object, "mainField2", path: path)
-        self.mainField3 = try RPCCoding.optional(object, "mainField3", path: path)
-        self.mainField4 = try RPCCoding.optional(object, "mainField4", path: path)
-        self.alignment = try RPCCoding.optional(object, "alignment", path: path)
-        self.statusBar = try RPCCoding.optional(object, "statusBar", path: path)
-        self.mediaClock = try RPCCoding.optional(object, "mediaClock", path: path)
-        self.mediaTrack = try RPCCoding.optional(object, "mediaTrack", path: path)
-        self.graphic = try RPCCoding.optional(object, "graphic", path: path)
-        self.secondaryGraphic = try RPCCoding.optional(object, "secondaryGraphic", path: path)
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path)
-        self.customPresets = try RPCCoding.optional(object, "customPresets", path: path)
-        self.metadataTags = try RPCCoding.optional(object, "metadataTags", path: path)
-        self.templateTitle = try RPCCoding.optional(object, "templateTitle", path: path)
-        self.windowID = try RPCCoding.optional(object, "windowID", path: path)
-        self.templateConfiguration = try RPCCoding.optional(object, "templateConfiguration", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.mainField1 = try RPCCoding.optional(object, "mainField1", path: path())
+        self.mainField2 = try RPCCoding.optional(object, "mainField2", path: path())
+        self.mainField3 = try RPCCoding.optional(object, "mainField3", path: path())
+        self.mainField4 = try RPCCoding.optional(object, "mainField4", path: path())
+        self.alignment = try RPCCoding.optional(object, "alignment", path: path())
+        self.statusBar = try RPCCoding.optional(object, "statusBar", path: path())
+        self.mediaClock = try RPCCoding.optional(object, "mediaClock", path: path())
+        self.mediaTrack = try RPCCoding.optional(object, "mediaTrack", path: path())
+        self.graphic = try RPCCoding.optional(object, "graphic", path: path())
+        self.secondaryGraphic = try RPCCoding.optional(object, "secondaryGraphic", path: path())
+        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
+        self.customPresets = try RPCCoding.optional(object, "customPresets", path: path())
+        self.metadataTags = try RPCCoding.optional(object, "metadataTags", path: path())
+        self.templateTitle = try RPCCoding.optional(object, "templateTitle", path: path())
+        self.windowID = try RPCCoding.optional(object, "windowID", path: path())
+        self.templateConfiguration = try RPCCoding.optional(object, "templateConfiguration", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1380,9 +1380,9 @@ public struct Speak: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.ttsChunks = try RPCCoding.requiredArray(object, "ttsChunks", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.ttsChunks = try RPCCoding.requiredArray(object, "ttsChunks", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1459,15 +1459,15 @@ public struct SetMediaClockTimer: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.startTime = try RPCCoding.optional(object, "startTime", path: path)
-        self.endTime = try RPCCoding.optional(object, "endTime", path: path)
-        self.updateMode = try RPCCoding.required(object, "updateMode", path: path)
-        self.audioStreamingIndicator = try RPCCoding.optional(object, "audioStreamingIndicator", path: path)
-        self.forwardSeekIndicator = try RPCCoding.optional(object, "forwardSeekIndicator", path: path)
-        self.backSeekIndicator = try RPCCoding.optional(object, "backSeekIndicator", path: path)
-        self.countRate = try RPCCoding.optional(object, "countRate", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.startTime = try RPCCoding.optional(object, "startTime", path: path())
+        self.endTime = try RPCCoding.optional(object, "endTime", path: path())
+        self.updateMode = try RPCCoding.required(object, "updateMode", path: path())
+        self.audioStreamingIndicator = try RPCCoding.optional(object, "audioStreamingIndicator", path: path())
+        self.forwardSeekIndicator = try RPCCoding.optional(object, "forwardSeekIndicator", path: path())
+        self.backSeekIndicator = try RPCCoding.optional(object, "backSeekIndicator", path: path())
+        self.countRate = try RPCCoding.optional(object, "countRate", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1555,16 +1555,16 @@ public struct PerformAudioPassThru: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.initialPrompt = try RPCCoding.optional(object, "initialPrompt", path: path)
-        self.audioPassThruDisplayText1 = try RPCCoding.optional(object, "audioPassThruDisplayText1", path: path)
-        self.audioPassThruDisplayText2 = try RPCCoding.optional(object, "audioPassThruDisplayText2", path: path)
-        self.samplingRate = try RPCCoding.required(object, "samplingRate", path: path)
-        self.maxDuration = try RPCCoding.required(object, "maxDuration", path: path)
-        self.bitsPerSample = try RPCCoding.required(object, "bitsPerSample", path: path)
-        self.audioType = try RPCCoding.required(object, "audioType", path: path)
-        self.muteAudio = try RPCCoding.optional(object, "muteAudio", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.initialPrompt = try RPCCoding.optional(object, "initialPrompt", path: path())
+        self.audioPassThruDisplayText1 = try RPCCoding.optional(object, "audioPassThruDisplayText1", path: path())
+        self.audioPassThruDisplayText2 = try RPCCoding.optional(object, "audioPassThruDisplayText2", path: path())
+        self.samplingRate = try RPCCoding.required(object, "samplingRate", path: path())
+        self.maxDuration = try RPCCoding.required(object, "maxDuration", path: path())
+        self.bitsPerSample = try RPCCoding.required(object, "bitsPerSample", path: path())
+        self.audioType = try RPCCoding.required(object, "audioType", path: path())
+        self.muteAudio = try RPCCoding.optional(object, "muteAudio", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1610,8 +1610,8 @@ public struct EndAudioPassThru: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1652,9 +1652,9 @@ public struct SubscribeButton: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1697,9 +1697,9 @@ public struct UnsubscribeButton: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1916,43 +1916,43 @@ public struct SubscribeVehicleData: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.gps = try RPCCoding.optional(object, "gps", path: path)
-        self.speed = try RPCCoding.optional(object, "speed", path: path)
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path)
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path)
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path)
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path)
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path)
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path)
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path)
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path)
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path)
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path)
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path)
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path)
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path)
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path)
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path)
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path)
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path)
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path)
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path)
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path)
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path)
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path)
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path)
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path)
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path)
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path)
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path)
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path)
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path)
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path)
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path)
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.gps = try RPCCoding.optional(object, "gps", path: path())
+        self.speed = try RPCCoding.optional(object, "speed", path: path())
+        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
+        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2203,43 +2203,43 @@ public struct UnsubscribeVehicleData: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.gps = try RPCCoding.optional(object, "gps", path: path)
-        self.speed = try RPCCoding.optional(object, "speed", path: path)
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path)
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path)
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path)
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path)
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path)
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path)
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path)
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path)
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path)
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path)
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path)
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path)
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path)
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path)
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path)
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path)
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path)
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path)
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path)
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path)
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path)
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path)
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path)
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path)
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path)
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path)
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path)
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path)
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path)
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path)
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path)
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.gps = try RPCCoding.optional(object, "gps", path: path())
+        self.speed = try RPCCoding.optional(object, "speed", path: path())
+        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
+        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2495,44 +2495,44 @@ public struct GetVehicleData: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.gps = try RPCCoding.optional(object, "gps", path: path)
-        self.speed = try RPCCoding.optional(object, "speed", path: path)
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path)
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path)
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path)
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path)
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path)
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path)
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path)
-        self.vin = try RPCCoding.optional(object, "vin", path: path)
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path)
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path)
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path)
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path)
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path)
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path)
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path)
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path)
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path)
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path)
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path)
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path)
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path)
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path)
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path)
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path)
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path)
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path)
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path)
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path)
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path)
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path)
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path)
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path)
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.gps = try RPCCoding.optional(object, "gps", path: path())
+        self.speed = try RPCCoding.optional(object, "speed", path: path())
+        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
+        self.vin = try RPCCoding.optional(object, "vin", path: path())
+        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2619,10 +2619,10 @@ public struct ReadDID: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.ecuName = try RPCCoding.required(object, "ecuName", path: path)
-        self.didLocation = try RPCCoding.requiredArray(object, "didLocation", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.ecuName = try RPCCoding.required(object, "ecuName", path: path())
+        self.didLocation = try RPCCoding.requiredArray(object, "didLocation", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2675,10 +2675,10 @@ public struct GetDTCs: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.ecuName = try RPCCoding.required(object, "ecuName", path: path)
-        self.dtcMask = try RPCCoding.optional(object, "dtcMask", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.ecuName = try RPCCoding.required(object, "ecuName", path: path())
+        self.dtcMask = try RPCCoding.optional(object, "dtcMask", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2736,11 +2736,11 @@ public struct DiagnosticMessage: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.targetID = try RPCCoding.required(object, "targetID", path: path)
-        self.messageLength = try RPCCoding.required(object, "messageLength", path: path)
-        self.messageData = try RPCCoding.requiredArray(object, "messageData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.targetID = try RPCCoding.required(object, "targetID", path: path())
+        self.messageLength = try RPCCoding.required(object, "messageLength", path: path())
+        self.messageData = try RPCCoding.requiredArray(object, "messageData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2804,12 +2804,12 @@ public struct ScrollableMessage: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.scrollableMessageBody = try RPCCoding.required(object, "scrollableMessageBody", path: path)
-        self.timeout = try RPCCoding.optional(object, "timeout", path: path)
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path)
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.scrollableMessageBody = try RPCCoding.required(object, "scrollableMessageBody", path: path())
+        self.timeout = try RPCCoding.optional(object, "timeout", path: path())
+        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
+        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2884,14 +2884,14 @@ public struct Slider: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.numTicks = try RPCCoding.required(object, "numTicks", path: path)
-        self.position = try RPCCoding.required(object, "position", path: path)
-        self.sliderHeader = try RPCCoding.required(object, "sliderHeader", path: path)
-        self.sliderFooter = try RPCCoding.optional(object, "sliderFooter", path: path)
-        self.timeout = try RPCCoding.optional(object, "timeout", path: path)
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.numTicks = try RPCCoding.required(object, "numTicks", path: path())
+        self.position = try RPCCoding.required(object, "position", path: path())
+        self.sliderHeader = try RPCCoding.required(object, "sliderHeader", path: path())
+        self.sliderFooter = try RPCCoding.optional(object, "sliderFooter", path: path())
+        self.timeout = try RPCCoding.optional(object, "timeout", path: path())
+        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2993,19 +2993,19 @@ public struct ShowConstantTBT: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.navigationText1 = try RPCCoding.optional(object, "navigationText1", path: path)
-        self.navigationText2 = try RPCCoding.optional(object, "navigationText2", path: path)
-        self.eta = try RPCCoding.optional(object, "eta", path: path)
-        self.timeToDestination = try RPCCoding.optional(object, "timeToDestination", path: path)
-        self.totalDistance = try RPCCoding.optional(object, "totalDistance", path: path)
-        self.turnIcon = try RPCCoding.optional(object, "turnIcon", path: path)
-        self.nextTurnIcon = try RPCCoding.optional(object, "nextTurnIcon", path: path)
-        self.distanceToManeuver = try RPCCoding.optional(object, "distanceToManeuver", path: path)
-        self.distanceToManeuverScale = try RPCCoding.optional(object, "distanceToManeuverScale", path: path)
-        self.maneuverComplete = try RPCCoding.optional(object, "maneuverComplete", path: path)
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.navigationText1 = try RPCCoding.optional(object, "navigationText1", path: path())
+        self.navigationText2 = try RPCCoding.optional(object, "navigationText2", path: path())
+        self.eta = try RPCCoding.optional(object, "eta", path: path())
+        self.timeToDestination = try RPCCoding.optional(object, "timeToDestination", path: path())
+        self.totalDistance = try RPCCoding.optional(object, "totalDistance", path: path())
+        self.turnIcon = try RPCCoding.optional(object, "turnIcon", path: path())
+        self.nextTurnIcon = try RPCCoding.optional(object, "nextTurnIcon", path: path())
+        self.distanceToManeuver = try RPCCoding.optional(object, "distanceToManeuver", path: path())
+        self.distanceToManeuverScale = try RPCCoding.optional(object, "distanceToManeuverScale", path: path())
+        self.maneuverComplete = try RPCCoding.optional(object, "maneuverComplete", path: path())
+        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3067,10 +3067,10 @@ public struct AlertManeuver: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path)
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path())
+        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3123,10 +3123,10 @@ public struct UpdateTurnList: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.turnList = try RPCCoding.optional(object, "turnList", path: path)
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.turnList = try RPCCoding.optional(object, "turnList", path: path())
+        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3199,14 +3199,14 @@ public struct ChangeRegistration: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.language = try RPCCoding.required(object, "language", path: path)
-        self.hmiDisplayLanguage = try RPCCoding.required(object, "hmiDisplayLanguage", path: path)
-        self.appName = try RPCCoding.optional(object, "appName", path: path)
-        self.ttsName = try RPCCoding.optional(object, "ttsName", path: path)
-        self.ngnMediaScreenAppName = try RPCCoding.optional(object, "ngnMediaScreenAppName", path: path)
-        self.vrSynonyms = try RPCCoding.optional(object, "vrSynonyms", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.language = try RPCCoding.required(object, "language", path: path())
+        self.hmiDisplayLanguage = try RPCCoding.required(object, "hmiDisplayLanguage", path: path())
+        self.appName = try RPCCoding.optional(object, "appName", path: path())
+        self.ttsName = try RPCCoding.optional(object, "ttsName", path: path())
+        self.ngnMediaScreenAppName = try RPCCoding.optional(object, "ngnMediaScreenAppName", path: path())
+        self.vrSynonyms = try RPCCoding.optional(object, "vrSynonyms", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3288,15 +3288,15 @@ public struct PutFile: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path)
-        self.fileType = try RPCCoding.required(object, "fileType", path: path)
-        self.persistentFile = try RPCCoding.optional(object, "persistentFile", path: path)
-        self.systemFile = try RPCCoding.optional(object, "systemFile", path: path)
-        self.offset = try RPCCoding.optional(object, "offset", path: path)
-        self.length = try RPCCoding.optional(object, "length", path: path)
-        self.crc = try RPCCoding.optional(object, "crc", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path())
+        self.fileType = try RPCCoding.required(object, "fileType", path: path())
+        self.persistentFile = try RPCCoding.optional(object, "persistentFile", path: path())
+        self.systemFile = try RPCCoding.optional(object, "systemFile", path: path())
+        self.offset = try RPCCoding.optional(object, "offset", path: path())
+        self.length = try RPCCoding.optional(object, "length", path: path())
+        self.crc = try RPCCoding.optional(object, "crc", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3369,13 +3369,13 @@ public struct GetFile: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.fileName = try RPCCoding.required(object, "fileName", path: path)
-        self.appServiceId = try RPCCoding.optional(object, "appServiceId", path: path)
-        self.fileType = try RPCCoding.optional(object, "fileType", path: path)
-        self.offset = try RPCCoding.optional(object, "offset", path: path)
-        self.length = try RPCCoding.optional(object, "length", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.fileName = try RPCCoding.required(object, "fileName", path: path())
+        self.appServiceId = try RPCCoding.optional(object, "appServiceId", path: path())
+        self.fileType = try RPCCoding.optional(object, "fileType", path: path())
+        self.offset = try RPCCoding.optional(object, "offset", path: path())
+        self.length = try RPCCoding.optional(object, "length", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3422,9 +3422,9 @@ public struct DeleteFile: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3463,8 +3463,8 @@ public struct ListFiles: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3505,9 +3505,9 @@ public struct SetAppIcon: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3564,11 +3564,11 @@ public struct SetDisplayLayout: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.displayLayout = try RPCCoding.required(object, "displayLayout", path: path)
-        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path)
-        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.displayLayout = try RPCCoding.required(object, "displayLayout", path: path())
+        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path())
+        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3627,11 +3627,11 @@ public struct SystemRequest: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.requestType = try RPCCoding.required(object, "requestType", path: path)
-        self.requestSubType = try RPCCoding.optional(object, "requestSubType", path: path)
-        self.fileName = try RPCCoding.optional(object, "fileName", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.requestType = try RPCCoding.required(object, "requestType", path: path())
+        self.requestSubType = try RPCCoding.optional(object, "requestSubType", path: path())
+        self.fileName = try RPCCoding.optional(object, "fileName", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3725,18 +3725,18 @@ public struct SendLocation: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.longitudeDegrees = try RPCCoding.optional(object, "longitudeDegrees", path: path)
-        self.latitudeDegrees = try RPCCoding.optional(object, "latitudeDegrees", path: path)
-        self.locationName = try RPCCoding.optional(object, "locationName", path: path)
-        self.locationDescription = try RPCCoding.optional(object, "locationDescription", path: path)
-        self.addressLines = try RPCCoding.optional(object, "addressLines", path: path)
-        self.phoneNumber = try RPCCoding.optional(object, "phoneNumber", path: path)
-        self.locationImage = try RPCCoding.optional(object, "locationImage", path: path)
-        self.timeStamp = try RPCCoding.optional(object, "timeStamp", path: path)
-        self.address = try RPCCoding.optional(object, "address", path: path)
-        self.deliveryMode = try RPCCoding.optional(object, "deliveryMode", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.longitudeDegrees = try RPCCoding.optional(object, "longitudeDegrees", path: path())
+        self.latitudeDegrees = try RPCCoding.optional(object, "latitudeDegrees", path: path())
+        self.locationName = try RPCCoding.optional(object, "locationName", path: path())
+        self.locationDescription = try RPCCoding.optional(object, "locationDescription", path: path())
+        self.addressLines = try RPCCoding.optional(object, "addressLines", path: path())
+        self.phoneNumber = try RPCCoding.optional(object, "phoneNumber", path: path())
+        self.locationImage = try RPCCoding.optional(object, "locationImage", path: path())
+        self.timeStamp = try RPCCoding.optional(object, "timeStamp", path: path())
+        self.address = try RPCCoding.optional(object, "address", path: path())
+        self.deliveryMode = try RPCCoding.optional(object, "deliveryMode", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3788,9 +3788,9 @@ public struct DialNumber: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.number = try RPCCoding.required(object, "number", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.number = try RPCCoding.required(object, "number", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3852,12 +3852,12 @@ public struct ButtonPress: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path)
-        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path)
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path)
-        self.buttonPressMode = try RPCCoding.required(object, "buttonPressMode", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
+        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path())
+        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
+        self.buttonPressMode = try RPCCoding.required(object, "buttonPressMode", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3917,11 +3917,11 @@ public struct GetInteriorVehicleData: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path)
-        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path)
-        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
+        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path())
+        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3975,10 +3975,10 @@ public struct GetInteriorVehicleDataConsent: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path)
-        self.moduleIds = try RPCCoding.requiredArray(object, "moduleIds", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
+        self.moduleIds = try RPCCoding.requiredArray(object, "moduleIds", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4031,10 +4031,10 @@ public struct ReleaseInteriorVehicleDataModule: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path)
-        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
+        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4078,9 +4078,9 @@ public struct SetInteriorVehicleData: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleData = try RPCCoding.required(object, "moduleData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleData = try RPCCoding.required(object, "moduleData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4119,8 +4119,8 @@ public struct SubscribeWayPoints: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4161,9 +4161,9 @@ public struct GetWayPoints: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.wayPointType = try RPCCoding.required(object, "wayPointType", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.wayPointType = try RPCCoding.required(object, "wayPointType", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4202,8 +4202,8 @@ public struct UnsubscribeWayPoints: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4253,10 +4253,10 @@ public struct GetSystemCapability: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.systemCapabilityType = try RPCCoding.required(object, "systemCapabilityType", path: path)
-        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.systemCapabilityType = try RPCCoding.required(object, "systemCapabilityType", path: path())
+        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4300,9 +4300,9 @@ public struct SendHapticData: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.hapticRectData = try RPCCoding.optional(object, "hapticRectData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.hapticRectData = try RPCCoding.optional(object, "hapticRectData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4345,9 +4345,9 @@ public struct SetCloudAppProperties: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.properties = try RPCCoding.required(object, "properties", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.properties = try RPCCoding.required(object, "properties", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4390,9 +4390,9 @@ public struct GetCloudAppProperties: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.appID = try RPCCoding.required(object, "appID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.appID = try RPCCoding.required(object, "appID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4435,9 +4435,9 @@ public struct PublishAppService: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.appServiceManifest = try RPCCoding.required(object, "appServiceManifest", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.appServiceManifest = try RPCCoding.required(object, "appServiceManifest", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4480,9 +4480,9 @@ public struct UnpublishAppService: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.serviceID = try RPCCoding.required(object, "serviceID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.serviceID = try RPCCoding.required(object, "serviceID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4534,10 +4534,10 @@ public struct GetAppServiceData: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.serviceType = try RPCCoding.required(object, "serviceType", path: path)
-        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.serviceType = try RPCCoding.required(object, "serviceType", path: path())
+        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4600,12 +4600,12 @@ public struct PerformAppServiceInteraction: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.serviceUri = try RPCCoding.required(object, "serviceUri", path: path)
-        self.serviceID = try RPCCoding.required(object, "serviceID", path: path)
-        self.originApp = try RPCCoding.required(object, "originApp", path: path)
-        self.requestServiceActive = try RPCCoding.optional(object, "requestServiceActive", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.serviceUri = try RPCCoding.required(object, "serviceUri", path: path())
+        self.serviceID = try RPCCoding.required(object, "serviceID", path: path())
+        self.originApp = try RPCCoding.required(object, "originApp", path: path())
+        self.requestServiceActive = try RPCCoding.optional(object, "requestServiceActive", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4660,10 +4660,10 @@ public struct CancelInteraction: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path)
-        self.functionID = try RPCCoding.required(object, "functionID", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
+        self.functionID = try RPCCoding.required(object, "functionID", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4703,8 +4703,8 @@ public struct CloseApplication: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4745,9 +4745,9 @@ public struct EncodedSyncPData: RPCRequest {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.data = try RPCCoding.requiredArray(object, "data", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.data = try RPCCoding.requiredArray(object, "data", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }

@@ -136,30 +136,30 @@ public struct RegisterAppInterfaceResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.syncMsgVersion = try RPCCoding.optional(object, "syncMsgVersion", path: path)
-        self.language = try RPCCoding.optional(object, "language", path: path)
-        self.hmiDisplayLanguage = try RPCCoding.optional(object, "hmiDisplayLanguage", path: path)
-        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path)
-        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path)
-        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path)
-        self.presetBankCapabilities = try RPCCoding.optional(object, "presetBankCapabilities", path: path)
-        self.hmiZoneCapabilities = try RPCCoding.optional(object, "hmiZoneCapabilities", path: path)
-        self.speechCapabilities = try RPCCoding.optional(object, "speechCapabilities", path: path)
-        self.prerecordedSpeech = try RPCCoding.optional(object, "prerecordedSpeech", path: path)
-        self.vrCapabilities = try RPCCoding.optional(object, "vrCapabilities", path: path)
-        self.audioPassThruCapabilities = try RPCCoding.optional(object, "audioPassThruCapabilities", path: path)
-        self.pcmStreamCapabilities = try RPCCoding.optional(object, "pcmStreamCapabilities", path: path)
-        self.vehicleType = try RPCCoding.optional(object, "vehicleType", path: path)
-        self.supportedDiagModes = try RPCCoding.optional(object, "supportedDiagModes", path: path)
-        self.hmiCapabilities = try RPCCoding.optional(object, "hmiCapabilities", path: path)
-        self.sdlVersion = try RPCCoding.optional(object, "sdlVersion", path: path)
-        self.systemSoftwareVersion = try RPCCoding.optional(object, "systemSoftwareVersion", path: path)
-        self.iconResumed = try RPCCoding.optional(object, "iconResumed", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.syncMsgVersion = try RPCCoding.optional(object, "syncMsgVersion", path: path())
+        self.language = try RPCCoding.optional(object, "language", path: path())
+        self.hmiDisplayLanguage = try RPCCoding.optional(object, "hmiDisplayLanguage", path: path())
+        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path())
+        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path())
+        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path())
+        self.presetBankCapabilities = try RPCCoding.optional(object, "presetBankCapabilities", path: path())
+        self.hmiZoneCapabilities = try RPCCoding.optional(object, "hmiZoneCapabilities", path: path())
+        self.speechCapabilities = try RPCCoding.optional(object, "speechCapabilities", path: path())
+        self.prerecordedSpeech = try RPCCoding.optional(object, "prerecordedSpeech", path: path())
+        self.vrCapabilities = try RPCCoding.optional(object, "vrCapabilities", path: path())
+        self.audioPassThruCapabilities = try RPCCoding.optional(object, "audioPassThruCapabilities", path: path())
+        self.pcmStreamCapabilities = try RPCCoding.optional(object, "pcmStreamCapabilities", path: path())
+        self.vehicleType = try RPCCoding.optional(object, "vehicleType", path: path())
+        self.supportedDiagModes = try RPCCoding.optional(object, "supportedDiagModes", path: path())
+        self.hmiCapabilities = try RPCCoding.optional(object, "hmiCapabilities", path: path())
+        self.sdlVersion = try RPCCoding.optional(object, "sdlVersion", path: path())
+        self.systemSoftwareVersion = try RPCCoding.optional(object, "systemSoftwareVersion", path: path())
+        self.iconResumed = try RPCCoding.optional(object, "iconResumed", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -235,11 +235,11 @@ public struct UnregisterAppInterfaceResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -296,11 +296,11 @@ public struct CreateWindowResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -357,11 +357,11 @@ public struct DeleteWindowResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -418,11 +418,11 @@ public struct SetGlobalPropertiesResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -479,11 +479,11 @@ public struct ResetGlobalPropertiesResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -540,11 +540,11 @@ public struct AddCommandResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -601,11 +601,11 @@ public struct DeleteCommandResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -662,11 +662,11 @@ public struct AddSubMenuResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -723,11 +723,11 @@ public struct DeleteSubMenuResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -784,11 +784,11 @@ public struct ShowAppMenuResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -845,11 +845,11 @@ public struct CreateInteractionChoiceSetResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -921,14 +921,14 @@ public struct PerformInteractionResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.choiceID = try RPCCoding.optional(object, "choiceID", path: path)
-        self.manualTextEntry = try RPCCoding.optional(object, "manualTextEntry", path: path)
-        self.triggerSource = try RPCCoding.optional(object, "triggerSource", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.choiceID = try RPCCoding.optional(object, "choiceID", path: path())
+        self.manualTextEntry = try RPCCoding.optional(object, "manualTextEntry", path: path())
+        self.triggerSource = try RPCCoding.optional(object, "triggerSource", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -988,11 +988,11 @@ public struct DeleteInteractionChoiceSetResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1054,12 +1054,12 @@ public struct AlertResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.tryAgainTime = try RPCCoding.optional(object, "tryAgainTime", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.tryAgainTime = try RPCCoding.optional(object, "tryAgainTime", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1122,12 +1122,12 @@ public struct SubtleAlertResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.tryAgainTime = try RPCCoding.optional(object, "tryAgainTime", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.tryAgainTime = try RPCCoding.optional(object, "tryAgainTime", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1185,11 +1185,11 @@ public struct ShowResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1246,11 +1246,11 @@ public struct SpeakResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1307,11 +1307,11 @@ public struct SetMediaClockTimerResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1368,11 +1368,11 @@ public struct PerformAudioPassThruResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1429,11 +1429,11 @@ public struct EndAudioPassThruResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1490,11 +1490,11 @@ public struct SubscribeButtonResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1551,11 +1551,11 @@ public struct UnsubscribeButtonResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -1787,46 +1787,46 @@ public struct SubscribeVehicleDataResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.gps = try RPCCoding.optional(object, "gps", path: path)
-        self.speed = try RPCCoding.optional(object, "speed", path: path)
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path)
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path)
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path)
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path)
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path)
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path)
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path)
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path)
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path)
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path)
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path)
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path)
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path)
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path)
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path)
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path)
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path)
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path)
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path)
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path)
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path)
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path)
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path)
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path)
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path)
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path)
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path)
-        self.clusterModes = try RPCCoding.optional(object, "clusterModes", path: path)
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path)
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path)
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path)
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.gps = try RPCCoding.optional(object, "gps", path: path())
+        self.speed = try RPCCoding.optional(object, "speed", path: path())
+        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
+        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
+        self.clusterModes = try RPCCoding.optional(object, "clusterModes", path: path())
+        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2093,46 +2093,46 @@ public struct UnsubscribeVehicleDataResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.gps = try RPCCoding.optional(object, "gps", path: path)
-        self.speed = try RPCCoding.optional(object, "speed", path: path)
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path)
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path)
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path)
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path)
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path)
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path)
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path)
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path)
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path)
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path)
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path)
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path)
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path)
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path)
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path)
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path)
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path)
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path)
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path)
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path)
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path)
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path)
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path)
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path)
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path)
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path)
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path)
-        self.clusterModes = try RPCCoding.optional(object, "clusterModes", path: path)
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path)
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path)
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path)
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.gps = try RPCCoding.optional(object, "gps", path: path())
+        self.speed = try RPCCoding.optional(object, "speed", path: path())
+        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
+        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
+        self.clusterModes = try RPCCoding.optional(object, "clusterModes", path: path())
+        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2404,47 +2404,47 @@ public struct GetVehicleDataResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.gps = try RPCCoding.optional(object, "gps", path: path)
-        self.speed = try RPCCoding.optional(object, "speed", path: path)
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path)
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path)
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path)
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path)
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path)
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path)
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path)
-        self.vin = try RPCCoding.optional(object, "vin", path: path)
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path)
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path)
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path)
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path)
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path)
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path)
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path)
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path)
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path)
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path)
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path)
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path)
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path)
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path)
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path)
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path)
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path)
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path)
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path)
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path)
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path)
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path)
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path)
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path)
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.gps = try RPCCoding.optional(object, "gps", path: path())
+        self.speed = try RPCCoding.optional(object, "speed", path: path())
+        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
+        self.vin = try RPCCoding.optional(object, "vin", path: path())
+        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2542,12 +2542,12 @@ public struct ReadDIDResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.didResult = try RPCCoding.optional(object, "didResult", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.didResult = try RPCCoding.optional(object, "didResult", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2615,13 +2615,13 @@ public struct GetDTCsResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.ecuHeader = try RPCCoding.optional(object, "ecuHeader", path: path)
-        self.dtc = try RPCCoding.optional(object, "dtc", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.ecuHeader = try RPCCoding.optional(object, "ecuHeader", path: path())
+        self.dtc = try RPCCoding.optional(object, "dtc", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2685,12 +2685,12 @@ public struct DiagnosticMessageResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.messageDataResult = try RPCCoding.optional(object, "messageDataResult", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.messageDataResult = try RPCCoding.optional(object, "messageDataResult", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2748,11 +2748,11 @@ public struct ScrollableMessageResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2814,12 +2814,12 @@ public struct SliderResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.sliderPosition = try RPCCoding.optional(object, "sliderPosition", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.sliderPosition = try RPCCoding.optional(object, "sliderPosition", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2877,11 +2877,11 @@ public struct ShowConstantTBTResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2938,11 +2938,11 @@ public struct AlertManeuverResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -2999,11 +2999,11 @@ public struct UpdateTurnListResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3060,11 +3060,11 @@ public struct ChangeRegistrationResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3121,11 +3121,11 @@ public struct GenericResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3187,12 +3187,12 @@ public struct PutFileResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3270,15 +3270,15 @@ public struct GetFileResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.offset = try RPCCoding.optional(object, "offset", path: path)
-        self.length = try RPCCoding.optional(object, "length", path: path)
-        self.fileType = try RPCCoding.optional(object, "fileType", path: path)
-        self.crc = try RPCCoding.optional(object, "crc", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.offset = try RPCCoding.optional(object, "offset", path: path())
+        self.length = try RPCCoding.optional(object, "length", path: path())
+        self.fileType = try RPCCoding.optional(object, "fileType", path: path())
+        self.crc = try RPCCoding.optional(object, "crc", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3344,12 +3344,12 @@ public struct DeleteFileResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3417,13 +3417,13 @@ public struct ListFilesResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.filenames = try RPCCoding.optional(object, "filenames", path: path)
-        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.filenames = try RPCCoding.optional(object, "filenames", path: path())
+        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3482,11 +3482,11 @@ public struct SetAppIconResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3563,15 +3563,15 @@ public struct SetDisplayLayoutResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path)
-        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path)
-        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path)
-        self.presetBankCapabilities = try RPCCoding.optional(object, "presetBankCapabilities", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path())
+        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path())
+        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path())
+        self.presetBankCapabilities = try RPCCoding.optional(object, "presetBankCapabilities", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3632,11 +3632,11 @@ public struct SystemRequestResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3693,11 +3693,11 @@ public struct SendLocationResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3754,11 +3754,11 @@ public struct DialNumberResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3815,11 +3815,11 @@ public struct ButtonPressResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3886,13 +3886,13 @@ public struct GetInteriorVehicleDataResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleData = try RPCCoding.optional(object, "moduleData", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.isSubscribed = try RPCCoding.optional(object, "isSubscribed", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleData = try RPCCoding.optional(object, "moduleData", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.isSubscribed = try RPCCoding.optional(object, "isSubscribed", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -3956,12 +3956,12 @@ public struct GetInteriorVehicleDataConsentResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.allowed = try RPCCoding.optional(object, "allowed", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.allowed = try RPCCoding.optional(object, "allowed", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4019,11 +4019,11 @@ public struct ReleaseInteriorVehicleDataModuleResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4085,12 +4085,12 @@ public struct SetInteriorVehicleDataResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleData = try RPCCoding.optional(object, "moduleData", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleData = try RPCCoding.optional(object, "moduleData", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4148,11 +4148,11 @@ public struct SubscribeWayPointsResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4214,12 +4214,12 @@ public struct GetWayPointsResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.wayPoints = try RPCCoding.optional(object, "wayPoints", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.wayPoints = try RPCCoding.optional(object, "wayPoints", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4282,12 +4282,12 @@ public struct UnsubscribeWayPointsResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.wayPoints = try RPCCoding.optional(object, "wayPoints", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.wayPoints = try RPCCoding.optional(object, "wayPoints", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4350,12 +4350,12 @@ public struct GetSystemCapabilityResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.systemCapability = try RPCCoding.optional(object, "systemCapability", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.systemCapability = try RPCCoding.optional(object, "systemCapability", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4413,11 +4413,11 @@ public struct SendHapticDataResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4474,11 +4474,11 @@ public struct SetCloudAppPropertiesResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4540,12 +4540,12 @@ public struct GetCloudAppPropertiesResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.properties = try RPCCoding.optional(object, "properties", path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.properties = try RPCCoding.optional(object, "properties", path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4608,12 +4608,12 @@ public struct PublishAppServiceResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.appServiceRecord = try RPCCoding.optional(object, "appServiceRecord", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.appServiceRecord = try RPCCoding.optional(object, "appServiceRecord", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4671,11 +4671,11 @@ public struct UnpublishAppServiceResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4737,12 +4737,12 @@ public struct GetAppServiceDataResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.serviceData = try RPCCoding.optional(object, "serviceData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.serviceData = try RPCCoding.optional(object, "serviceData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4805,12 +4805,12 @@ public struct PerformAppServiceInteractionResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
-        self.serviceSpecificResult = try RPCCoding.optional(object, "serviceSpecificResult", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
+        self.serviceSpecificResult = try RPCCoding.optional(object, "serviceSpecificResult", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4868,11 +4868,11 @@ public struct CancelInteractionResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4929,11 +4929,11 @@ public struct CloseApplicationResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }
@@ -4990,11 +4990,11 @@ public struct EncodedSyncPDataResponse: RPCResponse {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.success = try RPCCoding.required(object, "success", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.info = try RPCCoding.optional(object, "info", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.success = try RPCCoding.required(object, "success", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.info = try RPCCoding.optional(object, "info", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
         self.bulkData = nil
     }

@@ -30,11 +30,11 @@ public struct AudioPassThruCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.samplingRate = try RPCCoding.required(object, "samplingRate", path: path)
-        self.bitsPerSample = try RPCCoding.required(object, "bitsPerSample", path: path)
-        self.audioType = try RPCCoding.required(object, "audioType", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.samplingRate = try RPCCoding.required(object, "samplingRate", path: path())
+        self.bitsPerSample = try RPCCoding.required(object, "bitsPerSample", path: path())
+        self.audioType = try RPCCoding.required(object, "audioType", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -99,15 +99,15 @@ public struct CloudAppProperties: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.nicknames = try RPCCoding.optional(object, "nicknames", path: path)
-        self.appID = try RPCCoding.required(object, "appID", path: path)
-        self.enabled = try RPCCoding.optional(object, "enabled", path: path)
-        self.authToken = try RPCCoding.optional(object, "authToken", path: path)
-        self.cloudTransportType = try RPCCoding.optional(object, "cloudTransportType", path: path)
-        self.hybridAppPreference = try RPCCoding.optional(object, "hybridAppPreference", path: path)
-        self.endpoint = try RPCCoding.optional(object, "endpoint", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.nicknames = try RPCCoding.optional(object, "nicknames", path: path())
+        self.appID = try RPCCoding.required(object, "appID", path: path())
+        self.enabled = try RPCCoding.optional(object, "enabled", path: path())
+        self.authToken = try RPCCoding.optional(object, "authToken", path: path())
+        self.cloudTransportType = try RPCCoding.optional(object, "cloudTransportType", path: path())
+        self.hybridAppPreference = try RPCCoding.optional(object, "hybridAppPreference", path: path())
+        self.endpoint = try RPCCoding.optional(object, "endpoint", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -156,11 +156,11 @@ public struct Image: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.value = try RPCCoding.required(object, "value", path: path)
-        self.imageType = try RPCCoding.required(object, "imageType", path: path)
-        self.isTemplate = try RPCCoding.optional(object, "isTemplate", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.value = try RPCCoding.required(object, "value", path: path())
+        self.imageType = try RPCCoding.required(object, "imageType", path: path())
+        self.isTemplate = try RPCCoding.optional(object, "isTemplate", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -220,14 +220,14 @@ public struct SoftButton: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.type = try RPCCoding.required(object, "type", path: path)
-        self.text = try RPCCoding.optional(object, "text", path: path)
-        self.image = try RPCCoding.optional(object, "image", path: path)
-        self.isHighlighted = try RPCCoding.optional(object, "isHighlighted", path: path)
-        self.softButtonID = try RPCCoding.required(object, "softButtonID", path: path)
-        self.systemAction = try RPCCoding.optional(object, "systemAction", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.type = try RPCCoding.required(object, "type", path: path())
+        self.text = try RPCCoding.optional(object, "text", path: path())
+        self.image = try RPCCoding.optional(object, "image", path: path())
+        self.isHighlighted = try RPCCoding.optional(object, "isHighlighted", path: path())
+        self.softButtonID = try RPCCoding.required(object, "softButtonID", path: path())
+        self.systemAction = try RPCCoding.optional(object, "systemAction", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -295,15 +295,15 @@ public struct Choice: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.choiceID = try RPCCoding.required(object, "choiceID", path: path)
-        self.menuName = try RPCCoding.required(object, "menuName", path: path)
-        self.vrCommands = try RPCCoding.optional(object, "vrCommands", path: path)
-        self.image = try RPCCoding.optional(object, "image", path: path)
-        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path)
-        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path)
-        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.choiceID = try RPCCoding.required(object, "choiceID", path: path())
+        self.menuName = try RPCCoding.required(object, "menuName", path: path())
+        self.vrCommands = try RPCCoding.optional(object, "vrCommands", path: path())
+        self.image = try RPCCoding.optional(object, "image", path: path())
+        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path())
+        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path())
+        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -352,11 +352,11 @@ public struct VrHelpItem: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.text = try RPCCoding.required(object, "text", path: path)
-        self.image = try RPCCoding.optional(object, "image", path: path)
-        self.position = try RPCCoding.required(object, "position", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.text = try RPCCoding.required(object, "text", path: path())
+        self.image = try RPCCoding.optional(object, "image", path: path())
+        self.position = try RPCCoding.required(object, "position", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -401,11 +401,11 @@ public struct SyncMsgVersion: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.majorVersion = try RPCCoding.required(object, "majorVersion", path: path)
-        self.minorVersion = try RPCCoding.required(object, "minorVersion", path: path)
-        self.patchVersion = try RPCCoding.optional(object, "patchVersion", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.majorVersion = try RPCCoding.required(object, "majorVersion", path: path())
+        self.minorVersion = try RPCCoding.required(object, "minorVersion", path: path())
+        self.patchVersion = try RPCCoding.optional(object, "patchVersion", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -465,14 +465,14 @@ public struct FuelRange: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.type = try RPCCoding.optional(object, "type", path: path)
-        self.range = try RPCCoding.optional(object, "range", path: path)
-        self.level = try RPCCoding.optional(object, "level", path: path)
-        self.levelState = try RPCCoding.optional(object, "levelState", path: path)
-        self.capacity = try RPCCoding.optional(object, "capacity", path: path)
-        self.capacityUnit = try RPCCoding.optional(object, "capacityUnit", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.type = try RPCCoding.optional(object, "type", path: path())
+        self.range = try RPCCoding.optional(object, "range", path: path())
+        self.level = try RPCCoding.optional(object, "level", path: path())
+        self.levelState = try RPCCoding.optional(object, "levelState", path: path())
+        self.capacity = try RPCCoding.optional(object, "capacity", path: path())
+        self.capacityUnit = try RPCCoding.optional(object, "capacityUnit", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -520,11 +520,11 @@ public struct SingleTireStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.status = try RPCCoding.required(object, "status", path: path)
-        self.tpms = try RPCCoding.optional(object, "tpms", path: path)
-        self.pressure = try RPCCoding.optional(object, "pressure", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.status = try RPCCoding.required(object, "status", path: path())
+        self.tpms = try RPCCoding.optional(object, "tpms", path: path())
+        self.pressure = try RPCCoding.optional(object, "pressure", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -629,23 +629,23 @@ public struct BeltStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.driverBeltDeployed = try RPCCoding.required(object, "driverBeltDeployed", path: path)
-        self.passengerBeltDeployed = try RPCCoding.required(object, "passengerBeltDeployed", path: path)
-        self.passengerBuckleBelted = try RPCCoding.required(object, "passengerBuckleBelted", path: path)
-        self.driverBuckleBelted = try RPCCoding.required(object, "driverBuckleBelted", path: path)
-        self.leftRow2BuckleBelted = try RPCCoding.required(object, "leftRow2BuckleBelted", path: path)
-        self.passengerChildDetected = try RPCCoding.required(object, "passengerChildDetected", path: path)
-        self.rightRow2BuckleBelted = try RPCCoding.required(object, "rightRow2BuckleBelted", path: path)
-        self.middleRow2BuckleBelted = try RPCCoding.required(object, "middleRow2BuckleBelted", path: path)
-        self.middleRow3BuckleBelted = try RPCCoding.required(object, "middleRow3BuckleBelted", path: path)
-        self.leftRow3BuckleBelted = try RPCCoding.required(object, "leftRow3BuckleBelted", path: path)
-        self.rightRow3BuckleBelted = try RPCCoding.required(object, "rightRow3BuckleBelted", path: path)
-        self.leftRearInflatableBelted = try RPCCoding.required(object, "leftRearInflatableBelted", path: path)
-        self.rightRearInflatableBelted = try RPCCoding.required(object, "rightRearInflatableBelted", path: path)
-        self.middleRow1BeltDeployed = try RPCCoding.required(object, "middleRow1BeltDeployed", path: path)
-        self.middleRow1BuckleBelted = try RPCCoding.required(object, "middleRow1BuckleBelted", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.driverBeltDeployed = try RPCCoding.required(object, "driverBeltDeployed", path: path())
+        self.passengerBeltDeployed = try RPCCoding.required(object, "passengerBeltDeployed", path: path())
+        self.passengerBuckleBelted = try RPCCoding.required(object, "passengerBuckleBelted", path: path())
+        self.driverBuckleBelted = try RPCCoding.required(object, "driverBuckleBelted", path: path())
+        self.leftRow2BuckleBelted = try RPCCoding.required(object, "leftRow2BuckleBelted", path: path())
+        self.passengerChildDetected = try RPCCoding.required(object, "passengerChildDetected", path: path())
+        self.rightRow2BuckleBelted = try RPCCoding.required(object, "rightRow2BuckleBelted", path: path())
+        self.middleRow2BuckleBelted = try RPCCoding.required(object, "middleRow2BuckleBelted", path: path())
+        self.middleRow3BuckleBelted = try RPCCoding.required(object, "middleRow3BuckleBelted", path: path())
+        self.leftRow3BuckleBelted = try RPCCoding.required(object, "leftRow3BuckleBelted", path: path())
+        self.rightRow3BuckleBelted = try RPCCoding.required(object, "rightRow3BuckleBelted", path: path())
+        self.leftRearInflatableBelted = try RPCCoding.required(object, "leftRearInflatableBelted", path: path())
+        self.rightRearInflatableBelted = try RPCCoding.required(object, "rightRearInflatableBelted", path: path())
+        self.middleRow1BeltDeployed = try RPCCoding.required(object, "middleRow1BeltDeployed", path: path())
+        self.middleRow1BuckleBelted = try RPCCoding.required(object, "middleRow1BuckleBelted", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -717,14 +717,14 @@ public struct Grid: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.col = try RPCCoding.required(object, "col", path: path)
-        self.row = try RPCCoding.required(object, "row", path: path)
-        self.level = try RPCCoding.optional(object, "level", path: path)
-        self.colspan = try RPCCoding.optional(object, "colspan", path: path)
-        self.rowspan = try RPCCoding.optional(object, "rowspan", path: path)
-        self.levelspan = try RPCCoding.optional(object, "levelspan", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.col = try RPCCoding.required(object, "col", path: path())
+        self.row = try RPCCoding.required(object, "row", path: path())
+        self.level = try RPCCoding.optional(object, "level", path: path())
+        self.colspan = try RPCCoding.optional(object, "colspan", path: path())
+        self.rowspan = try RPCCoding.optional(object, "rowspan", path: path())
+        self.levelspan = try RPCCoding.optional(object, "levelspan", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -763,10 +763,10 @@ public struct DoorStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.location = try RPCCoding.required(object, "location", path: path)
-        self.status = try RPCCoding.required(object, "status", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.location = try RPCCoding.required(object, "location", path: path())
+        self.status = try RPCCoding.required(object, "status", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -801,10 +801,10 @@ public struct GateStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.location = try RPCCoding.required(object, "location", path: path)
-        self.status = try RPCCoding.required(object, "status", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.location = try RPCCoding.required(object, "location", path: path())
+        self.status = try RPCCoding.required(object, "status", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -839,10 +839,10 @@ public struct WindowState: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.approximatePosition = try RPCCoding.required(object, "approximatePosition", path: path)
-        self.deviation = try RPCCoding.required(object, "deviation", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.approximatePosition = try RPCCoding.required(object, "approximatePosition", path: path())
+        self.deviation = try RPCCoding.required(object, "deviation", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -886,11 +886,11 @@ public struct RoofStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.location = try RPCCoding.required(object, "location", path: path)
-        self.status = try RPCCoding.required(object, "status", path: path)
-        self.state = try RPCCoding.optional(object, "state", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.location = try RPCCoding.required(object, "location", path: path())
+        self.status = try RPCCoding.required(object, "status", path: path())
+        self.state = try RPCCoding.optional(object, "state", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -970,18 +970,18 @@ public struct BodyInformation: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.parkBrakeActive = try RPCCoding.required(object, "parkBrakeActive", path: path)
-        self.ignitionStableStatus = try RPCCoding.required(object, "ignitionStableStatus", path: path)
-        self.ignitionStatus = try RPCCoding.required(object, "ignitionStatus", path: path)
-        self.driverDoorAjar = try RPCCoding.optional(object, "driverDoorAjar", path: path)
-        self.passengerDoorAjar = try RPCCoding.optional(object, "passengerDoorAjar", path: path)
-        self.rearLeftDoorAjar = try RPCCoding.optional(object, "rearLeftDoorAjar", path: path)
-        self.rearRightDoorAjar = try RPCCoding.optional(object, "rearRightDoorAjar", path: path)
-        self.doorStatuses = try RPCCoding.optional(object, "doorStatuses", path: path)
-        self.gateStatuses = try RPCCoding.optional(object, "gateStatuses", path: path)
-        self.roofStatuses = try RPCCoding.optional(object, "roofStatuses", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.parkBrakeActive = try RPCCoding.required(object, "parkBrakeActive", path: path())
+        self.ignitionStableStatus = try RPCCoding.required(object, "ignitionStableStatus", path: path())
+        self.ignitionStatus = try RPCCoding.required(object, "ignitionStatus", path: path())
+        self.driverDoorAjar = try RPCCoding.optional(object, "driverDoorAjar", path: path())
+        self.passengerDoorAjar = try RPCCoding.optional(object, "passengerDoorAjar", path: path())
+        self.rearLeftDoorAjar = try RPCCoding.optional(object, "rearLeftDoorAjar", path: path())
+        self.rearRightDoorAjar = try RPCCoding.optional(object, "rearRightDoorAjar", path: path())
+        self.doorStatuses = try RPCCoding.optional(object, "doorStatuses", path: path())
+        self.gateStatuses = try RPCCoding.optional(object, "gateStatuses", path: path())
+        self.roofStatuses = try RPCCoding.optional(object, "roofStatuses", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1073,19 +1073,19 @@ public struct DeviceStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.voiceRecOn = try RPCCoding.required(object, "voiceRecOn", path: path)
-        self.btIconOn = try RPCCoding.required(object, "btIconOn", path: path)
-        self.callActive = try RPCCoding.required(object, "callActive", path: path)
-        self.phoneRoaming = try RPCCoding.required(object, "phoneRoaming", path: path)
-        self.textMsgAvailable = try RPCCoding.required(object, "textMsgAvailable", path: path)
-        self.battLevelStatus = try RPCCoding.required(object, "battLevelStatus", path: path)
-        self.stereoAudioOutputMuted = try RPCCoding.required(object, "stereoAudioOutputMuted", path: path)
-        self.monoAudioOutputMuted = try RPCCoding.required(object, "monoAudioOutputMuted", path: path)
-        self.signalLevelStatus = try RPCCoding.required(object, "signalLevelStatus", path: path)
-        self.primaryAudioSource = try RPCCoding.required(object, "primaryAudioSource", path: path)
-        self.eCallEventActive = try RPCCoding.required(object, "eCallEventActive", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.voiceRecOn = try RPCCoding.required(object, "voiceRecOn", path: path())
+        self.btIconOn = try RPCCoding.required(object, "btIconOn", path: path())
+        self.callActive = try RPCCoding.required(object, "callActive", path: path())
+        self.phoneRoaming = try RPCCoding.required(object, "phoneRoaming", path: path())
+        self.textMsgAvailable = try RPCCoding.required(object, "textMsgAvailable", path: path())
+        self.battLevelStatus = try RPCCoding.required(object, "battLevelStatus", path: path())
+        self.stereoAudioOutputMuted = try RPCCoding.required(object, "stereoAudioOutputMuted", path: path())
+        self.monoAudioOutputMuted = try RPCCoding.required(object, "monoAudioOutputMuted", path: path())
+        self.signalLevelStatus = try RPCCoding.required(object, "signalLevelStatus", path: path())
+        self.primaryAudioSource = try RPCCoding.required(object, "primaryAudioSource", path: path())
+        self.eCallEventActive = try RPCCoding.required(object, "eCallEventActive", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1138,11 +1138,11 @@ public struct HeadLampStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.lowBeamsOn = try RPCCoding.required(object, "lowBeamsOn", path: path)
-        self.highBeamsOn = try RPCCoding.required(object, "highBeamsOn", path: path)
-        self.ambientLightSensorStatus = try RPCCoding.optional(object, "ambientLightSensorStatus", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.lowBeamsOn = try RPCCoding.required(object, "lowBeamsOn", path: path())
+        self.highBeamsOn = try RPCCoding.required(object, "highBeamsOn", path: path())
+        self.ambientLightSensorStatus = try RPCCoding.optional(object, "ambientLightSensorStatus", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1192,12 +1192,12 @@ public struct AppInfo: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.appDisplayName = try RPCCoding.required(object, "appDisplayName", path: path)
-        self.appBundleID = try RPCCoding.required(object, "appBundleID", path: path)
-        self.appVersion = try RPCCoding.required(object, "appVersion", path: path)
-        self.appIcon = try RPCCoding.optional(object, "appIcon", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.appDisplayName = try RPCCoding.required(object, "appDisplayName", path: path())
+        self.appBundleID = try RPCCoding.required(object, "appBundleID", path: path())
+        self.appVersion = try RPCCoding.required(object, "appVersion", path: path())
+        self.appIcon = try RPCCoding.optional(object, "appIcon", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1243,11 +1243,11 @@ public struct ECallInfo: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.eCallNotificationStatus = try RPCCoding.required(object, "eCallNotificationStatus", path: path)
-        self.auxECallNotificationStatus = try RPCCoding.required(object, "auxECallNotificationStatus", path: path)
-        self.eCallConfirmationStatus = try RPCCoding.required(object, "eCallConfirmationStatus", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.eCallNotificationStatus = try RPCCoding.required(object, "eCallNotificationStatus", path: path())
+        self.auxECallNotificationStatus = try RPCCoding.required(object, "auxECallNotificationStatus", path: path())
+        self.eCallConfirmationStatus = try RPCCoding.required(object, "eCallConfirmationStatus", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1317,16 +1317,16 @@ public struct AirbagStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.driverAirbagDeployed = try RPCCoding.required(object, "driverAirbagDeployed", path: path)
-        self.driverSideAirbagDeployed = try RPCCoding.required(object, "driverSideAirbagDeployed", path: path)
-        self.driverCurtainAirbagDeployed = try RPCCoding.required(object, "driverCurtainAirbagDeployed", path: path)
-        self.passengerAirbagDeployed = try RPCCoding.required(object, "passengerAirbagDeployed", path: path)
-        self.passengerCurtainAirbagDeployed = try RPCCoding.required(object, "passengerCurtainAirbagDeployed", path: path)
-        self.driverKneeAirbagDeployed = try RPCCoding.required(object, "driverKneeAirbagDeployed", path: path)
-        self.passengerSideAirbagDeployed = try RPCCoding.required(object, "passengerSideAirbagDeployed", path: path)
-        self.passengerKneeAirbagDeployed = try RPCCoding.required(object, "passengerKneeAirbagDeployed", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.driverAirbagDeployed = try RPCCoding.required(object, "driverAirbagDeployed", path: path())
+        self.driverSideAirbagDeployed = try RPCCoding.required(object, "driverSideAirbagDeployed", path: path())
+        self.driverCurtainAirbagDeployed = try RPCCoding.required(object, "driverCurtainAirbagDeployed", path: path())
+        self.passengerAirbagDeployed = try RPCCoding.required(object, "passengerAirbagDeployed", path: path())
+        self.passengerCurtainAirbagDeployed = try RPCCoding.required(object, "passengerCurtainAirbagDeployed", path: path())
+        self.driverKneeAirbagDeployed = try RPCCoding.required(object, "driverKneeAirbagDeployed", path: path())
+        self.passengerSideAirbagDeployed = try RPCCoding.required(object, "passengerSideAirbagDeployed", path: path())
+        self.passengerKneeAirbagDeployed = try RPCCoding.required(object, "passengerKneeAirbagDeployed", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1386,13 +1386,13 @@ public struct EmergencyEvent: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.emergencyEventType = try RPCCoding.required(object, "emergencyEventType", path: path)
-        self.fuelCutoffStatus = try RPCCoding.required(object, "fuelCutoffStatus", path: path)
-        self.rolloverEvent = try RPCCoding.required(object, "rolloverEvent", path: path)
-        self.maximumChangeVelocity = try RPCCoding.required(object, "maximumChangeVelocity", path: path)
-        self.multipleEvents = try RPCCoding.required(object, "multipleEvents", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.emergencyEventType = try RPCCoding.required(object, "emergencyEventType", path: path())
+        self.fuelCutoffStatus = try RPCCoding.required(object, "fuelCutoffStatus", path: path())
+        self.rolloverEvent = try RPCCoding.required(object, "rolloverEvent", path: path())
+        self.maximumChangeVelocity = try RPCCoding.required(object, "maximumChangeVelocity", path: path())
+        self.multipleEvents = try RPCCoding.required(object, "multipleEvents", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1444,12 +1444,12 @@ public struct ClusterModeStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.powerModeActive = try RPCCoding.required(object, "powerModeActive", path: path)
-        self.powerModeQualificationStatus = try RPCCoding.required(object, "powerModeQualificationStatus", path: path)
-        self.carModeStatus = try RPCCoding.required(object, "carModeStatus", path: path)
-        self.powerModeStatus = try RPCCoding.required(object, "powerModeStatus", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.powerModeActive = try RPCCoding.required(object, "powerModeActive", path: path())
+        self.powerModeQualificationStatus = try RPCCoding.required(object, "powerModeQualificationStatus", path: path())
+        self.carModeStatus = try RPCCoding.required(object, "carModeStatus", path: path())
+        self.powerModeStatus = try RPCCoding.required(object, "powerModeStatus", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1482,9 +1482,9 @@ public struct MyKey: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.e911Override = try RPCCoding.required(object, "e911Override", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.e911Override = try RPCCoding.required(object, "e911Override", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1547,15 +1547,15 @@ public struct TireStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.pressureTelltale = try RPCCoding.optional(object, "pressureTelltale", path: path)
-        self.leftFront = try RPCCoding.optional(object, "leftFront", path: path)
-        self.rightFront = try RPCCoding.optional(object, "rightFront", path: path)
-        self.leftRear = try RPCCoding.optional(object, "leftRear", path: path)
-        self.rightRear = try RPCCoding.optional(object, "rightRear", path: path)
-        self.innerLeftRear = try RPCCoding.optional(object, "innerLeftRear", path: path)
-        self.innerRightRear = try RPCCoding.optional(object, "innerRightRear", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.pressureTelltale = try RPCCoding.optional(object, "pressureTelltale", path: path())
+        self.leftFront = try RPCCoding.optional(object, "leftFront", path: path())
+        self.rightFront = try RPCCoding.optional(object, "rightFront", path: path())
+        self.leftRear = try RPCCoding.optional(object, "leftRear", path: path())
+        self.rightRear = try RPCCoding.optional(object, "rightRear", path: path())
+        self.innerLeftRear = try RPCCoding.optional(object, "innerLeftRear", path: path())
+        self.innerRightRear = try RPCCoding.optional(object, "innerRightRear", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1595,10 +1595,10 @@ public struct StabilityControlsStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.escSystem = try RPCCoding.optional(object, "escSystem", path: path)
-        self.trailerSwayControl = try RPCCoding.optional(object, "trailerSwayControl", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.escSystem = try RPCCoding.optional(object, "escSystem", path: path())
+        self.trailerSwayControl = try RPCCoding.optional(object, "trailerSwayControl", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1722,27 +1722,27 @@ public struct GPSData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.longitudeDegrees = try RPCCoding.required(object, "longitudeDegrees", path: path)
-        self.latitudeDegrees = try RPCCoding.required(object, "latitudeDegrees", path: path)
-        self.utcYear = try RPCCoding.optional(object, "utcYear", path: path)
-        self.utcMonth = try RPCCoding.optional(object, "utcMonth", path: path)
-        self.utcDay = try RPCCoding.optional(object, "utcDay", path: path)
-        self.utcHours = try RPCCoding.optional(object, "utcHours", path: path)
-        self.utcMinutes = try RPCCoding.optional(object, "utcMinutes", path: path)
-        self.utcSeconds = try RPCCoding.optional(object, "utcSeconds", path: path)
-        self.compassDirection = try RPCCoding.optional(object, "compassDirection", path: path)
-        self.pdop = try RPCCoding.optional(object, "pdop", path: path)
-        self.hdop = try RPCCoding.optional(object, "hdop", path: path)
-        self.vdop = try RPCCoding.optional(object, "vdop", path: path)
-        self.actual = try RPCCoding.optional(object, "actual", path: path)
-        self.satellites = try RPCCoding.optional(object, "satellites", path: path)
-        self.dimension = try RPCCoding.optional(object, "dimension", path: path)
-        self.altitude = try RPCCoding.optional(object, "altitude", path: path)
-        self.heading = try RPCCoding.optional(object, "heading", path: path)
-        self.speed = try RPCCoding.optional(object, "speed", path: path)
-        self.shifted = try RPCCoding.optional(object, "shifted", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.longitudeDegrees = try RPCCoding.required(object, "longitudeDegrees", path: path())
+        self.latitudeDegrees = try RPCCoding.required(object, "latitudeDegrees", path: path())
+        self.utcYear = try RPCCoding.optional(object, "utcYear", path: path())
+        self.utcMonth = try RPCCoding.optional(object, "utcMonth", path: path())
+        self.utcDay = try RPCCoding.optional(object, "utcDay", path: path())
+        self.utcHours = try RPCCoding.optional(object, "utcHours", path: path())
+        self.utcMinutes = try RPCCoding.optional(object, "utcMinutes", path: path())
+        self.utcSeconds = try RPCCoding.optional(object, "utcSeconds", path: path())
+        self.compassDirection = try RPCCoding.optional(object, "compassDirection", path: path())
+        self.pdop = try RPCCoding.optional(object, "pdop", path: path())
+        self.hdop = try RPCCoding.optional(object, "hdop", path: path())
+        self.vdop = try RPCCoding.optional(object, "vdop", path: path())
+        self.actual = try RPCCoding.optional(object, "actual", path: path())
+        self.satellites = try RPCCoding.optional(object, "satellites", path: path())
+        self.dimension = try RPCCoding.optional(object, "dimension", path: path())
+        self.altitude = try RPCCoding.optional(object, "altitude", path: path())
+        self.heading = try RPCCoding.optional(object, "heading", path: path())
+        self.speed = try RPCCoding.optional(object, "speed", path: path())
+        self.shifted = try RPCCoding.optional(object, "shifted", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1803,11 +1803,11 @@ public struct VehicleDataResult: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.dataType = try RPCCoding.required(object, "dataType", path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.oemCustomDataType = try RPCCoding.optional(object, "oemCustomDataType", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.dataType = try RPCCoding.required(object, "dataType", path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.oemCustomDataType = try RPCCoding.optional(object, "oemCustomDataType", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1852,11 +1852,11 @@ public struct DIDResult: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path)
-        self.didLocation = try RPCCoding.required(object, "didLocation", path: path)
-        self.data = try RPCCoding.optional(object, "data", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
+        self.didLocation = try RPCCoding.required(object, "didLocation", path: path())
+        self.data = try RPCCoding.optional(object, "data", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1901,11 +1901,11 @@ public struct StartTime: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.hours = try RPCCoding.required(object, "hours", path: path)
-        self.minutes = try RPCCoding.required(object, "minutes", path: path)
-        self.seconds = try RPCCoding.required(object, "seconds", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.hours = try RPCCoding.required(object, "hours", path: path())
+        self.minutes = try RPCCoding.required(object, "minutes", path: path())
+        self.seconds = try RPCCoding.required(object, "seconds", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1955,12 +1955,12 @@ public struct TextField: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.name = try RPCCoding.required(object, "name", path: path)
-        self.characterSet = try RPCCoding.required(object, "characterSet", path: path)
-        self.width = try RPCCoding.required(object, "width", path: path)
-        self.rows = try RPCCoding.required(object, "rows", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.name = try RPCCoding.required(object, "name", path: path())
+        self.characterSet = try RPCCoding.required(object, "characterSet", path: path())
+        self.width = try RPCCoding.required(object, "width", path: path())
+        self.rows = try RPCCoding.required(object, "rows", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -1997,10 +1997,10 @@ public struct ImageResolution: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.resolutionWidth = try RPCCoding.required(object, "resolutionWidth", path: path)
-        self.resolutionHeight = try RPCCoding.required(object, "resolutionHeight", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.resolutionWidth = try RPCCoding.required(object, "resolutionWidth", path: path())
+        self.resolutionHeight = try RPCCoding.required(object, "resolutionHeight", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2044,11 +2044,11 @@ public struct ImageField: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.name = try RPCCoding.required(object, "name", path: path)
-        self.imageTypeSupported = try RPCCoding.requiredArray(object, "imageTypeSupported", path: path)
-        self.imageResolution = try RPCCoding.optional(object, "imageResolution", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.name = try RPCCoding.required(object, "name", path: path())
+        self.imageTypeSupported = try RPCCoding.requiredArray(object, "imageTypeSupported", path: path())
+        self.imageResolution = try RPCCoding.optional(object, "imageResolution", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2084,10 +2084,10 @@ public struct TouchCoord: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.x = try RPCCoding.required(object, "x", path: path)
-        self.y = try RPCCoding.required(object, "y", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.x = try RPCCoding.required(object, "x", path: path())
+        self.y = try RPCCoding.required(object, "y", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2131,11 +2131,11 @@ public struct TouchEvent: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.id = try RPCCoding.required(object, "id", path: path)
-        self.ts = try RPCCoding.requiredArray(object, "ts", path: path)
-        self.c = try RPCCoding.requiredArray(object, "c", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.id = try RPCCoding.required(object, "id", path: path())
+        self.ts = try RPCCoding.requiredArray(object, "ts", path: path())
+        self.c = try RPCCoding.requiredArray(object, "c", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2180,11 +2180,11 @@ public struct TouchEventCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.pressAvailable = try RPCCoding.required(object, "pressAvailable", path: path)
-        self.multiTouchAvailable = try RPCCoding.required(object, "multiTouchAvailable", path: path)
-        self.doublePressAvailable = try RPCCoding.required(object, "doublePressAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.pressAvailable = try RPCCoding.required(object, "pressAvailable", path: path())
+        self.multiTouchAvailable = try RPCCoding.required(object, "multiTouchAvailable", path: path())
+        self.doublePressAvailable = try RPCCoding.required(object, "doublePressAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2220,10 +2220,10 @@ public struct ScreenParams: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.resolution = try RPCCoding.required(object, "resolution", path: path)
-        self.touchEventAvailable = try RPCCoding.optional(object, "touchEventAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.resolution = try RPCCoding.required(object, "resolution", path: path())
+        self.touchEventAvailable = try RPCCoding.optional(object, "touchEventAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2258,10 +2258,10 @@ public struct HMIPermissions: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.allowed = try RPCCoding.requiredArray(object, "allowed", path: path)
-        self.userDisallowed = try RPCCoding.requiredArray(object, "userDisallowed", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.allowed = try RPCCoding.requiredArray(object, "allowed", path: path())
+        self.userDisallowed = try RPCCoding.requiredArray(object, "userDisallowed", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2296,10 +2296,10 @@ public struct ParameterPermissions: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.allowed = try RPCCoding.requiredArray(object, "allowed", path: path)
-        self.userDisallowed = try RPCCoding.requiredArray(object, "userDisallowed", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.allowed = try RPCCoding.requiredArray(object, "allowed", path: path())
+        self.userDisallowed = try RPCCoding.requiredArray(object, "userDisallowed", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2348,12 +2348,12 @@ public struct PermissionItem: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.rpcName = try RPCCoding.required(object, "rpcName", path: path)
-        self.hmiPermissions = try RPCCoding.required(object, "hmiPermissions", path: path)
-        self.parameterPermissions = try RPCCoding.required(object, "parameterPermissions", path: path)
-        self.requireEncryption = try RPCCoding.optional(object, "requireEncryption", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.rpcName = try RPCCoding.required(object, "rpcName", path: path())
+        self.hmiPermissions = try RPCCoding.required(object, "hmiPermissions", path: path())
+        self.parameterPermissions = try RPCCoding.required(object, "parameterPermissions", path: path())
+        self.requireEncryption = try RPCCoding.optional(object, "requireEncryption", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2429,17 +2429,17 @@ public struct DisplayCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.displayType = try RPCCoding.required(object, "displayType", path: path)
-        self.displayName = try RPCCoding.optional(object, "displayName", path: path)
-        self.textFields = try RPCCoding.requiredArray(object, "textFields", path: path)
-        self.imageFields = try RPCCoding.optional(object, "imageFields", path: path)
-        self.mediaClockFormats = try RPCCoding.requiredArray(object, "mediaClockFormats", path: path)
-        self.graphicSupported = try RPCCoding.required(object, "graphicSupported", path: path)
-        self.templatesAvailable = try RPCCoding.optional(object, "templatesAvailable", path: path)
-        self.screenParams = try RPCCoding.optional(object, "screenParams", path: path)
-        self.numCustomPresetsAvailable = try RPCCoding.optional(object, "numCustomPresetsAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.displayType = try RPCCoding.required(object, "displayType", path: path())
+        self.displayName = try RPCCoding.optional(object, "displayName", path: path())
+        self.textFields = try RPCCoding.requiredArray(object, "textFields", path: path())
+        self.imageFields = try RPCCoding.optional(object, "imageFields", path: path())
+        self.mediaClockFormats = try RPCCoding.requiredArray(object, "mediaClockFormats", path: path())
+        self.graphicSupported = try RPCCoding.required(object, "graphicSupported", path: path())
+        self.templatesAvailable = try RPCCoding.optional(object, "templatesAvailable", path: path())
+        self.screenParams = try RPCCoding.optional(object, "screenParams", path: path())
+        self.numCustomPresetsAvailable = try RPCCoding.optional(object, "numCustomPresetsAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2481,10 +2481,10 @@ public struct WindowStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.location = try RPCCoding.required(object, "location", path: path)
-        self.state = try RPCCoding.required(object, "state", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.location = try RPCCoding.required(object, "location", path: path())
+        self.state = try RPCCoding.required(object, "state", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2533,12 +2533,12 @@ public struct ModuleInfo: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleId = try RPCCoding.required(object, "moduleId", path: path)
-        self.location = try RPCCoding.optional(object, "location", path: path)
-        self.serviceArea = try RPCCoding.optional(object, "serviceArea", path: path)
-        self.allowMultipleAccess = try RPCCoding.optional(object, "allowMultipleAccess", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleId = try RPCCoding.required(object, "moduleId", path: path())
+        self.location = try RPCCoding.optional(object, "location", path: path())
+        self.serviceArea = try RPCCoding.optional(object, "serviceArea", path: path())
+        self.allowMultipleAccess = try RPCCoding.optional(object, "allowMultipleAccess", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2594,13 +2594,13 @@ public struct ButtonCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.name = try RPCCoding.required(object, "name", path: path)
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path)
-        self.shortPressAvailable = try RPCCoding.required(object, "shortPressAvailable", path: path)
-        self.longPressAvailable = try RPCCoding.required(object, "longPressAvailable", path: path)
-        self.upDownAvailable = try RPCCoding.required(object, "upDownAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.name = try RPCCoding.required(object, "name", path: path())
+        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
+        self.shortPressAvailable = try RPCCoding.required(object, "shortPressAvailable", path: path())
+        self.longPressAvailable = try RPCCoding.required(object, "longPressAvailable", path: path())
+        self.upDownAvailable = try RPCCoding.required(object, "upDownAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2657,13 +2657,13 @@ public struct SoftButtonCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.shortPressAvailable = try RPCCoding.required(object, "shortPressAvailable", path: path)
-        self.longPressAvailable = try RPCCoding.required(object, "longPressAvailable", path: path)
-        self.upDownAvailable = try RPCCoding.required(object, "upDownAvailable", path: path)
-        self.imageSupported = try RPCCoding.required(object, "imageSupported", path: path)
-        self.textSupported = try RPCCoding.optional(object, "textSupported", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.shortPressAvailable = try RPCCoding.required(object, "shortPressAvailable", path: path())
+        self.longPressAvailable = try RPCCoding.required(object, "longPressAvailable", path: path())
+        self.upDownAvailable = try RPCCoding.required(object, "upDownAvailable", path: path())
+        self.imageSupported = try RPCCoding.required(object, "imageSupported", path: path())
+        self.textSupported = try RPCCoding.optional(object, "textSupported", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2697,9 +2697,9 @@ public struct PresetBankCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.onScreenPresetsAvailable = try RPCCoding.required(object, "onScreenPresetsAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.onScreenPresetsAvailable = try RPCCoding.required(object, "onScreenPresetsAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2733,10 +2733,10 @@ public struct DynamicUpdateCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.supportedDynamicImageFieldNames = try RPCCoding.optional(object, "supportedDynamicImageFieldNames", path: path)
-        self.supportsDynamicSubMenus = try RPCCoding.optional(object, "supportsDynamicSubMenus", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.supportedDynamicImageFieldNames = try RPCCoding.optional(object, "supportedDynamicImageFieldNames", path: path())
+        self.supportsDynamicSubMenus = try RPCCoding.optional(object, "supportsDynamicSubMenus", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2771,10 +2771,10 @@ public struct KeyboardLayoutCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.keyboardLayout = try RPCCoding.required(object, "keyboardLayout", path: path)
-        self.numConfigurableKeys = try RPCCoding.required(object, "numConfigurableKeys", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.keyboardLayout = try RPCCoding.required(object, "keyboardLayout", path: path())
+        self.numConfigurableKeys = try RPCCoding.required(object, "numConfigurableKeys", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2809,10 +2809,10 @@ public struct KeyboardCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.maskInputCharactersSupported = try RPCCoding.optional(object, "maskInputCharactersSupported", path: path)
-        self.supportedKeyboards = try RPCCoding.optional(object, "supportedKeyboards", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.maskInputCharactersSupported = try RPCCoding.optional(object, "maskInputCharactersSupported", path: path())
+        self.supportedKeyboards = try RPCCoding.optional(object, "supportedKeyboards", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2896,19 +2896,19 @@ public struct WindowCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.windowID = try RPCCoding.optional(object, "windowID", path: path)
-        self.textFields = try RPCCoding.optional(object, "textFields", path: path)
-        self.imageFields = try RPCCoding.optional(object, "imageFields", path: path)
-        self.imageTypeSupported = try RPCCoding.optional(object, "imageTypeSupported", path: path)
-        self.templatesAvailable = try RPCCoding.optional(object, "templatesAvailable", path: path)
-        self.numCustomPresetsAvailable = try RPCCoding.optional(object, "numCustomPresetsAvailable", path: path)
-        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path)
-        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path)
-        self.menuLayoutsAvailable = try RPCCoding.optional(object, "menuLayoutsAvailable", path: path)
-        self.dynamicUpdateCapabilities = try RPCCoding.optional(object, "dynamicUpdateCapabilities", path: path)
-        self.keyboardCapabilities = try RPCCoding.optional(object, "keyboardCapabilities", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.windowID = try RPCCoding.optional(object, "windowID", path: path())
+        self.textFields = try RPCCoding.optional(object, "textFields", path: path())
+        self.imageFields = try RPCCoding.optional(object, "imageFields", path: path())
+        self.imageTypeSupported = try RPCCoding.optional(object, "imageTypeSupported", path: path())
+        self.templatesAvailable = try RPCCoding.optional(object, "templatesAvailable", path: path())
+        self.numCustomPresetsAvailable = try RPCCoding.optional(object, "numCustomPresetsAvailable", path: path())
+        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path())
+        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path())
+        self.menuLayoutsAvailable = try RPCCoding.optional(object, "menuLayoutsAvailable", path: path())
+        self.dynamicUpdateCapabilities = try RPCCoding.optional(object, "dynamicUpdateCapabilities", path: path())
+        self.keyboardCapabilities = try RPCCoding.optional(object, "keyboardCapabilities", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2952,10 +2952,10 @@ public struct WindowTypeCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.type = try RPCCoding.required(object, "type", path: path)
-        self.maximumNumberOfWindows = try RPCCoding.required(object, "maximumNumberOfWindows", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.type = try RPCCoding.required(object, "type", path: path())
+        self.maximumNumberOfWindows = try RPCCoding.required(object, "maximumNumberOfWindows", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -2999,11 +2999,11 @@ public struct DisplayCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.displayName = try RPCCoding.optional(object, "displayName", path: path)
-        self.windowTypeSupported = try RPCCoding.optional(object, "windowTypeSupported", path: path)
-        self.windowCapabilities = try RPCCoding.optional(object, "windowCapabilities", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.displayName = try RPCCoding.optional(object, "displayName", path: path())
+        self.windowTypeSupported = try RPCCoding.optional(object, "windowTypeSupported", path: path())
+        self.windowCapabilities = try RPCCoding.optional(object, "windowCapabilities", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3073,16 +3073,16 @@ public struct HMICapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.navigation = try RPCCoding.optional(object, "navigation", path: path)
-        self.phoneCall = try RPCCoding.optional(object, "phoneCall", path: path)
-        self.videoStreaming = try RPCCoding.optional(object, "videoStreaming", path: path)
-        self.remoteControl = try RPCCoding.optional(object, "remoteControl", path: path)
-        self.appServices = try RPCCoding.optional(object, "appServices", path: path)
-        self.displays = try RPCCoding.optional(object, "displays", path: path)
-        self.seatLocation = try RPCCoding.optional(object, "seatLocation", path: path)
-        self.driverDistraction = try RPCCoding.optional(object, "driverDistraction", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.navigation = try RPCCoding.optional(object, "navigation", path: path())
+        self.phoneCall = try RPCCoding.optional(object, "phoneCall", path: path())
+        self.videoStreaming = try RPCCoding.optional(object, "videoStreaming", path: path())
+        self.remoteControl = try RPCCoding.optional(object, "remoteControl", path: path())
+        self.appServices = try RPCCoding.optional(object, "appServices", path: path())
+        self.displays = try RPCCoding.optional(object, "displays", path: path())
+        self.seatLocation = try RPCCoding.optional(object, "seatLocation", path: path())
+        self.driverDistraction = try RPCCoding.optional(object, "driverDistraction", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3142,13 +3142,13 @@ public struct MenuParams: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.parentID = try RPCCoding.optional(object, "parentID", path: path)
-        self.position = try RPCCoding.optional(object, "position", path: path)
-        self.menuName = try RPCCoding.required(object, "menuName", path: path)
-        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path)
-        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.parentID = try RPCCoding.optional(object, "parentID", path: path())
+        self.position = try RPCCoding.optional(object, "position", path: path())
+        self.menuName = try RPCCoding.required(object, "menuName", path: path())
+        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path())
+        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3186,10 +3186,10 @@ public struct TTSChunk: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.text = try RPCCoding.required(object, "text", path: path)
-        self.type = try RPCCoding.required(object, "type", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.text = try RPCCoding.required(object, "text", path: path())
+        self.type = try RPCCoding.required(object, "type", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3224,10 +3224,10 @@ public struct Turn: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.navigationText = try RPCCoding.optional(object, "navigationText", path: path)
-        self.turnIcon = try RPCCoding.optional(object, "turnIcon", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.navigationText = try RPCCoding.optional(object, "navigationText", path: path())
+        self.turnIcon = try RPCCoding.optional(object, "turnIcon", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3276,12 +3276,12 @@ public struct VehicleType: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.make = try RPCCoding.optional(object, "make", path: path)
-        self.model = try RPCCoding.optional(object, "model", path: path)
-        self.modelYear = try RPCCoding.optional(object, "modelYear", path: path)
-        self.trim = try RPCCoding.optional(object, "trim", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.make = try RPCCoding.optional(object, "make", path: path())
+        self.model = try RPCCoding.optional(object, "model", path: path())
+        self.modelYear = try RPCCoding.optional(object, "modelYear", path: path())
+        self.trim = try RPCCoding.optional(object, "trim", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3352,16 +3352,16 @@ public struct KeyboardProperties: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.language = try RPCCoding.optional(object, "language", path: path)
-        self.keyboardLayout = try RPCCoding.optional(object, "keyboardLayout", path: path)
-        self.keypressMode = try RPCCoding.optional(object, "keypressMode", path: path)
-        self.limitedCharacterList = try RPCCoding.optional(object, "limitedCharacterList", path: path)
-        self.autoCompleteText = try RPCCoding.optional(object, "autoCompleteText", path: path)
-        self.autoCompleteList = try RPCCoding.optional(object, "autoCompleteList", path: path)
-        self.maskInputCharacters = try RPCCoding.optional(object, "maskInputCharacters", path: path)
-        self.customKeys = try RPCCoding.optional(object, "customKeys", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.language = try RPCCoding.optional(object, "language", path: path())
+        self.keyboardLayout = try RPCCoding.optional(object, "keyboardLayout", path: path())
+        self.keypressMode = try RPCCoding.optional(object, "keypressMode", path: path())
+        self.limitedCharacterList = try RPCCoding.optional(object, "limitedCharacterList", path: path())
+        self.autoCompleteText = try RPCCoding.optional(object, "autoCompleteText", path: path())
+        self.autoCompleteList = try RPCCoding.optional(object, "autoCompleteList", path: path())
+        self.maskInputCharacters = try RPCCoding.optional(object, "maskInputCharacters", path: path())
+        self.customKeys = try RPCCoding.optional(object, "customKeys", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3426,14 +3426,14 @@ public struct DeviceInfo: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.hardware = try RPCCoding.optional(object, "hardware", path: path)
-        self.firmwareRev = try RPCCoding.optional(object, "firmwareRev", path: path)
-        self.os = try RPCCoding.optional(object, "os", path: path)
-        self.osVersion = try RPCCoding.optional(object, "osVersion", path: path)
-        self.carrier = try RPCCoding.optional(object, "carrier", path: path)
-        self.maxNumberRFCOMMPorts = try RPCCoding.optional(object, "maxNumberRFCOMMPorts", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.hardware = try RPCCoding.optional(object, "hardware", path: path())
+        self.firmwareRev = try RPCCoding.optional(object, "firmwareRev", path: path())
+        self.os = try RPCCoding.optional(object, "os", path: path())
+        self.osVersion = try RPCCoding.optional(object, "osVersion", path: path())
+        self.carrier = try RPCCoding.optional(object, "carrier", path: path())
+        self.maxNumberRFCOMMPorts = try RPCCoding.optional(object, "maxNumberRFCOMMPorts", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3511,17 +3511,17 @@ public struct DateTime: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.millisecond = try RPCCoding.optional(object, "millisecond", path: path)
-        self.second = try RPCCoding.optional(object, "second", path: path)
-        self.minute = try RPCCoding.optional(object, "minute", path: path)
-        self.hour = try RPCCoding.optional(object, "hour", path: path)
-        self.day = try RPCCoding.optional(object, "day", path: path)
-        self.month = try RPCCoding.optional(object, "month", path: path)
-        self.year = try RPCCoding.optional(object, "year", path: path)
-        self.tz_hour = try RPCCoding.optional(object, "tz_hour", path: path)
-        self.tz_minute = try RPCCoding.optional(object, "tz_minute", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.millisecond = try RPCCoding.optional(object, "millisecond", path: path())
+        self.second = try RPCCoding.optional(object, "second", path: path())
+        self.minute = try RPCCoding.optional(object, "minute", path: path())
+        self.hour = try RPCCoding.optional(object, "hour", path: path())
+        self.day = try RPCCoding.optional(object, "day", path: path())
+        self.month = try RPCCoding.optional(object, "month", path: path())
+        self.year = try RPCCoding.optional(object, "year", path: path())
+        self.tz_hour = try RPCCoding.optional(object, "tz_hour", path: path())
+        self.tz_minute = try RPCCoding.optional(object, "tz_minute", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3563,10 +3563,10 @@ public struct Coordinate: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.latitudeDegrees = try RPCCoding.required(object, "latitudeDegrees", path: path)
-        self.longitudeDegrees = try RPCCoding.required(object, "longitudeDegrees", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.latitudeDegrees = try RPCCoding.required(object, "latitudeDegrees", path: path())
+        self.longitudeDegrees = try RPCCoding.required(object, "longitudeDegrees", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3640,17 +3640,17 @@ public struct OASISAddress: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.countryName = try RPCCoding.optional(object, "countryName", path: path)
-        self.countryCode = try RPCCoding.optional(object, "countryCode", path: path)
-        self.postalCode = try RPCCoding.optional(object, "postalCode", path: path)
-        self.administrativeArea = try RPCCoding.optional(object, "administrativeArea", path: path)
-        self.subAdministrativeArea = try RPCCoding.optional(object, "subAdministrativeArea", path: path)
-        self.locality = try RPCCoding.optional(object, "locality", path: path)
-        self.subLocality = try RPCCoding.optional(object, "subLocality", path: path)
-        self.thoroughfare = try RPCCoding.optional(object, "thoroughfare", path: path)
-        self.subThoroughfare = try RPCCoding.optional(object, "subThoroughfare", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.countryName = try RPCCoding.optional(object, "countryName", path: path())
+        self.countryCode = try RPCCoding.optional(object, "countryCode", path: path())
+        self.postalCode = try RPCCoding.optional(object, "postalCode", path: path())
+        self.administrativeArea = try RPCCoding.optional(object, "administrativeArea", path: path())
+        self.subAdministrativeArea = try RPCCoding.optional(object, "subAdministrativeArea", path: path())
+        self.locality = try RPCCoding.optional(object, "locality", path: path())
+        self.subLocality = try RPCCoding.optional(object, "subLocality", path: path())
+        self.thoroughfare = try RPCCoding.optional(object, "thoroughfare", path: path())
+        self.subThoroughfare = try RPCCoding.optional(object, "subThoroughfare", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3721,15 +3721,15 @@ public struct LocationDetails: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.coordinate = try RPCCoding.optional(object, "coordinate", path: path)
-        self.locationName = try RPCCoding.optional(object, "locationName", path: path)
-        self.addressLines = try RPCCoding.optional(object, "addressLines", path: path)
-        self.locationDescription = try RPCCoding.optional(object, "locationDescription", path: path)
-        self.phoneNumber = try RPCCoding.optional(object, "phoneNumber", path: path)
-        self.locationImage = try RPCCoding.optional(object, "locationImage", path: path)
-        self.searchAddress = try RPCCoding.optional(object, "searchAddress", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.coordinate = try RPCCoding.optional(object, "coordinate", path: path())
+        self.locationName = try RPCCoding.optional(object, "locationName", path: path())
+        self.addressLines = try RPCCoding.optional(object, "addressLines", path: path())
+        self.locationDescription = try RPCCoding.optional(object, "locationDescription", path: path())
+        self.phoneNumber = try RPCCoding.optional(object, "phoneNumber", path: path())
+        self.locationImage = try RPCCoding.optional(object, "locationImage", path: path())
+        self.searchAddress = try RPCCoding.optional(object, "searchAddress", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3769,10 +3769,10 @@ public struct NavigationCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.sendLocationEnabled = try RPCCoding.optional(object, "sendLocationEnabled", path: path)
-        self.getWayPointsEnabled = try RPCCoding.optional(object, "getWayPointsEnabled", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.sendLocationEnabled = try RPCCoding.optional(object, "sendLocationEnabled", path: path())
+        self.getWayPointsEnabled = try RPCCoding.optional(object, "getWayPointsEnabled", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3803,9 +3803,9 @@ public struct PhoneCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.dialNumberEnabled = try RPCCoding.optional(object, "dialNumberEnabled", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.dialNumberEnabled = try RPCCoding.optional(object, "dialNumberEnabled", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3839,10 +3839,10 @@ public struct VideoStreamingFormat: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.`protocol` = try RPCCoding.required(object, "protocol", path: path)
-        self.codec = try RPCCoding.required(object, "codec", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.`protocol` = try RPCCoding.required(object, "protocol", path: path())
+        self.codec = try RPCCoding.required(object, "codec", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3916,17 +3916,17 @@ public struct VideoStreamingCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.preferredResolution = try RPCCoding.optional(object, "preferredResolution", path: path)
-        self.maxBitrate = try RPCCoding.optional(object, "maxBitrate", path: path)
-        self.supportedFormats = try RPCCoding.optional(object, "supportedFormats", path: path)
-        self.hapticSpatialDataSupported = try RPCCoding.optional(object, "hapticSpatialDataSupported", path: path)
-        self.diagonalScreenSize = try RPCCoding.optional(object, "diagonalScreenSize", path: path)
-        self.pixelPerInch = try RPCCoding.optional(object, "pixelPerInch", path: path)
-        self.scale = try RPCCoding.optional(object, "scale", path: path)
-        self.preferredFPS = try RPCCoding.optional(object, "preferredFPS", path: path)
-        self.additionalVideoStreamingCapabilities = try RPCCoding.optional(object, "additionalVideoStreamingCapabilities", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.preferredResolution = try RPCCoding.optional(object, "preferredResolution", path: path())
+        self.maxBitrate = try RPCCoding.optional(object, "maxBitrate", path: path())
+        self.supportedFormats = try RPCCoding.optional(object, "supportedFormats", path: path())
+        self.hapticSpatialDataSupported = try RPCCoding.optional(object, "hapticSpatialDataSupported", path: path())
+        self.diagonalScreenSize = try RPCCoding.optional(object, "diagonalScreenSize", path: path())
+        self.pixelPerInch = try RPCCoding.optional(object, "pixelPerInch", path: path())
+        self.scale = try RPCCoding.optional(object, "scale", path: path())
+        self.preferredFPS = try RPCCoding.optional(object, "preferredFPS", path: path())
+        self.additionalVideoStreamingCapabilities = try RPCCoding.optional(object, "additionalVideoStreamingCapabilities", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -3968,10 +3968,10 @@ public struct DriverDistractionCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.menuLength = try RPCCoding.optional(object, "menuLength", path: path)
-        self.subMenuDepth = try RPCCoding.optional(object, "subMenuDepth", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.menuLength = try RPCCoding.optional(object, "menuLength", path: path())
+        self.subMenuDepth = try RPCCoding.optional(object, "subMenuDepth", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4015,11 +4015,11 @@ public struct RGBColor: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.red = try RPCCoding.required(object, "red", path: path)
-        self.green = try RPCCoding.required(object, "green", path: path)
-        self.blue = try RPCCoding.required(object, "blue", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.red = try RPCCoding.required(object, "red", path: path())
+        self.green = try RPCCoding.required(object, "green", path: path())
+        self.blue = try RPCCoding.required(object, "blue", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4064,11 +4064,11 @@ public struct TemplateColorScheme: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.primaryColor = try RPCCoding.optional(object, "primaryColor", path: path)
-        self.secondaryColor = try RPCCoding.optional(object, "secondaryColor", path: path)
-        self.backgroundColor = try RPCCoding.optional(object, "backgroundColor", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.primaryColor = try RPCCoding.optional(object, "primaryColor", path: path())
+        self.secondaryColor = try RPCCoding.optional(object, "secondaryColor", path: path())
+        self.backgroundColor = try RPCCoding.optional(object, "backgroundColor", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4113,11 +4113,11 @@ public struct TemplateConfiguration: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.template = try RPCCoding.required(object, "template", path: path)
-        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path)
-        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.template = try RPCCoding.required(object, "template", path: path())
+        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path())
+        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4149,9 +4149,9 @@ public struct SeatLocation: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.grid = try RPCCoding.optional(object, "grid", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.grid = try RPCCoding.optional(object, "grid", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4199,12 +4199,12 @@ public struct SeatLocationCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.rows = try RPCCoding.optional(object, "rows", path: path)
-        self.columns = try RPCCoding.optional(object, "columns", path: path)
-        self.levels = try RPCCoding.optional(object, "levels", path: path)
-        self.seats = try RPCCoding.optional(object, "seats", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.rows = try RPCCoding.optional(object, "rows", path: path())
+        self.columns = try RPCCoding.optional(object, "columns", path: path())
+        self.levels = try RPCCoding.optional(object, "levels", path: path())
+        self.seats = try RPCCoding.optional(object, "seats", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4241,10 +4241,10 @@ public struct MassageModeData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.massageZone = try RPCCoding.required(object, "massageZone", path: path)
-        self.massageMode = try RPCCoding.required(object, "massageMode", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.massageZone = try RPCCoding.required(object, "massageZone", path: path())
+        self.massageMode = try RPCCoding.required(object, "massageMode", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4279,10 +4279,10 @@ public struct MassageCushionFirmness: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.cushion = try RPCCoding.required(object, "cushion", path: path)
-        self.firmness = try RPCCoding.required(object, "firmness", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.cushion = try RPCCoding.required(object, "cushion", path: path())
+        self.firmness = try RPCCoding.required(object, "firmness", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4326,11 +4326,11 @@ public struct SeatMemoryAction: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.id = try RPCCoding.required(object, "id", path: path)
-        self.label = try RPCCoding.optional(object, "label", path: path)
-        self.action = try RPCCoding.required(object, "action", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.id = try RPCCoding.required(object, "id", path: path())
+        self.label = try RPCCoding.optional(object, "label", path: path())
+        self.action = try RPCCoding.required(object, "action", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4440,24 +4440,24 @@ public struct SeatControlData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.id = try RPCCoding.required(object, "id", path: path)
-        self.heatingEnabled = try RPCCoding.optional(object, "heatingEnabled", path: path)
-        self.coolingEnabled = try RPCCoding.optional(object, "coolingEnabled", path: path)
-        self.heatingLevel = try RPCCoding.optional(object, "heatingLevel", path: path)
-        self.coolingLevel = try RPCCoding.optional(object, "coolingLevel", path: path)
-        self.horizontalPosition = try RPCCoding.optional(object, "horizontalPosition", path: path)
-        self.verticalPosition = try RPCCoding.optional(object, "verticalPosition", path: path)
-        self.frontVerticalPosition = try RPCCoding.optional(object, "frontVerticalPosition", path: path)
-        self.backVerticalPosition = try RPCCoding.optional(object, "backVerticalPosition", path: path)
-        self.backTiltAngle = try RPCCoding.optional(object, "backTiltAngle", path: path)
-        self.headSupportHorizontalPosition = try RPCCoding.optional(object, "headSupportHorizontalPosition", path: path)
-        self.headSupportVerticalPosition = try RPCCoding.optional(object, "headSupportVerticalPosition", path: path)
-        self.massageEnabled = try RPCCoding.optional(object, "massageEnabled", path: path)
-        self.massageMode = try RPCCoding.optional(object, "massageMode", path: path)
-        self.massageCushionFirmness = try RPCCoding.optional(object, "massageCushionFirmness", path: path)
-        self.memory = try RPCCoding.optional(object, "memory", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.id = try RPCCoding.required(object, "id", path: path())
+        self.heatingEnabled = try RPCCoding.optional(object, "heatingEnabled", path: path())
+        self.coolingEnabled = try RPCCoding.optional(object, "coolingEnabled", path: path())
+        self.heatingLevel = try RPCCoding.optional(object, "heatingLevel", path: path())
+        self.coolingLevel = try RPCCoding.optional(object, "coolingLevel", path: path())
+        self.horizontalPosition = try RPCCoding.optional(object, "horizontalPosition", path: path())
+        self.verticalPosition = try RPCCoding.optional(object, "verticalPosition", path: path())
+        self.frontVerticalPosition = try RPCCoding.optional(object, "frontVerticalPosition", path: path())
+        self.backVerticalPosition = try RPCCoding.optional(object, "backVerticalPosition", path: path())
+        self.backTiltAngle = try RPCCoding.optional(object, "backTiltAngle", path: path())
+        self.headSupportHorizontalPosition = try RPCCoding.optional(object, "headSupportHorizontalPosition", path: path())
+        self.headSupportVerticalPosition = try RPCCoding.optional(object, "headSupportVerticalPosition", path: path())
+        self.massageEnabled = try RPCCoding.optional(object, "massageEnabled", path: path())
+        self.massageMode = try RPCCoding.optional(object, "massageMode", path: path())
+        self.massageCushionFirmness = try RPCCoding.optional(object, "massageCushionFirmness", path: path())
+        self.memory = try RPCCoding.optional(object, "memory", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4585,25 +4585,25 @@ public struct SeatControlCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path)
-        self.heatingEnabledAvailable = try RPCCoding.optional(object, "heatingEnabledAvailable", path: path)
-        self.coolingEnabledAvailable = try RPCCoding.optional(object, "coolingEnabledAvailable", path: path)
-        self.heatingLevelAvailable = try RPCCoding.optional(object, "heatingLevelAvailable", path: path)
-        self.coolingLevelAvailable = try RPCCoding.optional(object, "coolingLevelAvailable", path: path)
-        self.horizontalPositionAvailable = try RPCCoding.optional(object, "horizontalPositionAvailable", path: path)
-        self.verticalPositionAvailable = try RPCCoding.optional(object, "verticalPositionAvailable", path: path)
-        self.frontVerticalPositionAvailable = try RPCCoding.optional(object, "frontVerticalPositionAvailable", path: path)
-        self.backVerticalPositionAvailable = try RPCCoding.optional(object, "backVerticalPositionAvailable", path: path)
-        self.backTiltAngleAvailable = try RPCCoding.optional(object, "backTiltAngleAvailable", path: path)
-        self.headSupportHorizontalPositionAvailable = try RPCCoding.optional(object, "headSupportHorizontalPositionAvailable", path: path)
-        self.headSupportVerticalPositionAvailable = try RPCCoding.optional(object, "headSupportVerticalPositionAvailable", path: path)
-        self.massageEnabledAvailable = try RPCCoding.optional(object, "massageEnabledAvailable", path: path)
-        self.massageModeAvailable = try RPCCoding.optional(object, "massageModeAvailable", path: path)
-        self.massageCushionFirmnessAvailable = try RPCCoding.optional(object, "massageCushionFirmnessAvailable", path: path)
-        self.memoryAvailable = try RPCCoding.optional(object, "memoryAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
+        self.heatingEnabledAvailable = try RPCCoding.optional(object, "heatingEnabledAvailable", path: path())
+        self.coolingEnabledAvailable = try RPCCoding.optional(object, "coolingEnabledAvailable", path: path())
+        self.heatingLevelAvailable = try RPCCoding.optional(object, "heatingLevelAvailable", path: path())
+        self.coolingLevelAvailable = try RPCCoding.optional(object, "coolingLevelAvailable", path: path())
+        self.horizontalPositionAvailable = try RPCCoding.optional(object, "horizontalPositionAvailable", path: path())
+        self.verticalPositionAvailable = try RPCCoding.optional(object, "verticalPositionAvailable", path: path())
+        self.frontVerticalPositionAvailable = try RPCCoding.optional(object, "frontVerticalPositionAvailable", path: path())
+        self.backVerticalPositionAvailable = try RPCCoding.optional(object, "backVerticalPositionAvailable", path: path())
+        self.backTiltAngleAvailable = try RPCCoding.optional(object, "backTiltAngleAvailable", path: path())
+        self.headSupportHorizontalPositionAvailable = try RPCCoding.optional(object, "headSupportHorizontalPositionAvailable", path: path())
+        self.headSupportVerticalPositionAvailable = try RPCCoding.optional(object, "headSupportVerticalPositionAvailable", path: path())
+        self.massageEnabledAvailable = try RPCCoding.optional(object, "massageEnabledAvailable", path: path())
+        self.massageModeAvailable = try RPCCoding.optional(object, "massageModeAvailable", path: path())
+        self.massageCushionFirmnessAvailable = try RPCCoding.optional(object, "massageCushionFirmnessAvailable", path: path())
+        self.memoryAvailable = try RPCCoding.optional(object, "memoryAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4653,10 +4653,10 @@ public struct Temperature: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.unit = try RPCCoding.required(object, "unit", path: path)
-        self.value = try RPCCoding.required(object, "value", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.unit = try RPCCoding.required(object, "unit", path: path())
+        self.value = try RPCCoding.required(object, "value", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4725,16 +4725,16 @@ public struct RdsData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.PS = try RPCCoding.optional(object, "PS", path: path)
-        self.RT = try RPCCoding.optional(object, "RT", path: path)
-        self.CT = try RPCCoding.optional(object, "CT", path: path)
-        self.PI = try RPCCoding.optional(object, "PI", path: path)
-        self.PTY = try RPCCoding.optional(object, "PTY", path: path)
-        self.TP = try RPCCoding.optional(object, "TP", path: path)
-        self.TA = try RPCCoding.optional(object, "TA", path: path)
-        self.REG = try RPCCoding.optional(object, "REG", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.PS = try RPCCoding.optional(object, "PS", path: path())
+        self.RT = try RPCCoding.optional(object, "RT", path: path())
+        self.CT = try RPCCoding.optional(object, "CT", path: path())
+        self.PI = try RPCCoding.optional(object, "PI", path: path())
+        self.PTY = try RPCCoding.optional(object, "PTY", path: path())
+        self.TP = try RPCCoding.optional(object, "TP", path: path())
+        self.TA = try RPCCoding.optional(object, "TA", path: path())
+        self.REG = try RPCCoding.optional(object, "REG", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4775,10 +4775,10 @@ public struct StationIDNumber: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.countryCode = try RPCCoding.optional(object, "countryCode", path: path)
-        self.fccFacilityId = try RPCCoding.optional(object, "fccFacilityId", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.countryCode = try RPCCoding.optional(object, "countryCode", path: path())
+        self.fccFacilityId = try RPCCoding.optional(object, "fccFacilityId", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4832,13 +4832,13 @@ public struct SisData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.stationShortName = try RPCCoding.optional(object, "stationShortName", path: path)
-        self.stationIDNumber = try RPCCoding.optional(object, "stationIDNumber", path: path)
-        self.stationLongName = try RPCCoding.optional(object, "stationLongName", path: path)
-        self.stationLocation = try RPCCoding.optional(object, "stationLocation", path: path)
-        self.stationMessage = try RPCCoding.optional(object, "stationMessage", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.stationShortName = try RPCCoding.optional(object, "stationShortName", path: path())
+        self.stationIDNumber = try RPCCoding.optional(object, "stationIDNumber", path: path())
+        self.stationLongName = try RPCCoding.optional(object, "stationLongName", path: path())
+        self.stationLocation = try RPCCoding.optional(object, "stationLocation", path: path())
+        self.stationMessage = try RPCCoding.optional(object, "stationMessage", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -4935,21 +4935,21 @@ public struct RadioControlData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.frequencyInteger = try RPCCoding.optional(object, "frequencyInteger", path: path)
-        self.frequencyFraction = try RPCCoding.optional(object, "frequencyFraction", path: path)
-        self.band = try RPCCoding.optional(object, "band", path: path)
-        self.rdsData = try RPCCoding.optional(object, "rdsData", path: path)
-        self.hdRadioEnable = try RPCCoding.optional(object, "hdRadioEnable", path: path)
-        self.availableHDs = try RPCCoding.optional(object, "availableHDs", path: path)
-        self.availableHdChannels = try RPCCoding.optional(object, "availableHdChannels", path: path)
-        self.hdChannel = try RPCCoding.optional(object, "hdChannel", path: path)
-        self.signalStrength = try RPCCoding.optional(object, "signalStrength", path: path)
-        self.signalChangeThreshold = try RPCCoding.optional(object, "signalChangeThreshold", path: path)
-        self.radioEnable = try RPCCoding.optional(object, "radioEnable", path: path)
-        self.state = try RPCCoding.optional(object, "state", path: path)
-        self.sisData = try RPCCoding.optional(object, "sisData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.frequencyInteger = try RPCCoding.optional(object, "frequencyInteger", path: path())
+        self.frequencyFraction = try RPCCoding.optional(object, "frequencyFraction", path: path())
+        self.band = try RPCCoding.optional(object, "band", path: path())
+        self.rdsData = try RPCCoding.optional(object, "rdsData", path: path())
+        self.hdRadioEnable = try RPCCoding.optional(object, "hdRadioEnable", path: path())
+        self.availableHDs = try RPCCoding.optional(object, "availableHDs", path: path())
+        self.availableHdChannels = try RPCCoding.optional(object, "availableHdChannels", path: path())
+        self.hdChannel = try RPCCoding.optional(object, "hdChannel", path: path())
+        self.signalStrength = try RPCCoding.optional(object, "signalStrength", path: path())
+        self.signalChangeThreshold = try RPCCoding.optional(object, "signalChangeThreshold", path: path())
+        self.radioEnable = try RPCCoding.optional(object, "radioEnable", path: path())
+        self.state = try RPCCoding.optional(object, "state", path: path())
+        self.sisData = try RPCCoding.optional(object, "sisData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5064,23 +5064,23 @@ public struct ClimateControlData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.fanSpeed = try RPCCoding.optional(object, "fanSpeed", path: path)
-        self.currentTemperature = try RPCCoding.optional(object, "currentTemperature", path: path)
-        self.desiredTemperature = try RPCCoding.optional(object, "desiredTemperature", path: path)
-        self.acEnable = try RPCCoding.optional(object, "acEnable", path: path)
-        self.circulateAirEnable = try RPCCoding.optional(object, "circulateAirEnable", path: path)
-        self.autoModeEnable = try RPCCoding.optional(object, "autoModeEnable", path: path)
-        self.defrostZone = try RPCCoding.optional(object, "defrostZone", path: path)
-        self.dualModeEnable = try RPCCoding.optional(object, "dualModeEnable", path: path)
-        self.acMaxEnable = try RPCCoding.optional(object, "acMaxEnable", path: path)
-        self.ventilationMode = try RPCCoding.optional(object, "ventilationMode", path: path)
-        self.heatedSteeringWheelEnable = try RPCCoding.optional(object, "heatedSteeringWheelEnable", path: path)
-        self.heatedWindshieldEnable = try RPCCoding.optional(object, "heatedWindshieldEnable", path: path)
-        self.heatedRearWindowEnable = try RPCCoding.optional(object, "heatedRearWindowEnable", path: path)
-        self.heatedMirrorsEnable = try RPCCoding.optional(object, "heatedMirrorsEnable", path: path)
-        self.climateEnable = try RPCCoding.optional(object, "climateEnable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.fanSpeed = try RPCCoding.optional(object, "fanSpeed", path: path())
+        self.currentTemperature = try RPCCoding.optional(object, "currentTemperature", path: path())
+        self.desiredTemperature = try RPCCoding.optional(object, "desiredTemperature", path: path())
+        self.acEnable = try RPCCoding.optional(object, "acEnable", path: path())
+        self.circulateAirEnable = try RPCCoding.optional(object, "circulateAirEnable", path: path())
+        self.autoModeEnable = try RPCCoding.optional(object, "autoModeEnable", path: path())
+        self.defrostZone = try RPCCoding.optional(object, "defrostZone", path: path())
+        self.dualModeEnable = try RPCCoding.optional(object, "dualModeEnable", path: path())
+        self.acMaxEnable = try RPCCoding.optional(object, "acMaxEnable", path: path())
+        self.ventilationMode = try RPCCoding.optional(object, "ventilationMode", path: path())
+        self.heatedSteeringWheelEnable = try RPCCoding.optional(object, "heatedSteeringWheelEnable", path: path())
+        self.heatedWindshieldEnable = try RPCCoding.optional(object, "heatedWindshieldEnable", path: path())
+        self.heatedRearWindowEnable = try RPCCoding.optional(object, "heatedRearWindowEnable", path: path())
+        self.heatedMirrorsEnable = try RPCCoding.optional(object, "heatedMirrorsEnable", path: path())
+        self.climateEnable = try RPCCoding.optional(object, "climateEnable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5197,23 +5197,23 @@ public struct RadioControlCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path)
-        self.radioEnableAvailable = try RPCCoding.optional(object, "radioEnableAvailable", path: path)
-        self.radioBandAvailable = try RPCCoding.optional(object, "radioBandAvailable", path: path)
-        self.radioFrequencyAvailable = try RPCCoding.optional(object, "radioFrequencyAvailable", path: path)
-        self.hdChannelAvailable = try RPCCoding.optional(object, "hdChannelAvailable", path: path)
-        self.rdsDataAvailable = try RPCCoding.optional(object, "rdsDataAvailable", path: path)
-        self.availableHDsAvailable = try RPCCoding.optional(object, "availableHDsAvailable", path: path)
-        self.availableHdChannelsAvailable = try RPCCoding.optional(object, "availableHdChannelsAvailable", path: path)
-        self.stateAvailable = try RPCCoding.optional(object, "stateAvailable", path: path)
-        self.signalStrengthAvailable = try RPCCoding.optional(object, "signalStrengthAvailable", path: path)
-        self.signalChangeThresholdAvailable = try RPCCoding.optional(object, "signalChangeThresholdAvailable", path: path)
-        self.sisDataAvailable = try RPCCoding.optional(object, "sisDataAvailable", path: path)
-        self.hdRadioEnableAvailable = try RPCCoding.optional(object, "hdRadioEnableAvailable", path: path)
-        self.siriusxmRadioAvailable = try RPCCoding.optional(object, "siriusxmRadioAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
+        self.radioEnableAvailable = try RPCCoding.optional(object, "radioEnableAvailable", path: path())
+        self.radioBandAvailable = try RPCCoding.optional(object, "radioBandAvailable", path: path())
+        self.radioFrequencyAvailable = try RPCCoding.optional(object, "radioFrequencyAvailable", path: path())
+        self.hdChannelAvailable = try RPCCoding.optional(object, "hdChannelAvailable", path: path())
+        self.rdsDataAvailable = try RPCCoding.optional(object, "rdsDataAvailable", path: path())
+        self.availableHDsAvailable = try RPCCoding.optional(object, "availableHDsAvailable", path: path())
+        self.availableHdChannelsAvailable = try RPCCoding.optional(object, "availableHdChannelsAvailable", path: path())
+        self.stateAvailable = try RPCCoding.optional(object, "stateAvailable", path: path())
+        self.signalStrengthAvailable = try RPCCoding.optional(object, "signalStrengthAvailable", path: path())
+        self.signalChangeThresholdAvailable = try RPCCoding.optional(object, "signalChangeThresholdAvailable", path: path())
+        self.sisDataAvailable = try RPCCoding.optional(object, "sisDataAvailable", path: path())
+        self.hdRadioEnableAvailable = try RPCCoding.optional(object, "hdRadioEnableAvailable", path: path())
+        self.siriusxmRadioAvailable = try RPCCoding.optional(object, "siriusxmRadioAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5350,27 +5350,27 @@ public struct ClimateControlCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path)
-        self.currentTemperatureAvailable = try RPCCoding.optional(object, "currentTemperatureAvailable", path: path)
-        self.fanSpeedAvailable = try RPCCoding.optional(object, "fanSpeedAvailable", path: path)
-        self.desiredTemperatureAvailable = try RPCCoding.optional(object, "desiredTemperatureAvailable", path: path)
-        self.acEnableAvailable = try RPCCoding.optional(object, "acEnableAvailable", path: path)
-        self.acMaxEnableAvailable = try RPCCoding.optional(object, "acMaxEnableAvailable", path: path)
-        self.circulateAirEnableAvailable = try RPCCoding.optional(object, "circulateAirEnableAvailable", path: path)
-        self.autoModeEnableAvailable = try RPCCoding.optional(object, "autoModeEnableAvailable", path: path)
-        self.dualModeEnableAvailable = try RPCCoding.optional(object, "dualModeEnableAvailable", path: path)
-        self.defrostZoneAvailable = try RPCCoding.optional(object, "defrostZoneAvailable", path: path)
-        self.defrostZone = try RPCCoding.optional(object, "defrostZone", path: path)
-        self.ventilationModeAvailable = try RPCCoding.optional(object, "ventilationModeAvailable", path: path)
-        self.ventilationMode = try RPCCoding.optional(object, "ventilationMode", path: path)
-        self.heatedSteeringWheelAvailable = try RPCCoding.optional(object, "heatedSteeringWheelAvailable", path: path)
-        self.heatedWindshieldAvailable = try RPCCoding.optional(object, "heatedWindshieldAvailable", path: path)
-        self.heatedRearWindowAvailable = try RPCCoding.optional(object, "heatedRearWindowAvailable", path: path)
-        self.heatedMirrorsAvailable = try RPCCoding.optional(object, "heatedMirrorsAvailable", path: path)
-        self.climateEnableAvailable = try RPCCoding.optional(object, "climateEnableAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
+        self.currentTemperatureAvailable = try RPCCoding.optional(object, "currentTemperatureAvailable", path: path())
+        self.fanSpeedAvailable = try RPCCoding.optional(object, "fanSpeedAvailable", path: path())
+        self.desiredTemperatureAvailable = try RPCCoding.optional(object, "desiredTemperatureAvailable", path: path())
+        self.acEnableAvailable = try RPCCoding.optional(object, "acEnableAvailable", path: path())
+        self.acMaxEnableAvailable = try RPCCoding.optional(object, "acMaxEnableAvailable", path: path())
+        self.circulateAirEnableAvailable = try RPCCoding.optional(object, "circulateAirEnableAvailable", path: path())
+        self.autoModeEnableAvailable = try RPCCoding.optional(object, "autoModeEnableAvailable", path: path())
+        self.dualModeEnableAvailable = try RPCCoding.optional(object, "dualModeEnableAvailable", path: path())
+        self.defrostZoneAvailable = try RPCCoding.optional(object, "defrostZoneAvailable", path: path())
+        self.defrostZone = try RPCCoding.optional(object, "defrostZone", path: path())
+        self.ventilationModeAvailable = try RPCCoding.optional(object, "ventilationModeAvailable", path: path())
+        self.ventilationMode = try RPCCoding.optional(object, "ventilationMode", path: path())
+        self.heatedSteeringWheelAvailable = try RPCCoding.optional(object, "heatedSteeringWheelAvailable", path: path())
+        self.heatedWindshieldAvailable = try RPCCoding.optional(object, "heatedWindshieldAvailable", path: path())
+        self.heatedRearWindowAvailable = try RPCCoding.optional(object, "heatedRearWindowAvailable", path: path())
+        self.heatedMirrorsAvailable = try RPCCoding.optional(object, "heatedMirrorsAvailable", path: path())
+        self.climateEnableAvailable = try RPCCoding.optional(object, "climateEnableAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5431,11 +5431,11 @@ public struct EqualizerSettings: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.channelId = try RPCCoding.required(object, "channelId", path: path)
-        self.channelName = try RPCCoding.optional(object, "channelName", path: path)
-        self.channelSetting = try RPCCoding.required(object, "channelSetting", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.channelId = try RPCCoding.required(object, "channelId", path: path())
+        self.channelName = try RPCCoding.optional(object, "channelName", path: path())
+        self.channelSetting = try RPCCoding.required(object, "channelSetting", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5485,12 +5485,12 @@ public struct AudioControlData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.source = try RPCCoding.optional(object, "source", path: path)
-        self.keepContext = try RPCCoding.optional(object, "keepContext", path: path)
-        self.volume = try RPCCoding.optional(object, "volume", path: path)
-        self.equalizerSettings = try RPCCoding.optional(object, "equalizerSettings", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.source = try RPCCoding.optional(object, "source", path: path())
+        self.keepContext = try RPCCoding.optional(object, "keepContext", path: path())
+        self.volume = try RPCCoding.optional(object, "volume", path: path())
+        self.equalizerSettings = try RPCCoding.optional(object, "equalizerSettings", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5556,15 +5556,15 @@ public struct AudioControlCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path)
-        self.sourceAvailable = try RPCCoding.optional(object, "sourceAvailable", path: path)
-        self.keepContextAvailable = try RPCCoding.optional(object, "keepContextAvailable", path: path)
-        self.volumeAvailable = try RPCCoding.optional(object, "volumeAvailable", path: path)
-        self.equalizerAvailable = try RPCCoding.optional(object, "equalizerAvailable", path: path)
-        self.equalizerMaxChannelId = try RPCCoding.optional(object, "equalizerMaxChannelId", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
+        self.sourceAvailable = try RPCCoding.optional(object, "sourceAvailable", path: path())
+        self.keepContextAvailable = try RPCCoding.optional(object, "keepContextAvailable", path: path())
+        self.volumeAvailable = try RPCCoding.optional(object, "volumeAvailable", path: path())
+        self.equalizerAvailable = try RPCCoding.optional(object, "equalizerAvailable", path: path())
+        self.equalizerMaxChannelId = try RPCCoding.optional(object, "equalizerMaxChannelId", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5618,12 +5618,12 @@ public struct LightCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.name = try RPCCoding.required(object, "name", path: path)
-        self.statusAvailable = try RPCCoding.optional(object, "statusAvailable", path: path)
-        self.densityAvailable = try RPCCoding.optional(object, "densityAvailable", path: path)
-        self.rgbColorSpaceAvailable = try RPCCoding.optional(object, "rgbColorSpaceAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.name = try RPCCoding.required(object, "name", path: path())
+        self.statusAvailable = try RPCCoding.optional(object, "statusAvailable", path: path())
+        self.densityAvailable = try RPCCoding.optional(object, "densityAvailable", path: path())
+        self.rgbColorSpaceAvailable = try RPCCoding.optional(object, "rgbColorSpaceAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5669,11 +5669,11 @@ public struct LightControlCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path)
-        self.supportedLights = try RPCCoding.requiredArray(object, "supportedLights", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
+        self.supportedLights = try RPCCoding.requiredArray(object, "supportedLights", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5723,12 +5723,12 @@ public struct LightState: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.id = try RPCCoding.required(object, "id", path: path)
-        self.status = try RPCCoding.required(object, "status", path: path)
-        self.density = try RPCCoding.optional(object, "density", path: path)
-        self.color = try RPCCoding.optional(object, "color", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.id = try RPCCoding.required(object, "id", path: path())
+        self.status = try RPCCoding.required(object, "status", path: path())
+        self.density = try RPCCoding.optional(object, "density", path: path())
+        self.color = try RPCCoding.optional(object, "color", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5761,9 +5761,9 @@ public struct LightControlData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.lightState = try RPCCoding.requiredArray(object, "lightState", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.lightState = try RPCCoding.requiredArray(object, "lightState", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5806,11 +5806,11 @@ public struct HMISettingsControlData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.displayMode = try RPCCoding.optional(object, "displayMode", path: path)
-        self.temperatureUnit = try RPCCoding.optional(object, "temperatureUnit", path: path)
-        self.distanceUnit = try RPCCoding.optional(object, "distanceUnit", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.displayMode = try RPCCoding.optional(object, "displayMode", path: path())
+        self.temperatureUnit = try RPCCoding.optional(object, "temperatureUnit", path: path())
+        self.distanceUnit = try RPCCoding.optional(object, "distanceUnit", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5865,13 +5865,13 @@ public struct HMISettingsControlCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path)
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path)
-        self.distanceUnitAvailable = try RPCCoding.optional(object, "distanceUnitAvailable", path: path)
-        self.temperatureUnitAvailable = try RPCCoding.optional(object, "temperatureUnitAvailable", path: path)
-        self.displayModeUnitAvailable = try RPCCoding.optional(object, "displayModeUnitAvailable", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
+        self.distanceUnitAvailable = try RPCCoding.optional(object, "distanceUnitAvailable", path: path())
+        self.temperatureUnitAvailable = try RPCCoding.optional(object, "temperatureUnitAvailable", path: path())
+        self.displayModeUnitAvailable = try RPCCoding.optional(object, "displayModeUnitAvailable", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -5943,16 +5943,16 @@ public struct ModuleData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path)
-        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path)
-        self.radioControlData = try RPCCoding.optional(object, "radioControlData", path: path)
-        self.climateControlData = try RPCCoding.optional(object, "climateControlData", path: path)
-        self.seatControlData = try RPCCoding.optional(object, "seatControlData", path: path)
-        self.audioControlData = try RPCCoding.optional(object, "audioControlData", path: path)
-        self.lightControlData = try RPCCoding.optional(object, "lightControlData", path: path)
-        self.hmiSettingsControlData = try RPCCoding.optional(object, "hmiSettingsControlData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
+        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path())
+        self.radioControlData = try RPCCoding.optional(object, "radioControlData", path: path())
+        self.climateControlData = try RPCCoding.optional(object, "climateControlData", path: path())
+        self.seatControlData = try RPCCoding.optional(object, "seatControlData", path: path())
+        self.audioControlData = try RPCCoding.optional(object, "audioControlData", path: path())
+        self.lightControlData = try RPCCoding.optional(object, "lightControlData", path: path())
+        self.hmiSettingsControlData = try RPCCoding.optional(object, "hmiSettingsControlData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6022,15 +6022,15 @@ public struct RemoteControlCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.climateControlCapabilities = try RPCCoding.optional(object, "climateControlCapabilities", path: path)
-        self.radioControlCapabilities = try RPCCoding.optional(object, "radioControlCapabilities", path: path)
-        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path)
-        self.audioControlCapabilities = try RPCCoding.optional(object, "audioControlCapabilities", path: path)
-        self.hmiSettingsControlCapabilities = try RPCCoding.optional(object, "hmiSettingsControlCapabilities", path: path)
-        self.lightControlCapabilities = try RPCCoding.optional(object, "lightControlCapabilities", path: path)
-        self.seatControlCapabilities = try RPCCoding.optional(object, "seatControlCapabilities", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.climateControlCapabilities = try RPCCoding.optional(object, "climateControlCapabilities", path: path())
+        self.radioControlCapabilities = try RPCCoding.optional(object, "radioControlCapabilities", path: path())
+        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path())
+        self.audioControlCapabilities = try RPCCoding.optional(object, "audioControlCapabilities", path: path())
+        self.hmiSettingsControlCapabilities = try RPCCoding.optional(object, "hmiSettingsControlCapabilities", path: path())
+        self.lightControlCapabilities = try RPCCoding.optional(object, "lightControlCapabilities", path: path())
+        self.seatControlCapabilities = try RPCCoding.optional(object, "seatControlCapabilities", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6084,12 +6084,12 @@ public struct MetadataTags: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.mainField1 = try RPCCoding.optional(object, "mainField1", path: path)
-        self.mainField2 = try RPCCoding.optional(object, "mainField2", path: path)
-        self.mainField3 = try RPCCoding.optional(object, "mainField3", path: path)
-        self.mainField4 = try RPCCoding.optional(object, "mainField4", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.mainField1 = try RPCCoding.optional(object, "mainField1", path: path())
+        self.mainField2 = try RPCCoding.optional(object, "mainField2", path: path())
+        self.mainField3 = try RPCCoding.optional(object, "mainField3", path: path())
+        self.mainField4 = try RPCCoding.optional(object, "mainField4", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6140,12 +6140,12 @@ public struct Rectangle: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.x = try RPCCoding.required(object, "x", path: path)
-        self.y = try RPCCoding.required(object, "y", path: path)
-        self.width = try RPCCoding.required(object, "width", path: path)
-        self.height = try RPCCoding.required(object, "height", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.x = try RPCCoding.required(object, "x", path: path())
+        self.y = try RPCCoding.required(object, "y", path: path())
+        self.width = try RPCCoding.required(object, "width", path: path())
+        self.height = try RPCCoding.required(object, "height", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6182,10 +6182,10 @@ public struct HapticRect: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.id = try RPCCoding.required(object, "id", path: path)
-        self.rect = try RPCCoding.required(object, "rect", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.id = try RPCCoding.required(object, "id", path: path())
+        self.rect = try RPCCoding.required(object, "rect", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6212,8 +6212,8 @@ public struct MediaServiceManifest: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6304,21 +6304,21 @@ public struct MediaServiceData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.mediaType = try RPCCoding.optional(object, "mediaType", path: path)
-        self.mediaTitle = try RPCCoding.optional(object, "mediaTitle", path: path)
-        self.mediaArtist = try RPCCoding.optional(object, "mediaArtist", path: path)
-        self.mediaAlbum = try RPCCoding.optional(object, "mediaAlbum", path: path)
-        self.playlistName = try RPCCoding.optional(object, "playlistName", path: path)
-        self.isExplicit = try RPCCoding.optional(object, "isExplicit", path: path)
-        self.trackPlaybackProgress = try RPCCoding.optional(object, "trackPlaybackProgress", path: path)
-        self.trackPlaybackDuration = try RPCCoding.optional(object, "trackPlaybackDuration", path: path)
-        self.queuePlaybackProgress = try RPCCoding.optional(object, "queuePlaybackProgress", path: path)
-        self.queuePlaybackDuration = try RPCCoding.optional(object, "queuePlaybackDuration", path: path)
-        self.queueCurrentTrackNumber = try RPCCoding.optional(object, "queueCurrentTrackNumber", path: path)
-        self.queueTotalTrackCount = try RPCCoding.optional(object, "queueTotalTrackCount", path: path)
-        self.mediaImage = try RPCCoding.optional(object, "mediaImage", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.mediaType = try RPCCoding.optional(object, "mediaType", path: path())
+        self.mediaTitle = try RPCCoding.optional(object, "mediaTitle", path: path())
+        self.mediaArtist = try RPCCoding.optional(object, "mediaArtist", path: path())
+        self.mediaAlbum = try RPCCoding.optional(object, "mediaAlbum", path: path())
+        self.playlistName = try RPCCoding.optional(object, "playlistName", path: path())
+        self.isExplicit = try RPCCoding.optional(object, "isExplicit", path: path())
+        self.trackPlaybackProgress = try RPCCoding.optional(object, "trackPlaybackProgress", path: path())
+        self.trackPlaybackDuration = try RPCCoding.optional(object, "trackPlaybackDuration", path: path())
+        self.queuePlaybackProgress = try RPCCoding.optional(object, "queuePlaybackProgress", path: path())
+        self.queuePlaybackDuration = try RPCCoding.optional(object, "queuePlaybackDuration", path: path())
+        self.queueCurrentTrackNumber = try RPCCoding.optional(object, "queueCurrentTrackNumber", path: path())
+        self.queueTotalTrackCount = try RPCCoding.optional(object, "queueTotalTrackCount", path: path())
+        self.mediaImage = try RPCCoding.optional(object, "mediaImage", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6383,13 +6383,13 @@ public struct WeatherServiceManifest: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.currentForecastSupported = try RPCCoding.optional(object, "currentForecastSupported", path: path)
-        self.maxMultidayForecastAmount = try RPCCoding.optional(object, "maxMultidayForecastAmount", path: path)
-        self.maxHourlyForecastAmount = try RPCCoding.optional(object, "maxHourlyForecastAmount", path: path)
-        self.maxMinutelyForecastAmount = try RPCCoding.optional(object, "maxMinutelyForecastAmount", path: path)
-        self.weatherForLocationSupported = try RPCCoding.optional(object, "weatherForLocationSupported", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.currentForecastSupported = try RPCCoding.optional(object, "currentForecastSupported", path: path())
+        self.maxMultidayForecastAmount = try RPCCoding.optional(object, "maxMultidayForecastAmount", path: path())
+        self.maxHourlyForecastAmount = try RPCCoding.optional(object, "maxHourlyForecastAmount", path: path())
+        self.maxMinutelyForecastAmount = try RPCCoding.optional(object, "maxMinutelyForecastAmount", path: path())
+        self.weatherForLocationSupported = try RPCCoding.optional(object, "weatherForLocationSupported", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6451,14 +6451,14 @@ public struct WeatherAlert: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.title = try RPCCoding.optional(object, "title", path: path)
-        self.summary = try RPCCoding.optional(object, "summary", path: path)
-        self.expires = try RPCCoding.optional(object, "expires", path: path)
-        self.regions = try RPCCoding.optional(object, "regions", path: path)
-        self.severity = try RPCCoding.optional(object, "severity", path: path)
-        self.timeIssued = try RPCCoding.optional(object, "timeIssued", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.title = try RPCCoding.optional(object, "title", path: path())
+        self.summary = try RPCCoding.optional(object, "summary", path: path())
+        self.expires = try RPCCoding.optional(object, "expires", path: path())
+        self.regions = try RPCCoding.optional(object, "regions", path: path())
+        self.severity = try RPCCoding.optional(object, "severity", path: path())
+        self.timeIssued = try RPCCoding.optional(object, "timeIssued", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6601,30 +6601,30 @@ public struct WeatherData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.currentTemperature = try RPCCoding.optional(object, "currentTemperature", path: path)
-        self.temperatureHigh = try RPCCoding.optional(object, "temperatureHigh", path: path)
-        self.temperatureLow = try RPCCoding.optional(object, "temperatureLow", path: path)
-        self.apparentTemperature = try RPCCoding.optional(object, "apparentTemperature", path: path)
-        self.apparentTemperatureHigh = try RPCCoding.optional(object, "apparentTemperatureHigh", path: path)
-        self.apparentTemperatureLow = try RPCCoding.optional(object, "apparentTemperatureLow", path: path)
-        self.weatherSummary = try RPCCoding.optional(object, "weatherSummary", path: path)
-        self.time = try RPCCoding.optional(object, "time", path: path)
-        self.humidity = try RPCCoding.optional(object, "humidity", path: path)
-        self.cloudCover = try RPCCoding.optional(object, "cloudCover", path: path)
-        self.moonPhase = try RPCCoding.optional(object, "moonPhase", path: path)
-        self.windBearing = try RPCCoding.optional(object, "windBearing", path: path)
-        self.windGust = try RPCCoding.optional(object, "windGust", path: path)
-        self.windSpeed = try RPCCoding.optional(object, "windSpeed", path: path)
-        self.nearestStormBearing = try RPCCoding.optional(object, "nearestStormBearing", path: path)
-        self.nearestStormDistance = try RPCCoding.optional(object, "nearestStormDistance", path: path)
-        self.precipAccumulation = try RPCCoding.optional(object, "precipAccumulation", path: path)
-        self.precipIntensity = try RPCCoding.optional(object, "precipIntensity", path: path)
-        self.precipProbability = try RPCCoding.optional(object, "precipProbability", path: path)
-        self.precipType = try RPCCoding.optional(object, "precipType", path: path)
-        self.visibility = try RPCCoding.optional(object, "visibility", path: path)
-        self.weatherIcon = try RPCCoding.optional(object, "weatherIcon", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.currentTemperature = try RPCCoding.optional(object, "currentTemperature", path: path())
+        self.temperatureHigh = try RPCCoding.optional(object, "temperatureHigh", path: path())
+        self.temperatureLow = try RPCCoding.optional(object, "temperatureLow", path: path())
+        self.apparentTemperature = try RPCCoding.optional(object, "apparentTemperature", path: path())
+        self.apparentTemperatureHigh = try RPCCoding.optional(object, "apparentTemperatureHigh", path: path())
+        self.apparentTemperatureLow = try RPCCoding.optional(object, "apparentTemperatureLow", path: path())
+        self.weatherSummary = try RPCCoding.optional(object, "weatherSummary", path: path())
+        self.time = try RPCCoding.optional(object, "time", path: path())
+        self.humidity = try RPCCoding.optional(object, "humidity", path: path())
+        self.cloudCover = try RPCCoding.optional(object, "cloudCover", path: path())
+        self.moonPhase = try RPCCoding.optional(object, "moonPhase", path: path())
+        self.windBearing = try RPCCoding.optional(object, "windBearing", path: path())
+        self.windGust = try RPCCoding.optional(object, "windGust", path: path())
+        self.windSpeed = try RPCCoding.optional(object, "windSpeed", path: path())
+        self.nearestStormBearing = try RPCCoding.optional(object, "nearestStormBearing", path: path())
+        self.nearestStormDistance = try RPCCoding.optional(object, "nearestStormDistance", path: path())
+        self.precipAccumulation = try RPCCoding.optional(object, "precipAccumulation", path: path())
+        self.precipIntensity = try RPCCoding.optional(object, "precipIntensity", path: path())
+        self.precipProbability = try RPCCoding.optional(object, "precipProbability", path: path())
+        self.precipType = try RPCCoding.optional(object, "precipType", path: path())
+        self.visibility = try RPCCoding.optional(object, "visibility", path: path())
+        self.weatherIcon = try RPCCoding.optional(object, "weatherIcon", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6703,14 +6703,14 @@ public struct WeatherServiceData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.location = try RPCCoding.required(object, "location", path: path)
-        self.currentForecast = try RPCCoding.optional(object, "currentForecast", path: path)
-        self.minuteForecast = try RPCCoding.optional(object, "minuteForecast", path: path)
-        self.hourlyForecast = try RPCCoding.optional(object, "hourlyForecast", path: path)
-        self.multidayForecast = try RPCCoding.optional(object, "multidayForecast", path: path)
-        self.alerts = try RPCCoding.optional(object, "alerts", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.location = try RPCCoding.required(object, "location", path: path())
+        self.currentForecast = try RPCCoding.optional(object, "currentForecast", path: path())
+        self.minuteForecast = try RPCCoding.optional(object, "minuteForecast", path: path())
+        self.hourlyForecast = try RPCCoding.optional(object, "hourlyForecast", path: path())
+        self.multidayForecast = try RPCCoding.optional(object, "multidayForecast", path: path())
+        self.alerts = try RPCCoding.optional(object, "alerts", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6745,9 +6745,9 @@ public struct NavigationServiceManifest: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.acceptsWayPoints = try RPCCoding.optional(object, "acceptsWayPoints", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.acceptsWayPoints = try RPCCoding.optional(object, "acceptsWayPoints", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6815,16 +6815,16 @@ public struct NavigationInstruction: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.locationDetails = try RPCCoding.required(object, "locationDetails", path: path)
-        self.action = try RPCCoding.required(object, "action", path: path)
-        self.eta = try RPCCoding.optional(object, "eta", path: path)
-        self.bearing = try RPCCoding.optional(object, "bearing", path: path)
-        self.junctionType = try RPCCoding.optional(object, "junctionType", path: path)
-        self.drivingSide = try RPCCoding.optional(object, "drivingSide", path: path)
-        self.details = try RPCCoding.optional(object, "details", path: path)
-        self.image = try RPCCoding.optional(object, "image", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.locationDetails = try RPCCoding.required(object, "locationDetails", path: path())
+        self.action = try RPCCoding.required(object, "action", path: path())
+        self.eta = try RPCCoding.optional(object, "eta", path: path())
+        self.bearing = try RPCCoding.optional(object, "bearing", path: path())
+        self.junctionType = try RPCCoding.optional(object, "junctionType", path: path())
+        self.drivingSide = try RPCCoding.optional(object, "drivingSide", path: path())
+        self.details = try RPCCoding.optional(object, "details", path: path())
+        self.image = try RPCCoding.optional(object, "image", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6904,17 +6904,17 @@ public struct NavigationServiceData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.timeStamp = try RPCCoding.required(object, "timeStamp", path: path)
-        self.origin = try RPCCoding.optional(object, "origin", path: path)
-        self.destination = try RPCCoding.optional(object, "destination", path: path)
-        self.destinationETA = try RPCCoding.optional(object, "destinationETA", path: path)
-        self.instructions = try RPCCoding.optional(object, "instructions", path: path)
-        self.nextInstructionETA = try RPCCoding.optional(object, "nextInstructionETA", path: path)
-        self.nextInstructionDistance = try RPCCoding.optional(object, "nextInstructionDistance", path: path)
-        self.nextInstructionDistanceScale = try RPCCoding.optional(object, "nextInstructionDistanceScale", path: path)
-        self.prompt = try RPCCoding.optional(object, "prompt", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.timeStamp = try RPCCoding.required(object, "timeStamp", path: path())
+        self.origin = try RPCCoding.optional(object, "origin", path: path())
+        self.destination = try RPCCoding.optional(object, "destination", path: path())
+        self.destinationETA = try RPCCoding.optional(object, "destinationETA", path: path())
+        self.instructions = try RPCCoding.optional(object, "instructions", path: path())
+        self.nextInstructionETA = try RPCCoding.optional(object, "nextInstructionETA", path: path())
+        self.nextInstructionDistance = try RPCCoding.optional(object, "nextInstructionDistance", path: path())
+        self.nextInstructionDistanceScale = try RPCCoding.optional(object, "nextInstructionDistanceScale", path: path())
+        self.prompt = try RPCCoding.optional(object, "prompt", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -6995,17 +6995,17 @@ public struct AppServiceManifest: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.serviceName = try RPCCoding.optional(object, "serviceName", path: path)
-        self.serviceType = try RPCCoding.required(object, "serviceType", path: path)
-        self.serviceIcon = try RPCCoding.optional(object, "serviceIcon", path: path)
-        self.allowAppConsumers = try RPCCoding.optional(object, "allowAppConsumers", path: path)
-        self.rpcSpecVersion = try RPCCoding.optional(object, "rpcSpecVersion", path: path)
-        self.handledRPCs = try RPCCoding.optional(object, "handledRPCs", path: path)
-        self.mediaServiceManifest = try RPCCoding.optional(object, "mediaServiceManifest", path: path)
-        self.weatherServiceManifest = try RPCCoding.optional(object, "weatherServiceManifest", path: path)
-        self.navigationServiceManifest = try RPCCoding.optional(object, "navigationServiceManifest", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.serviceName = try RPCCoding.optional(object, "serviceName", path: path())
+        self.serviceType = try RPCCoding.required(object, "serviceType", path: path())
+        self.serviceIcon = try RPCCoding.optional(object, "serviceIcon", path: path())
+        self.allowAppConsumers = try RPCCoding.optional(object, "allowAppConsumers", path: path())
+        self.rpcSpecVersion = try RPCCoding.optional(object, "rpcSpecVersion", path: path())
+        self.handledRPCs = try RPCCoding.optional(object, "handledRPCs", path: path())
+        self.mediaServiceManifest = try RPCCoding.optional(object, "mediaServiceManifest", path: path())
+        self.weatherServiceManifest = try RPCCoding.optional(object, "weatherServiceManifest", path: path())
+        self.navigationServiceManifest = try RPCCoding.optional(object, "navigationServiceManifest", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7061,12 +7061,12 @@ public struct AppServiceRecord: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.serviceID = try RPCCoding.required(object, "serviceID", path: path)
-        self.serviceManifest = try RPCCoding.required(object, "serviceManifest", path: path)
-        self.servicePublished = try RPCCoding.required(object, "servicePublished", path: path)
-        self.serviceActive = try RPCCoding.required(object, "serviceActive", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.serviceID = try RPCCoding.required(object, "serviceID", path: path())
+        self.serviceManifest = try RPCCoding.required(object, "serviceManifest", path: path())
+        self.servicePublished = try RPCCoding.required(object, "servicePublished", path: path())
+        self.serviceActive = try RPCCoding.required(object, "serviceActive", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7122,13 +7122,13 @@ public struct AppServiceData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.serviceType = try RPCCoding.required(object, "serviceType", path: path)
-        self.serviceID = try RPCCoding.required(object, "serviceID", path: path)
-        self.mediaServiceData = try RPCCoding.optional(object, "mediaServiceData", path: path)
-        self.weatherServiceData = try RPCCoding.optional(object, "weatherServiceData", path: path)
-        self.navigationServiceData = try RPCCoding.optional(object, "navigationServiceData", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.serviceType = try RPCCoding.required(object, "serviceType", path: path())
+        self.serviceID = try RPCCoding.required(object, "serviceID", path: path())
+        self.mediaServiceData = try RPCCoding.optional(object, "mediaServiceData", path: path())
+        self.weatherServiceData = try RPCCoding.optional(object, "weatherServiceData", path: path())
+        self.navigationServiceData = try RPCCoding.optional(object, "navigationServiceData", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7166,10 +7166,10 @@ public struct AppServiceCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.updateReason = try RPCCoding.optional(object, "updateReason", path: path)
-        self.updatedAppServiceRecord = try RPCCoding.required(object, "updatedAppServiceRecord", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.updateReason = try RPCCoding.optional(object, "updateReason", path: path())
+        self.updatedAppServiceRecord = try RPCCoding.required(object, "updatedAppServiceRecord", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7200,9 +7200,9 @@ public struct AppServicesCapabilities: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.appServices = try RPCCoding.optional(object, "appServices", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.appServices = try RPCCoding.optional(object, "appServices", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7275,17 +7275,17 @@ public struct SystemCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.systemCapabilityType = try RPCCoding.required(object, "systemCapabilityType", path: path)
-        self.navigationCapability = try RPCCoding.optional(object, "navigationCapability", path: path)
-        self.phoneCapability = try RPCCoding.optional(object, "phoneCapability", path: path)
-        self.videoStreamingCapability = try RPCCoding.optional(object, "videoStreamingCapability", path: path)
-        self.remoteControlCapability = try RPCCoding.optional(object, "remoteControlCapability", path: path)
-        self.appServicesCapabilities = try RPCCoding.optional(object, "appServicesCapabilities", path: path)
-        self.seatLocationCapability = try RPCCoding.optional(object, "seatLocationCapability", path: path)
-        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path)
-        self.driverDistractionCapability = try RPCCoding.optional(object, "driverDistractionCapability", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.systemCapabilityType = try RPCCoding.required(object, "systemCapabilityType", path: path())
+        self.navigationCapability = try RPCCoding.optional(object, "navigationCapability", path: path())
+        self.phoneCapability = try RPCCoding.optional(object, "phoneCapability", path: path())
+        self.videoStreamingCapability = try RPCCoding.optional(object, "videoStreamingCapability", path: path())
+        self.remoteControlCapability = try RPCCoding.optional(object, "remoteControlCapability", path: path())
+        self.appServicesCapabilities = try RPCCoding.optional(object, "appServicesCapabilities", path: path())
+        self.seatLocationCapability = try RPCCoding.optional(object, "seatLocationCapability", path: path())
+        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path())
+        self.driverDistractionCapability = try RPCCoding.optional(object, "driverDistractionCapability", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7336,11 +7336,11 @@ public struct ClimateData: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path)
-        self.cabinTemperature = try RPCCoding.optional(object, "cabinTemperature", path: path)
-        self.atmosphericPressure = try RPCCoding.optional(object, "atmosphericPressure", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
+        self.cabinTemperature = try RPCCoding.optional(object, "cabinTemperature", path: path())
+        self.atmosphericPressure = try RPCCoding.optional(object, "atmosphericPressure", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7385,11 +7385,11 @@ public struct GearStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.userSelectedGear = try RPCCoding.optional(object, "userSelectedGear", path: path)
-        self.actualGear = try RPCCoding.optional(object, "actualGear", path: path)
-        self.transmissionType = try RPCCoding.optional(object, "transmissionType", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.userSelectedGear = try RPCCoding.optional(object, "userSelectedGear", path: path())
+        self.actualGear = try RPCCoding.optional(object, "actualGear", path: path())
+        self.transmissionType = try RPCCoding.optional(object, "transmissionType", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7425,10 +7425,10 @@ public struct SeatStatus: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.seatLocation = try RPCCoding.required(object, "seatLocation", path: path)
-        self.conditionActive = try RPCCoding.required(object, "conditionActive", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.seatLocation = try RPCCoding.required(object, "seatLocation", path: path())
+        self.conditionActive = try RPCCoding.required(object, "conditionActive", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7463,10 +7463,10 @@ public struct SeatOccupancy: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.seatsOccupied = try RPCCoding.optional(object, "seatsOccupied", path: path)
-        self.seatsBelted = try RPCCoding.optional(object, "seatsBelted", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.seatsOccupied = try RPCCoding.optional(object, "seatsOccupied", path: path())
+        self.seatsBelted = try RPCCoding.optional(object, "seatsBelted", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7501,10 +7501,10 @@ public struct SeekStreamingIndicator: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.type = try RPCCoding.required(object, "type", path: path)
-        self.seekTime = try RPCCoding.optional(object, "seekTime", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.type = try RPCCoding.required(object, "type", path: path())
+        self.seekTime = try RPCCoding.optional(object, "seekTime", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
@@ -7539,10 +7539,10 @@ public struct AppCapability: RPCStruct {
     ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
-    public init(json: JSONValue, path: String) throws(RPCDecodingError) {
-        let object = try RPCCoding.object(json, path: path)
-        self.appCapabilityType = try RPCCoding.required(object, "appCapabilityType", path: path)
-        self.videoStreamingCapability = try RPCCoding.optional(object, "videoStreamingCapability", path: path)
+    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
+        let object = try RPCCoding.object(json, path: path())
+        self.appCapabilityType = try RPCCoding.required(object, "appCapabilityType", path: path())
+        self.videoStreamingCapability = try RPCCoding.optional(object, "videoStreamingCapability", path: path())
         self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
     }
 
