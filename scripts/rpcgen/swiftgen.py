@@ -234,7 +234,11 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
         out("}")
         out()
         return
+    # Room for the mandatory fields and a few optional ones at once: growing a dictionary
+    # from empty allocates at its first and second key.
+    room = min(len(params), max(3, sum(1 for p in params if p.get("mandatory"))))
     out("        var object = additionalParameters")
+    out(f"        object.reserveCapacity(additionalParameters.count + {room})")
     for p in params:
         ident = naming.identifier(p["name"])
         if p.get("mandatory"):

@@ -101,6 +101,7 @@ public struct OnHMIStatus: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["hmiLevel"] = self.hmiLevel.json
         object["audioStreamingState"] = self.audioStreamingState.json
         object["systemContext"] = self.systemContext.json
@@ -148,6 +149,7 @@ public struct OnAppInterfaceUnregistered: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["reason"] = self.reason.json
         return .object(object)
     }
@@ -207,6 +209,7 @@ public struct OnButtonEvent: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["buttonName"] = self.buttonName.json
         object["buttonEventMode"] = self.buttonEventMode.json
         if let value = self.customButtonID { object["customButtonID"] = value.json }
@@ -268,6 +271,7 @@ public struct OnButtonPress: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["buttonName"] = self.buttonName.json
         object["buttonPressMode"] = self.buttonPressMode.json
         if let value = self.customButtonID { object["customButtonID"] = value.json }
@@ -527,6 +531,7 @@ public struct OnVehicleData: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.gps { object["gps"] = value.json }
         if let value = self.speed { object["speed"] = value.json }
         if let value = self.rpm { object["rpm"] = value.json }
@@ -615,6 +620,7 @@ public struct OnCommand: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["cmdID"] = self.cmdID.json
         object["triggerSource"] = self.triggerSource.json
         return .object(object)
@@ -659,6 +665,7 @@ public struct OnTBTClientState: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["state"] = self.state.json
         return .object(object)
     }
@@ -718,6 +725,7 @@ public struct OnDriverDistraction: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["state"] = self.state.json
         if let value = self.lockScreenDismissalEnabled { object["lockScreenDismissalEnabled"] = value.json }
         if let value = self.lockScreenDismissalWarning { object["lockScreenDismissalWarning"] = value.json }
@@ -773,6 +781,7 @@ public struct OnPermissionsChange: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["permissionItem"] = self.permissionItem.json
         if let value = self.requireEncryption { object["requireEncryption"] = value.json }
         return .object(object)
@@ -863,6 +872,7 @@ public struct OnLanguageChange: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["language"] = self.language.json
         object["hmiDisplayLanguage"] = self.hmiDisplayLanguage.json
         return .object(object)
@@ -917,6 +927,7 @@ public struct OnKeyboardInput: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["event"] = self.event.json
         if let value = self.data { object["data"] = value.json }
         return .object(object)
@@ -971,6 +982,7 @@ public struct OnTouchEvent: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["type"] = self.type.json
         object["event"] = self.event.json
         return .object(object)
@@ -1055,6 +1067,7 @@ public struct OnSystemRequest: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["requestType"] = self.requestType.json
         if let value = self.requestSubType { object["requestSubType"] = value.json }
         if let value = self.url { object["url"] = value.json }
@@ -1104,6 +1117,7 @@ public struct OnHashChange: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["hashID"] = self.hashID.json
         return .object(object)
     }
@@ -1147,6 +1161,7 @@ public struct OnWayPointChange: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["wayPoints"] = self.wayPoints.json
         return .object(object)
     }
@@ -1190,6 +1205,7 @@ public struct OnInteriorVehicleData: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["moduleData"] = self.moduleData.json
         return .object(object)
     }
@@ -1249,6 +1265,7 @@ public struct OnRCStatus: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.allowed { object["allowed"] = value.json }
         object["allocatedModules"] = self.allocatedModules.json
         object["freeModules"] = self.freeModules.json
@@ -1294,6 +1311,7 @@ public struct OnAppServiceData: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["serviceData"] = self.serviceData.json
         return .object(object)
     }
@@ -1337,6 +1355,7 @@ public struct OnSystemCapabilityUpdated: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["systemCapability"] = self.systemCapability.json
         return .object(object)
     }
@@ -1380,6 +1399,7 @@ public struct OnAppCapabilityUpdated: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["appCapability"] = self.appCapability.json
         return .object(object)
     }
@@ -1423,6 +1443,7 @@ public struct OnUpdateFile: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["fileName"] = self.fileName.json
         return .object(object)
     }
@@ -1476,6 +1497,7 @@ public struct OnUpdateSubMenu: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["menuID"] = self.menuID.json
         if let value = self.updateSubCells { object["updateSubCells"] = value.json }
         return .object(object)
@@ -1536,6 +1558,7 @@ public struct OnEncodedSyncPData: RPCNotification {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["data"] = self.data.json
         if let value = self.URL { object["URL"] = value.json }
         if let value = self.Timeout { object["Timeout"] = value.json }

@@ -133,6 +133,7 @@ public struct RegisterAppInterface: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 6)
         object["syncMsgVersion"] = self.syncMsgVersion.json
         object["appName"] = self.appName.json
         if let value = self.ttsName { object["ttsName"] = value.json }
@@ -259,6 +260,7 @@ public struct CreateWindow: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["windowID"] = self.windowID.json
         object["windowName"] = self.windowName.json
         object["type"] = self.type.json
@@ -308,6 +310,7 @@ public struct DeleteWindow: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["windowID"] = self.windowID.json
         return .object(object)
     }
@@ -405,6 +408,7 @@ public struct SetGlobalProperties: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.userLocation { object["userLocation"] = value.json }
         if let value = self.helpPrompt { object["helpPrompt"] = value.json }
         if let value = self.timeoutPrompt { object["timeoutPrompt"] = value.json }
@@ -458,6 +462,7 @@ public struct ResetGlobalProperties: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["properties"] = self.properties.json
         return .object(object)
     }
@@ -531,6 +536,7 @@ public struct AddCommand: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["cmdID"] = self.cmdID.json
         if let value = self.menuParams { object["menuParams"] = value.json }
         if let value = self.vrCommands { object["vrCommands"] = value.json }
@@ -580,6 +586,7 @@ public struct DeleteCommand: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["cmdID"] = self.cmdID.json
         return .object(object)
     }
@@ -677,6 +684,7 @@ public struct AddSubMenu: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["menuID"] = self.menuID.json
         if let value = self.position { object["position"] = value.json }
         object["menuName"] = self.menuName.json
@@ -730,6 +738,7 @@ public struct DeleteSubMenu: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["menuID"] = self.menuID.json
         return .object(object)
     }
@@ -775,6 +784,7 @@ public struct ShowAppMenu: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         if let value = self.menuID { object["menuID"] = value.json }
         return .object(object)
     }
@@ -830,6 +840,7 @@ public struct CreateInteractionChoiceSet: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["interactionChoiceSetID"] = self.interactionChoiceSetID.json
         object["choiceSet"] = self.choiceSet.json
         return .object(object)
@@ -934,6 +945,7 @@ public struct PerformInteraction: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["initialText"] = self.initialText.json
         if let value = self.initialPrompt { object["initialPrompt"] = value.json }
         object["interactionMode"] = self.interactionMode.json
@@ -988,6 +1000,7 @@ public struct DeleteInteractionChoiceSet: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["interactionChoiceSetID"] = self.interactionChoiceSetID.json
         return .object(object)
     }
@@ -1091,6 +1104,7 @@ public struct Alert: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.alertText1 { object["alertText1"] = value.json }
         if let value = self.alertText2 { object["alertText2"] = value.json }
         if let value = self.alertText3 { object["alertText3"] = value.json }
@@ -1185,6 +1199,7 @@ public struct SubtleAlert: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.alertText1 { object["alertText1"] = value.json }
         if let value = self.alertText2 { object["alertText2"] = value.json }
         if let value = self.alertIcon { object["alertIcon"] = value.json }
@@ -1330,6 +1345,7 @@ public struct Show: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.mainField1 { object["mainField1"] = value.json }
         if let value = self.mainField2 { object["mainField2"] = value.json }
         if let value = self.mainField3 { object["mainField3"] = value.json }
@@ -1390,6 +1406,7 @@ public struct Speak: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["ttsChunks"] = self.ttsChunks.json
         return .object(object)
     }
@@ -1475,6 +1492,7 @@ public struct SetMediaClockTimer: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.startTime { object["startTime"] = value.json }
         if let value = self.endTime { object["endTime"] = value.json }
         object["updateMode"] = self.updateMode.json
@@ -1572,6 +1590,7 @@ public struct PerformAudioPassThru: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 4)
         if let value = self.initialPrompt { object["initialPrompt"] = value.json }
         if let value = self.audioPassThruDisplayText1 { object["audioPassThruDisplayText1"] = value.json }
         if let value = self.audioPassThruDisplayText2 { object["audioPassThruDisplayText2"] = value.json }
@@ -1662,6 +1681,7 @@ public struct SubscribeButton: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["buttonName"] = self.buttonName.json
         return .object(object)
     }
@@ -1707,6 +1727,7 @@ public struct UnsubscribeButton: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["buttonName"] = self.buttonName.json
         return .object(object)
     }
@@ -1960,6 +1981,7 @@ public struct SubscribeVehicleData: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.gps { object["gps"] = value.json }
         if let value = self.speed { object["speed"] = value.json }
         if let value = self.rpm { object["rpm"] = value.json }
@@ -2247,6 +2269,7 @@ public struct UnsubscribeVehicleData: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.gps { object["gps"] = value.json }
         if let value = self.speed { object["speed"] = value.json }
         if let value = self.rpm { object["rpm"] = value.json }
@@ -2540,6 +2563,7 @@ public struct GetVehicleData: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.gps { object["gps"] = value.json }
         if let value = self.speed { object["speed"] = value.json }
         if let value = self.rpm { object["rpm"] = value.json }
@@ -2630,6 +2654,7 @@ public struct ReadDID: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["ecuName"] = self.ecuName.json
         object["didLocation"] = self.didLocation.json
         return .object(object)
@@ -2686,6 +2711,7 @@ public struct GetDTCs: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["ecuName"] = self.ecuName.json
         if let value = self.dtcMask { object["dtcMask"] = value.json }
         return .object(object)
@@ -2748,6 +2774,7 @@ public struct DiagnosticMessage: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["targetID"] = self.targetID.json
         object["messageLength"] = self.messageLength.json
         object["messageData"] = self.messageData.json
@@ -2817,6 +2844,7 @@ public struct ScrollableMessage: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["scrollableMessageBody"] = self.scrollableMessageBody.json
         if let value = self.timeout { object["timeout"] = value.json }
         if let value = self.softButtons { object["softButtons"] = value.json }
@@ -2899,6 +2927,7 @@ public struct Slider: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["numTicks"] = self.numTicks.json
         object["position"] = self.position.json
         object["sliderHeader"] = self.sliderHeader.json
@@ -3013,6 +3042,7 @@ public struct ShowConstantTBT: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.navigationText1 { object["navigationText1"] = value.json }
         if let value = self.navigationText2 { object["navigationText2"] = value.json }
         if let value = self.eta { object["eta"] = value.json }
@@ -3078,6 +3108,7 @@ public struct AlertManeuver: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.ttsChunks { object["ttsChunks"] = value.json }
         if let value = self.softButtons { object["softButtons"] = value.json }
         return .object(object)
@@ -3134,6 +3165,7 @@ public struct UpdateTurnList: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.turnList { object["turnList"] = value.json }
         if let value = self.softButtons { object["softButtons"] = value.json }
         return .object(object)
@@ -3214,6 +3246,7 @@ public struct ChangeRegistration: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["language"] = self.language.json
         object["hmiDisplayLanguage"] = self.hmiDisplayLanguage.json
         if let value = self.appName { object["appName"] = value.json }
@@ -3304,6 +3337,7 @@ public struct PutFile: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["syncFileName"] = self.syncFileName.json
         object["fileType"] = self.fileType.json
         if let value = self.persistentFile { object["persistentFile"] = value.json }
@@ -3383,6 +3417,7 @@ public struct GetFile: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["fileName"] = self.fileName.json
         if let value = self.appServiceId { object["appServiceId"] = value.json }
         if let value = self.fileType { object["fileType"] = value.json }
@@ -3432,6 +3467,7 @@ public struct DeleteFile: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["syncFileName"] = self.syncFileName.json
         return .object(object)
     }
@@ -3515,6 +3551,7 @@ public struct SetAppIcon: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["syncFileName"] = self.syncFileName.json
         return .object(object)
     }
@@ -3576,6 +3613,7 @@ public struct SetDisplayLayout: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["displayLayout"] = self.displayLayout.json
         if let value = self.dayColorScheme { object["dayColorScheme"] = value.json }
         if let value = self.nightColorScheme { object["nightColorScheme"] = value.json }
@@ -3639,6 +3677,7 @@ public struct SystemRequest: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["requestType"] = self.requestType.json
         if let value = self.requestSubType { object["requestSubType"] = value.json }
         if let value = self.fileName { object["fileName"] = value.json }
@@ -3744,6 +3783,7 @@ public struct SendLocation: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.longitudeDegrees { object["longitudeDegrees"] = value.json }
         if let value = self.latitudeDegrees { object["latitudeDegrees"] = value.json }
         if let value = self.locationName { object["locationName"] = value.json }
@@ -3798,6 +3838,7 @@ public struct DialNumber: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["number"] = self.number.json
         return .object(object)
     }
@@ -3865,6 +3906,7 @@ public struct ButtonPress: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleType"] = self.moduleType.json
         if let value = self.moduleId { object["moduleId"] = value.json }
         object["buttonName"] = self.buttonName.json
@@ -3929,6 +3971,7 @@ public struct GetInteriorVehicleData: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleType"] = self.moduleType.json
         if let value = self.moduleId { object["moduleId"] = value.json }
         if let value = self.subscribe { object["subscribe"] = value.json }
@@ -3986,6 +4029,7 @@ public struct GetInteriorVehicleDataConsent: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["moduleType"] = self.moduleType.json
         object["moduleIds"] = self.moduleIds.json
         return .object(object)
@@ -4042,6 +4086,7 @@ public struct ReleaseInteriorVehicleDataModule: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["moduleType"] = self.moduleType.json
         if let value = self.moduleId { object["moduleId"] = value.json }
         return .object(object)
@@ -4088,6 +4133,7 @@ public struct SetInteriorVehicleData: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["moduleData"] = self.moduleData.json
         return .object(object)
     }
@@ -4171,6 +4217,7 @@ public struct GetWayPoints: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["wayPointType"] = self.wayPointType.json
         return .object(object)
     }
@@ -4264,6 +4311,7 @@ public struct GetSystemCapability: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["systemCapabilityType"] = self.systemCapabilityType.json
         if let value = self.subscribe { object["subscribe"] = value.json }
         return .object(object)
@@ -4310,6 +4358,7 @@ public struct SendHapticData: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         if let value = self.hapticRectData { object["hapticRectData"] = value.json }
         return .object(object)
     }
@@ -4355,6 +4404,7 @@ public struct SetCloudAppProperties: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["properties"] = self.properties.json
         return .object(object)
     }
@@ -4400,6 +4450,7 @@ public struct GetCloudAppProperties: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["appID"] = self.appID.json
         return .object(object)
     }
@@ -4445,6 +4496,7 @@ public struct PublishAppService: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["appServiceManifest"] = self.appServiceManifest.json
         return .object(object)
     }
@@ -4490,6 +4542,7 @@ public struct UnpublishAppService: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["serviceID"] = self.serviceID.json
         return .object(object)
     }
@@ -4545,6 +4598,7 @@ public struct GetAppServiceData: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["serviceType"] = self.serviceType.json
         if let value = self.subscribe { object["subscribe"] = value.json }
         return .object(object)
@@ -4613,6 +4667,7 @@ public struct PerformAppServiceInteraction: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["serviceUri"] = self.serviceUri.json
         object["serviceID"] = self.serviceID.json
         object["originApp"] = self.originApp.json
@@ -4671,6 +4726,7 @@ public struct CancelInteraction: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.cancelID { object["cancelID"] = value.json }
         object["functionID"] = self.functionID.json
         return .object(object)
@@ -4755,6 +4811,7 @@ public struct EncodedSyncPData: RPCRequest {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["data"] = self.data.json
         return .object(object)
     }

@@ -167,6 +167,7 @@ public struct RegisterAppInterfaceResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -247,6 +248,7 @@ public struct UnregisterAppInterfaceResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -308,6 +310,7 @@ public struct CreateWindowResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         if let value = self.info { object["info"] = value.json }
         object["resultCode"] = self.resultCode.json
@@ -369,6 +372,7 @@ public struct DeleteWindowResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         if let value = self.info { object["info"] = value.json }
         object["resultCode"] = self.resultCode.json
@@ -430,6 +434,7 @@ public struct SetGlobalPropertiesResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -491,6 +496,7 @@ public struct ResetGlobalPropertiesResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -552,6 +558,7 @@ public struct AddCommandResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -613,6 +620,7 @@ public struct DeleteCommandResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -674,6 +682,7 @@ public struct AddSubMenuResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -735,6 +744,7 @@ public struct DeleteSubMenuResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -796,6 +806,7 @@ public struct ShowAppMenuResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -857,6 +868,7 @@ public struct CreateInteractionChoiceSetResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -936,6 +948,7 @@ public struct PerformInteractionResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1000,6 +1013,7 @@ public struct DeleteInteractionChoiceSetResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1067,6 +1081,7 @@ public struct AlertResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1135,6 +1150,7 @@ public struct SubtleAlertResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1197,6 +1213,7 @@ public struct ShowResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1258,6 +1275,7 @@ public struct SpeakResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1319,6 +1337,7 @@ public struct SetMediaClockTimerResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1380,6 +1399,7 @@ public struct PerformAudioPassThruResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1441,6 +1461,7 @@ public struct EndAudioPassThruResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1502,6 +1523,7 @@ public struct SubscribeButtonResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1563,6 +1585,7 @@ public struct UnsubscribeButtonResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -1834,6 +1857,7 @@ public struct SubscribeVehicleDataResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2140,6 +2164,7 @@ public struct UnsubscribeVehicleDataResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2452,6 +2477,7 @@ public struct GetVehicleDataResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2555,6 +2581,7 @@ public struct ReadDIDResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2629,6 +2656,7 @@ public struct GetDTCsResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2698,6 +2726,7 @@ public struct DiagnosticMessageResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2760,6 +2789,7 @@ public struct ScrollableMessageResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2827,6 +2857,7 @@ public struct SliderResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2889,6 +2920,7 @@ public struct ShowConstantTBTResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -2950,6 +2982,7 @@ public struct AlertManeuverResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3011,6 +3044,7 @@ public struct UpdateTurnListResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3072,6 +3106,7 @@ public struct ChangeRegistrationResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3133,6 +3168,7 @@ public struct GenericResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3200,6 +3236,7 @@ public struct PutFileResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.spaceAvailable { object["spaceAvailable"] = value.json }
@@ -3286,6 +3323,7 @@ public struct GetFileResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3357,6 +3395,7 @@ public struct DeleteFileResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.spaceAvailable { object["spaceAvailable"] = value.json }
@@ -3431,6 +3470,7 @@ public struct ListFilesResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.filenames { object["filenames"] = value.json }
@@ -3494,6 +3534,7 @@ public struct SetAppIconResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3579,6 +3620,7 @@ public struct SetDisplayLayoutResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.displayCapabilities { object["displayCapabilities"] = value.json }
@@ -3644,6 +3686,7 @@ public struct SystemRequestResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3705,6 +3748,7 @@ public struct SendLocationResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3766,6 +3810,7 @@ public struct DialNumberResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3827,6 +3872,7 @@ public struct ButtonPressResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
         object["success"] = self.success.json
@@ -3900,6 +3946,7 @@ public struct GetInteriorVehicleDataResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.moduleData { object["moduleData"] = value.json }
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -3969,6 +4016,7 @@ public struct GetInteriorVehicleDataConsentResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4031,6 +4079,7 @@ public struct ReleaseInteriorVehicleDataModuleResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4098,6 +4147,7 @@ public struct SetInteriorVehicleDataResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.moduleData { object["moduleData"] = value.json }
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4160,6 +4210,7 @@ public struct SubscribeWayPointsResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4227,6 +4278,7 @@ public struct GetWayPointsResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4295,6 +4347,7 @@ public struct UnsubscribeWayPointsResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4363,6 +4416,7 @@ public struct GetSystemCapabilityResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.systemCapability { object["systemCapability"] = value.json }
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4425,6 +4479,7 @@ public struct SendHapticDataResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         if let value = self.info { object["info"] = value.json }
         object["resultCode"] = self.resultCode.json
@@ -4486,6 +4541,7 @@ public struct SetCloudAppPropertiesResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4553,6 +4609,7 @@ public struct GetCloudAppPropertiesResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.properties { object["properties"] = value.json }
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
@@ -4621,6 +4678,7 @@ public struct PublishAppServiceResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4683,6 +4741,7 @@ public struct UnpublishAppServiceResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4750,6 +4809,7 @@ public struct GetAppServiceDataResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4818,6 +4878,7 @@ public struct PerformAppServiceInteractionResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4880,6 +4941,7 @@ public struct CancelInteractionResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -4941,6 +5003,7 @@ public struct CloseApplicationResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }
@@ -5002,6 +5065,7 @@ public struct EncodedSyncPDataResponse: RPCResponse {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["success"] = self.success.json
         object["resultCode"] = self.resultCode.json
         if let value = self.info { object["info"] = value.json }

@@ -41,6 +41,7 @@ public struct AudioPassThruCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["samplingRate"] = self.samplingRate.json
         object["bitsPerSample"] = self.bitsPerSample.json
         object["audioType"] = self.audioType.json
@@ -114,6 +115,7 @@ public struct CloudAppProperties: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.nicknames { object["nicknames"] = value.json }
         object["appID"] = self.appID.json
         if let value = self.enabled { object["enabled"] = value.json }
@@ -167,6 +169,7 @@ public struct Image: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["value"] = self.value.json
         object["imageType"] = self.imageType.json
         if let value = self.isTemplate { object["isTemplate"] = value.json }
@@ -234,6 +237,7 @@ public struct SoftButton: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["type"] = self.type.json
         if let value = self.text { object["text"] = value.json }
         if let value = self.image { object["image"] = value.json }
@@ -310,6 +314,7 @@ public struct Choice: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["choiceID"] = self.choiceID.json
         object["menuName"] = self.menuName.json
         if let value = self.vrCommands { object["vrCommands"] = value.json }
@@ -363,6 +368,7 @@ public struct VrHelpItem: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["text"] = self.text.json
         if let value = self.image { object["image"] = value.json }
         object["position"] = self.position.json
@@ -412,6 +418,7 @@ public struct SyncMsgVersion: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["majorVersion"] = self.majorVersion.json
         object["minorVersion"] = self.minorVersion.json
         if let value = self.patchVersion { object["patchVersion"] = value.json }
@@ -479,6 +486,7 @@ public struct FuelRange: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.type { object["type"] = value.json }
         if let value = self.range { object["range"] = value.json }
         if let value = self.level { object["level"] = value.json }
@@ -531,6 +539,7 @@ public struct SingleTireStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["status"] = self.status.json
         if let value = self.tpms { object["tpms"] = value.json }
         if let value = self.pressure { object["pressure"] = value.json }
@@ -652,6 +661,7 @@ public struct BeltStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 15)
         object["driverBeltDeployed"] = self.driverBeltDeployed.json
         object["passengerBeltDeployed"] = self.passengerBeltDeployed.json
         object["passengerBuckleBelted"] = self.passengerBuckleBelted.json
@@ -731,6 +741,7 @@ public struct Grid: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["col"] = self.col.json
         object["row"] = self.row.json
         if let value = self.level { object["level"] = value.json }
@@ -773,6 +784,7 @@ public struct DoorStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["location"] = self.location.json
         object["status"] = self.status.json
         return .object(object)
@@ -811,6 +823,7 @@ public struct GateStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["location"] = self.location.json
         object["status"] = self.status.json
         return .object(object)
@@ -849,6 +862,7 @@ public struct WindowState: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["approximatePosition"] = self.approximatePosition.json
         object["deviation"] = self.deviation.json
         return .object(object)
@@ -897,6 +911,7 @@ public struct RoofStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["location"] = self.location.json
         object["status"] = self.status.json
         if let value = self.state { object["state"] = value.json }
@@ -988,6 +1003,7 @@ public struct BodyInformation: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["parkBrakeActive"] = self.parkBrakeActive.json
         object["ignitionStableStatus"] = self.ignitionStableStatus.json
         object["ignitionStatus"] = self.ignitionStatus.json
@@ -1092,6 +1108,7 @@ public struct DeviceStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 11)
         object["voiceRecOn"] = self.voiceRecOn.json
         object["btIconOn"] = self.btIconOn.json
         object["callActive"] = self.callActive.json
@@ -1149,6 +1166,7 @@ public struct HeadLampStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["lowBeamsOn"] = self.lowBeamsOn.json
         object["highBeamsOn"] = self.highBeamsOn.json
         if let value = self.ambientLightSensorStatus { object["ambientLightSensorStatus"] = value.json }
@@ -1204,6 +1222,7 @@ public struct AppInfo: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["appDisplayName"] = self.appDisplayName.json
         object["appBundleID"] = self.appBundleID.json
         object["appVersion"] = self.appVersion.json
@@ -1254,6 +1273,7 @@ public struct ECallInfo: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["eCallNotificationStatus"] = self.eCallNotificationStatus.json
         object["auxECallNotificationStatus"] = self.auxECallNotificationStatus.json
         object["eCallConfirmationStatus"] = self.eCallConfirmationStatus.json
@@ -1333,6 +1353,7 @@ public struct AirbagStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 8)
         object["driverAirbagDeployed"] = self.driverAirbagDeployed.json
         object["driverSideAirbagDeployed"] = self.driverSideAirbagDeployed.json
         object["driverCurtainAirbagDeployed"] = self.driverCurtainAirbagDeployed.json
@@ -1399,6 +1420,7 @@ public struct EmergencyEvent: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 5)
         object["emergencyEventType"] = self.emergencyEventType.json
         object["fuelCutoffStatus"] = self.fuelCutoffStatus.json
         object["rolloverEvent"] = self.rolloverEvent.json
@@ -1456,6 +1478,7 @@ public struct ClusterModeStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 4)
         object["powerModeActive"] = self.powerModeActive.json
         object["powerModeQualificationStatus"] = self.powerModeQualificationStatus.json
         object["carModeStatus"] = self.carModeStatus.json
@@ -1491,6 +1514,7 @@ public struct MyKey: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["e911Override"] = self.e911Override.json
         return .object(object)
     }
@@ -1562,6 +1586,7 @@ public struct TireStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.pressureTelltale { object["pressureTelltale"] = value.json }
         if let value = self.leftFront { object["leftFront"] = value.json }
         if let value = self.rightFront { object["rightFront"] = value.json }
@@ -1605,6 +1630,7 @@ public struct StabilityControlsStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.escSystem { object["escSystem"] = value.json }
         if let value = self.trailerSwayControl { object["trailerSwayControl"] = value.json }
         return .object(object)
@@ -1749,6 +1775,7 @@ public struct GPSData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["longitudeDegrees"] = self.longitudeDegrees.json
         object["latitudeDegrees"] = self.latitudeDegrees.json
         if let value = self.utcYear { object["utcYear"] = value.json }
@@ -1814,6 +1841,7 @@ public struct VehicleDataResult: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["dataType"] = self.dataType.json
         object["resultCode"] = self.resultCode.json
         if let value = self.oemCustomDataType { object["oemCustomDataType"] = value.json }
@@ -1863,6 +1891,7 @@ public struct DIDResult: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["resultCode"] = self.resultCode.json
         object["didLocation"] = self.didLocation.json
         if let value = self.data { object["data"] = value.json }
@@ -1912,6 +1941,7 @@ public struct StartTime: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["hours"] = self.hours.json
         object["minutes"] = self.minutes.json
         object["seconds"] = self.seconds.json
@@ -1967,6 +1997,7 @@ public struct TextField: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 4)
         object["name"] = self.name.json
         object["characterSet"] = self.characterSet.json
         object["width"] = self.width.json
@@ -2007,6 +2038,7 @@ public struct ImageResolution: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["resolutionWidth"] = self.resolutionWidth.json
         object["resolutionHeight"] = self.resolutionHeight.json
         return .object(object)
@@ -2055,6 +2087,7 @@ public struct ImageField: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["name"] = self.name.json
         object["imageTypeSupported"] = self.imageTypeSupported.json
         if let value = self.imageResolution { object["imageResolution"] = value.json }
@@ -2094,6 +2127,7 @@ public struct TouchCoord: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["x"] = self.x.json
         object["y"] = self.y.json
         return .object(object)
@@ -2142,6 +2176,7 @@ public struct TouchEvent: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["id"] = self.id.json
         object["ts"] = self.ts.json
         object["c"] = self.c.json
@@ -2191,6 +2226,7 @@ public struct TouchEventCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["pressAvailable"] = self.pressAvailable.json
         object["multiTouchAvailable"] = self.multiTouchAvailable.json
         object["doublePressAvailable"] = self.doublePressAvailable.json
@@ -2230,6 +2266,7 @@ public struct ScreenParams: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["resolution"] = self.resolution.json
         if let value = self.touchEventAvailable { object["touchEventAvailable"] = value.json }
         return .object(object)
@@ -2268,6 +2305,7 @@ public struct HMIPermissions: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["allowed"] = self.allowed.json
         object["userDisallowed"] = self.userDisallowed.json
         return .object(object)
@@ -2306,6 +2344,7 @@ public struct ParameterPermissions: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["allowed"] = self.allowed.json
         object["userDisallowed"] = self.userDisallowed.json
         return .object(object)
@@ -2360,6 +2399,7 @@ public struct PermissionItem: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["rpcName"] = self.rpcName.json
         object["hmiPermissions"] = self.hmiPermissions.json
         object["parameterPermissions"] = self.parameterPermissions.json
@@ -2446,6 +2486,7 @@ public struct DisplayCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 4)
         object["displayType"] = self.displayType.json
         if let value = self.displayName { object["displayName"] = value.json }
         object["textFields"] = self.textFields.json
@@ -2491,6 +2532,7 @@ public struct WindowStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["location"] = self.location.json
         object["state"] = self.state.json
         return .object(object)
@@ -2545,6 +2587,7 @@ public struct ModuleInfo: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleId"] = self.moduleId.json
         if let value = self.location { object["location"] = value.json }
         if let value = self.serviceArea { object["serviceArea"] = value.json }
@@ -2607,6 +2650,7 @@ public struct ButtonCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 4)
         object["name"] = self.name.json
         if let value = self.moduleInfo { object["moduleInfo"] = value.json }
         object["shortPressAvailable"] = self.shortPressAvailable.json
@@ -2670,6 +2714,7 @@ public struct SoftButtonCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 4)
         object["shortPressAvailable"] = self.shortPressAvailable.json
         object["longPressAvailable"] = self.longPressAvailable.json
         object["upDownAvailable"] = self.upDownAvailable.json
@@ -2706,6 +2751,7 @@ public struct PresetBankCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["onScreenPresetsAvailable"] = self.onScreenPresetsAvailable.json
         return .object(object)
     }
@@ -2743,6 +2789,7 @@ public struct DynamicUpdateCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.supportedDynamicImageFieldNames { object["supportedDynamicImageFieldNames"] = value.json }
         if let value = self.supportsDynamicSubMenus { object["supportsDynamicSubMenus"] = value.json }
         return .object(object)
@@ -2781,6 +2828,7 @@ public struct KeyboardLayoutCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["keyboardLayout"] = self.keyboardLayout.json
         object["numConfigurableKeys"] = self.numConfigurableKeys.json
         return .object(object)
@@ -2819,6 +2867,7 @@ public struct KeyboardCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.maskInputCharactersSupported { object["maskInputCharactersSupported"] = value.json }
         if let value = self.supportedKeyboards { object["supportedKeyboards"] = value.json }
         return .object(object)
@@ -2915,6 +2964,7 @@ public struct WindowCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.windowID { object["windowID"] = value.json }
         if let value = self.textFields { object["textFields"] = value.json }
         if let value = self.imageFields { object["imageFields"] = value.json }
@@ -2962,6 +3012,7 @@ public struct WindowTypeCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["type"] = self.type.json
         object["maximumNumberOfWindows"] = self.maximumNumberOfWindows.json
         return .object(object)
@@ -3010,6 +3061,7 @@ public struct DisplayCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.displayName { object["displayName"] = value.json }
         if let value = self.windowTypeSupported { object["windowTypeSupported"] = value.json }
         if let value = self.windowCapabilities { object["windowCapabilities"] = value.json }
@@ -3089,6 +3141,7 @@ public struct HMICapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.navigation { object["navigation"] = value.json }
         if let value = self.phoneCall { object["phoneCall"] = value.json }
         if let value = self.videoStreaming { object["videoStreaming"] = value.json }
@@ -3155,6 +3208,7 @@ public struct MenuParams: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.parentID { object["parentID"] = value.json }
         if let value = self.position { object["position"] = value.json }
         object["menuName"] = self.menuName.json
@@ -3196,6 +3250,7 @@ public struct TTSChunk: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["text"] = self.text.json
         object["type"] = self.type.json
         return .object(object)
@@ -3234,6 +3289,7 @@ public struct Turn: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.navigationText { object["navigationText"] = value.json }
         if let value = self.turnIcon { object["turnIcon"] = value.json }
         return .object(object)
@@ -3288,6 +3344,7 @@ public struct VehicleType: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.make { object["make"] = value.json }
         if let value = self.model { object["model"] = value.json }
         if let value = self.modelYear { object["modelYear"] = value.json }
@@ -3368,6 +3425,7 @@ public struct KeyboardProperties: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.language { object["language"] = value.json }
         if let value = self.keyboardLayout { object["keyboardLayout"] = value.json }
         if let value = self.keypressMode { object["keypressMode"] = value.json }
@@ -3440,6 +3498,7 @@ public struct DeviceInfo: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.hardware { object["hardware"] = value.json }
         if let value = self.firmwareRev { object["firmwareRev"] = value.json }
         if let value = self.os { object["os"] = value.json }
@@ -3528,6 +3587,7 @@ public struct DateTime: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.millisecond { object["millisecond"] = value.json }
         if let value = self.second { object["second"] = value.json }
         if let value = self.minute { object["minute"] = value.json }
@@ -3573,6 +3633,7 @@ public struct Coordinate: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["latitudeDegrees"] = self.latitudeDegrees.json
         object["longitudeDegrees"] = self.longitudeDegrees.json
         return .object(object)
@@ -3657,6 +3718,7 @@ public struct OASISAddress: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.countryName { object["countryName"] = value.json }
         if let value = self.countryCode { object["countryCode"] = value.json }
         if let value = self.postalCode { object["postalCode"] = value.json }
@@ -3736,6 +3798,7 @@ public struct LocationDetails: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.coordinate { object["coordinate"] = value.json }
         if let value = self.locationName { object["locationName"] = value.json }
         if let value = self.addressLines { object["addressLines"] = value.json }
@@ -3779,6 +3842,7 @@ public struct NavigationCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.sendLocationEnabled { object["sendLocationEnabled"] = value.json }
         if let value = self.getWayPointsEnabled { object["getWayPointsEnabled"] = value.json }
         return .object(object)
@@ -3812,6 +3876,7 @@ public struct PhoneCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         if let value = self.dialNumberEnabled { object["dialNumberEnabled"] = value.json }
         return .object(object)
     }
@@ -3849,6 +3914,7 @@ public struct VideoStreamingFormat: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["protocol"] = self.`protocol`.json
         object["codec"] = self.codec.json
         return .object(object)
@@ -3933,6 +3999,7 @@ public struct VideoStreamingCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.preferredResolution { object["preferredResolution"] = value.json }
         if let value = self.maxBitrate { object["maxBitrate"] = value.json }
         if let value = self.supportedFormats { object["supportedFormats"] = value.json }
@@ -3978,6 +4045,7 @@ public struct DriverDistractionCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.menuLength { object["menuLength"] = value.json }
         if let value = self.subMenuDepth { object["subMenuDepth"] = value.json }
         return .object(object)
@@ -4026,6 +4094,7 @@ public struct RGBColor: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["red"] = self.red.json
         object["green"] = self.green.json
         object["blue"] = self.blue.json
@@ -4075,6 +4144,7 @@ public struct TemplateColorScheme: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.primaryColor { object["primaryColor"] = value.json }
         if let value = self.secondaryColor { object["secondaryColor"] = value.json }
         if let value = self.backgroundColor { object["backgroundColor"] = value.json }
@@ -4124,6 +4194,7 @@ public struct TemplateConfiguration: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["template"] = self.template.json
         if let value = self.dayColorScheme { object["dayColorScheme"] = value.json }
         if let value = self.nightColorScheme { object["nightColorScheme"] = value.json }
@@ -4158,6 +4229,7 @@ public struct SeatLocation: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         if let value = self.grid { object["grid"] = value.json }
         return .object(object)
     }
@@ -4211,6 +4283,7 @@ public struct SeatLocationCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.rows { object["rows"] = value.json }
         if let value = self.columns { object["columns"] = value.json }
         if let value = self.levels { object["levels"] = value.json }
@@ -4251,6 +4324,7 @@ public struct MassageModeData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["massageZone"] = self.massageZone.json
         object["massageMode"] = self.massageMode.json
         return .object(object)
@@ -4289,6 +4363,7 @@ public struct MassageCushionFirmness: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["cushion"] = self.cushion.json
         object["firmness"] = self.firmness.json
         return .object(object)
@@ -4337,6 +4412,7 @@ public struct SeatMemoryAction: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["id"] = self.id.json
         if let value = self.label { object["label"] = value.json }
         object["action"] = self.action.json
@@ -4464,6 +4540,7 @@ public struct SeatControlData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["id"] = self.id.json
         if let value = self.heatingEnabled { object["heatingEnabled"] = value.json }
         if let value = self.coolingEnabled { object["coolingEnabled"] = value.json }
@@ -4610,6 +4687,7 @@ public struct SeatControlCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleName"] = self.moduleName.json
         if let value = self.moduleInfo { object["moduleInfo"] = value.json }
         if let value = self.heatingEnabledAvailable { object["heatingEnabledAvailable"] = value.json }
@@ -4663,6 +4741,7 @@ public struct Temperature: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["unit"] = self.unit.json
         object["value"] = self.value.json
         return .object(object)
@@ -4741,6 +4820,7 @@ public struct RdsData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.PS { object["PS"] = value.json }
         if let value = self.RT { object["RT"] = value.json }
         if let value = self.CT { object["CT"] = value.json }
@@ -4785,6 +4865,7 @@ public struct StationIDNumber: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.countryCode { object["countryCode"] = value.json }
         if let value = self.fccFacilityId { object["fccFacilityId"] = value.json }
         return .object(object)
@@ -4845,6 +4926,7 @@ public struct SisData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.stationShortName { object["stationShortName"] = value.json }
         if let value = self.stationIDNumber { object["stationIDNumber"] = value.json }
         if let value = self.stationLongName { object["stationLongName"] = value.json }
@@ -4956,6 +5038,7 @@ public struct RadioControlData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.frequencyInteger { object["frequencyInteger"] = value.json }
         if let value = self.frequencyFraction { object["frequencyFraction"] = value.json }
         if let value = self.band { object["band"] = value.json }
@@ -5087,6 +5170,7 @@ public struct ClimateControlData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.fanSpeed { object["fanSpeed"] = value.json }
         if let value = self.currentTemperature { object["currentTemperature"] = value.json }
         if let value = self.desiredTemperature { object["desiredTemperature"] = value.json }
@@ -5220,6 +5304,7 @@ public struct RadioControlCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleName"] = self.moduleName.json
         if let value = self.moduleInfo { object["moduleInfo"] = value.json }
         if let value = self.radioEnableAvailable { object["radioEnableAvailable"] = value.json }
@@ -5377,6 +5462,7 @@ public struct ClimateControlCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleName"] = self.moduleName.json
         if let value = self.moduleInfo { object["moduleInfo"] = value.json }
         if let value = self.currentTemperatureAvailable { object["currentTemperatureAvailable"] = value.json }
@@ -5442,6 +5528,7 @@ public struct EqualizerSettings: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["channelId"] = self.channelId.json
         if let value = self.channelName { object["channelName"] = value.json }
         object["channelSetting"] = self.channelSetting.json
@@ -5497,6 +5584,7 @@ public struct AudioControlData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.source { object["source"] = value.json }
         if let value = self.keepContext { object["keepContext"] = value.json }
         if let value = self.volume { object["volume"] = value.json }
@@ -5571,6 +5659,7 @@ public struct AudioControlCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleName"] = self.moduleName.json
         if let value = self.moduleInfo { object["moduleInfo"] = value.json }
         if let value = self.sourceAvailable { object["sourceAvailable"] = value.json }
@@ -5630,6 +5719,7 @@ public struct LightCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["name"] = self.name.json
         if let value = self.statusAvailable { object["statusAvailable"] = value.json }
         if let value = self.densityAvailable { object["densityAvailable"] = value.json }
@@ -5680,6 +5770,7 @@ public struct LightControlCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleName"] = self.moduleName.json
         if let value = self.moduleInfo { object["moduleInfo"] = value.json }
         object["supportedLights"] = self.supportedLights.json
@@ -5735,6 +5826,7 @@ public struct LightState: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["id"] = self.id.json
         object["status"] = self.status.json
         if let value = self.density { object["density"] = value.json }
@@ -5770,6 +5862,7 @@ public struct LightControlData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         object["lightState"] = self.lightState.json
         return .object(object)
     }
@@ -5817,6 +5910,7 @@ public struct HMISettingsControlData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.displayMode { object["displayMode"] = value.json }
         if let value = self.temperatureUnit { object["temperatureUnit"] = value.json }
         if let value = self.distanceUnit { object["distanceUnit"] = value.json }
@@ -5878,6 +5972,7 @@ public struct HMISettingsControlCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleName"] = self.moduleName.json
         if let value = self.moduleInfo { object["moduleInfo"] = value.json }
         if let value = self.distanceUnitAvailable { object["distanceUnitAvailable"] = value.json }
@@ -5959,6 +6054,7 @@ public struct ModuleData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["moduleType"] = self.moduleType.json
         if let value = self.moduleId { object["moduleId"] = value.json }
         if let value = self.radioControlData { object["radioControlData"] = value.json }
@@ -6037,6 +6133,7 @@ public struct RemoteControlCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.climateControlCapabilities { object["climateControlCapabilities"] = value.json }
         if let value = self.radioControlCapabilities { object["radioControlCapabilities"] = value.json }
         if let value = self.buttonCapabilities { object["buttonCapabilities"] = value.json }
@@ -6096,6 +6193,7 @@ public struct MetadataTags: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.mainField1 { object["mainField1"] = value.json }
         if let value = self.mainField2 { object["mainField2"] = value.json }
         if let value = self.mainField3 { object["mainField3"] = value.json }
@@ -6152,6 +6250,7 @@ public struct Rectangle: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 4)
         object["x"] = self.x.json
         object["y"] = self.y.json
         object["width"] = self.width.json
@@ -6192,6 +6291,7 @@ public struct HapticRect: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["id"] = self.id.json
         object["rect"] = self.rect.json
         return .object(object)
@@ -6325,6 +6425,7 @@ public struct MediaServiceData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.mediaType { object["mediaType"] = value.json }
         if let value = self.mediaTitle { object["mediaTitle"] = value.json }
         if let value = self.mediaArtist { object["mediaArtist"] = value.json }
@@ -6396,6 +6497,7 @@ public struct WeatherServiceManifest: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.currentForecastSupported { object["currentForecastSupported"] = value.json }
         if let value = self.maxMultidayForecastAmount { object["maxMultidayForecastAmount"] = value.json }
         if let value = self.maxHourlyForecastAmount { object["maxHourlyForecastAmount"] = value.json }
@@ -6465,6 +6567,7 @@ public struct WeatherAlert: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.title { object["title"] = value.json }
         if let value = self.summary { object["summary"] = value.json }
         if let value = self.expires { object["expires"] = value.json }
@@ -6631,6 +6734,7 @@ public struct WeatherData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.currentTemperature { object["currentTemperature"] = value.json }
         if let value = self.temperatureHigh { object["temperatureHigh"] = value.json }
         if let value = self.temperatureLow { object["temperatureLow"] = value.json }
@@ -6717,6 +6821,7 @@ public struct WeatherServiceData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["location"] = self.location.json
         if let value = self.currentForecast { object["currentForecast"] = value.json }
         if let value = self.minuteForecast { object["minuteForecast"] = value.json }
@@ -6754,6 +6859,7 @@ public struct NavigationServiceManifest: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         if let value = self.acceptsWayPoints { object["acceptsWayPoints"] = value.json }
         return .object(object)
     }
@@ -6831,6 +6937,7 @@ public struct NavigationInstruction: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["locationDetails"] = self.locationDetails.json
         object["action"] = self.action.json
         if let value = self.eta { object["eta"] = value.json }
@@ -6921,6 +7028,7 @@ public struct NavigationServiceData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["timeStamp"] = self.timeStamp.json
         if let value = self.origin { object["origin"] = value.json }
         if let value = self.destination { object["destination"] = value.json }
@@ -7012,6 +7120,7 @@ public struct AppServiceManifest: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.serviceName { object["serviceName"] = value.json }
         object["serviceType"] = self.serviceType.json
         if let value = self.serviceIcon { object["serviceIcon"] = value.json }
@@ -7073,6 +7182,7 @@ public struct AppServiceRecord: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 4)
         object["serviceID"] = self.serviceID.json
         object["serviceManifest"] = self.serviceManifest.json
         object["servicePublished"] = self.servicePublished.json
@@ -7135,6 +7245,7 @@ public struct AppServiceData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["serviceType"] = self.serviceType.json
         object["serviceID"] = self.serviceID.json
         if let value = self.mediaServiceData { object["mediaServiceData"] = value.json }
@@ -7176,6 +7287,7 @@ public struct AppServiceCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.updateReason { object["updateReason"] = value.json }
         object["updatedAppServiceRecord"] = self.updatedAppServiceRecord.json
         return .object(object)
@@ -7209,6 +7321,7 @@ public struct AppServicesCapabilities: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 1)
         if let value = self.appServices { object["appServices"] = value.json }
         return .object(object)
     }
@@ -7292,6 +7405,7 @@ public struct SystemCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         object["systemCapabilityType"] = self.systemCapabilityType.json
         if let value = self.navigationCapability { object["navigationCapability"] = value.json }
         if let value = self.phoneCapability { object["phoneCapability"] = value.json }
@@ -7347,6 +7461,7 @@ public struct ClimateData: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.externalTemperature { object["externalTemperature"] = value.json }
         if let value = self.cabinTemperature { object["cabinTemperature"] = value.json }
         if let value = self.atmosphericPressure { object["atmosphericPressure"] = value.json }
@@ -7396,6 +7511,7 @@ public struct GearStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 3)
         if let value = self.userSelectedGear { object["userSelectedGear"] = value.json }
         if let value = self.actualGear { object["actualGear"] = value.json }
         if let value = self.transmissionType { object["transmissionType"] = value.json }
@@ -7435,6 +7551,7 @@ public struct SeatStatus: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["seatLocation"] = self.seatLocation.json
         object["conditionActive"] = self.conditionActive.json
         return .object(object)
@@ -7473,6 +7590,7 @@ public struct SeatOccupancy: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         if let value = self.seatsOccupied { object["seatsOccupied"] = value.json }
         if let value = self.seatsBelted { object["seatsBelted"] = value.json }
         return .object(object)
@@ -7511,6 +7629,7 @@ public struct SeekStreamingIndicator: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["type"] = self.type.json
         if let value = self.seekTime { object["seekTime"] = value.json }
         return .object(object)
@@ -7549,6 +7668,7 @@ public struct AppCapability: RPCStruct {
     /// The JSON object as on the wire, `additionalParameters` included.
     public var json: JSONValue {
         var object = additionalParameters
+        object.reserveCapacity(additionalParameters.count + 2)
         object["appCapabilityType"] = self.appCapabilityType.json
         if let value = self.videoStreamingCapability { object["videoStreamingCapability"] = value.json }
         return .object(object)
