@@ -60,8 +60,9 @@ struct Bench {
         let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         for mtu in [131_072, 1488] {
             let rounds = scale
-            let ours = measure { for _ in 0..<rounds { frameAndReassemble(payload, mtu: mtu) } }
-            let baseline = measure {
+            let (ours, baseline) = interleaved {
+                for _ in 0..<rounds { frameAndReassemble(payload, mtu: mtu) }
+            } against: {
                 for _ in 0..<rounds {
                     var copy: [UInt8] = []
                     copy.reserveCapacity(payload.count)
@@ -83,8 +84,11 @@ struct Bench {
         // CPU multiplies carry-less, against zlib's crc32 and a table lookup per byte.
         let crcRounds = 4 * scale
         var crcs: (UInt32, UInt32, UInt32) = (0, 0, 0)
-        let ourCRC = measure { for _ in 0..<crcRounds { crcs.0 = CRC32.checksum(payload) } }
-        let zlibCRC = measure { for _ in 0..<crcRounds { crcs.1 = CRC32.zlib(payload) } }
+        let (ourCRC, zlibCRC) = interleaved {
+            for _ in 0..<crcRounds { crcs.0 = CRC32.checksum(payload) }
+        } against: {
+            for _ in 0..<crcRounds { crcs.1 = CRC32.zlib(payload) }
+        }
         let tableCRC = measure { for _ in 0..<crcRounds { crcs.2 = CRC32.bytewise(payload) } }
         precondition(crcs.0 == crcs.1 && crcs.1 == crcs.2)
         let how = CRC32.foldingAvailable ? "folded" : "zlib, no PCLMULQDQ here"
@@ -258,6 +262,20 @@ struct Bench {
         let clock = ContinuousClock()
         body()  // warm up
         return clock.measure(body)
+    }
+
+    /// The median of five timings of `ours` and of `baseline`, taken in turns: the machine's
+    /// speed drifts within a minute here, and a drift then moves both sides alike.
+    static func interleaved(_ ours: () -> Void, against baseline: () -> Void) -> (Duration, Duration) {
+        let clock = ContinuousClock()
+        ours()
+        baseline()  // warm up
+        var timings: ([Duration], [Duration]) = ([], [])
+        for _ in 0..<5 {
+            timings.0.append(clock.measure(ours))
+            timings.1.append(clock.measure(baseline))
+        }
+        return (timings.0.sorted()[2], timings.1.sorted()[2])
     }
 
     static func registrationResponseJSON() async throws -> JSONValue {
