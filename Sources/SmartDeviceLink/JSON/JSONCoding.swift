@@ -17,10 +17,7 @@ extension JSONValue {
     /// Parses UTF-8 JSON text from any collection of bytes.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         // One memcpy for contiguous input; a generic Array(bytes) would copy byte by byte.
-        let buffer = bytes.withContiguousStorageIfAvailable { Array($0) } ?? Array(bytes)
-        var parser = JSONParser(bytes: buffer)
-        let value = try parser.parseDocument()
-        return value
+        try parse(bytes.withContiguousStorageIfAvailable { Array($0) } ?? Array(bytes))
     }
 
     /// Parses a JSON text given as a string.

@@ -11,7 +11,7 @@ extension HeadUnitProtocolMachine {
     package mutating func acceptStartService(_ request: StartServiceRequest, sessionID: UInt8? = nil,
                                              now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         if request.serviceType == .rpc && request.sessionID == 0 {
-            guard let id = sessionID ?? (1...255).lazy.map(UInt8.init).first(where: { sessions[$0] == nil }) else {
+            guard let id = sessionID ?? (1...255).lazy.map(UInt8.init).first(where: { !sessions.contains($0) }) else {
                 throw ProtocolStateError("all 255 session ids are in use")
             }
             let hash = configuration.connectionHandle | Int32(id) << 16
@@ -91,7 +91,7 @@ extension HeadUnitProtocolMachine {
         }
         var header = FrameHeader(version: version, frameType: .control, serviceType: request.serviceType,
                                  frameInfo: ControlFrameInfo.startServiceNAK.rawValue, sessionID: request.sessionID, dataSize: 0)
-        if let messageID = sessions[request.sessionID]?.nextMessageID() { header.messageID = messageID }
+        if let messageID = sessions.update(request.sessionID, { $0.nextMessageID() }) { header.messageID = messageID }
         return [.send(Frame(header: header, payload: payload).encoded)]
     }
 

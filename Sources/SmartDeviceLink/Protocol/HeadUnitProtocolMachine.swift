@@ -163,10 +163,10 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
             startServiceRequested(frame, into: &actions)
         case .endService:
             endServiceRequested(frame, now: now, into: &actions)
-        case .endServiceACK where sessions[header.sessionID] != nil:
+        case .endServiceACK where known:
             finishEnd(of: header.serviceType, sessionID: header.sessionID, into: &actions)
-        case .endServiceNAK where sessions[header.sessionID] != nil:
-            sessions[header.sessionID]?.ending.remove(header.serviceType)
+        case .endServiceNAK where known:
+            sessions.update(header.sessionID) { _ = $0.ending.remove(header.serviceType) }
             actions.append(.serviceEndFailed(sessionID: header.sessionID, serviceType: header.serviceType,
                                              rejectedParams: ControlPayload(bytes: frame.payload)?.rejectedParams ?? []))
         case .registerSecondaryTransport:

@@ -75,7 +75,6 @@ struct FrameInput: Sendable {
     }
 }
 
-/// One session as a machine keeps it; `Side` holds what only one role tracks.
 /// The sessions of one link by id: a handful at most, kept in arrays searched by id.
 ///
 /// A dictionary of sessions changed in place (`sessions[id]?.field = …`) runs its `_modify`
@@ -103,6 +102,9 @@ struct SessionTable<Side: Sendable>: Sendable {
         }
     }
 
+    /// Whether session `id` is stored (without copying it, as `self[id] != nil` would).
+    func contains(_ id: UInt8) -> Bool { ids.contains(id) }
+
     /// Runs `change` on the stored session `id`; nil when there is none.
     mutating func update<Result, Failure: Error>(
         _ id: UInt8, _ change: (inout Session<Side>) throws(Failure) -> Result
@@ -124,6 +126,7 @@ struct SessionTable<Side: Sendable>: Sendable {
     }
 }
 
+/// One session as a machine keeps it; `Side` holds what only one role tracks.
 struct Session<Side: Sendable>: Sendable {
     var info: SessionInfo
     var services: Set<ServiceType> = [.rpc, .hybrid]

@@ -31,7 +31,11 @@ package struct CRC32: Sendable {
             count -= folded
         }
         guard count > 0 else { return }
-        value = UInt32(truncatingIfNeeded: crc32_z(uLong(value), base, z_size_t(count)))
+        value = Self.zlib(continuing: value, base, count)
+    }
+
+    private static func zlib(continuing crc: UInt32, _ base: UnsafePointer<UInt8>, _ count: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: crc32_z(uLong(crc), base, z_size_t(count)))
     }
 
     /// Whether the CPU folds with carry-less multiplication (x86-64 with PCLMULQDQ); zlib
@@ -41,8 +45,7 @@ package struct CRC32: Sendable {
     /// The checksum through zlib alone: the baseline the folded code is measured against.
     package static func zlib(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return 0 }
-            return UInt32(truncatingIfNeeded: crc32_z(0, base, z_size_t(buffer.count)))
+            buffer.baseAddress.map { zlib(continuing: 0, $0, buffer.count) } ?? 0
         }
     }
 
