@@ -11,6 +11,8 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
 
     private(set) var entries: [Int32: Entry] = [:]
     private var lastID: Int32 = 0
+    /// The earliest deadline, kept as entries come and go: it is read twice per message.
+    private(set) var nextDeadline: ContinuousClock.Instant?
 
     /// A correlation id for a new request: positive (negative ones are INVALID_ID), wrapping
     /// to 1, and never one that is still pending.
@@ -21,24 +23,43 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
         return lastID
     }
 
-    mutating func insert(_ entry: Entry, for id: Int32) { entries[id] = entry }
+    mutating func insert(_ entry: Entry, for id: Int32) {
+        if let replaced = entries.updateValue(entry, forKey: id), replaced.deadline == nextDeadline {
+            recomputeNextDeadline()
+        } else {
+            nextDeadline = nextDeadline.map { min($0, entry.deadline) } ?? entry.deadline
+        }
+    }
 
-    mutating func remove(_ id: Int32) -> Entry? { entries.removeValue(forKey: id) }
+    mutating func remove(_ id: Int32) -> Entry? {
+        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        if entry.deadline == nextDeadline { recomputeNextDeadline() }
+        return entry
+    }
 
     /// Takes out every request whose deadline has passed.
     mutating func removeExpired(now: ContinuousClock.Instant) -> [(id: Int32, entry: Entry)] {
         let expired = entries.filter { $0.value.deadline <= now }.map { (id: $0.key, entry: $0.value) }
         for (id, _) in expired { entries[id] = nil }
+        recomputeNextDeadline()
         return expired.sorted { $0.id < $1.id }
     }
 
     mutating func removeAll() -> [Entry] {
-        defer { entries.removeAll() }
+        defer {
+            entries.removeAll()
+            nextDeadline = nil
+        }
         return Array(entries.values)
     }
 
-    /// The earliest deadline; a few requests are in flight at most, so a scan is cheapest.
-    var nextDeadline: ContinuousClock.Instant? { entries.values.lazy.map { $0.deadline }.min() }
+    /// A few requests are in flight at most, so a scan is cheapest.
+    private mutating func recomputeNextDeadline() {
+        nextDeadline = nil
+        for entry in entries.values where nextDeadline.map({ entry.deadline < $0 }) ?? true {
+            nextDeadline = entry.deadline
+        }
+    }
 
     var isEmpty: Bool { entries.isEmpty }
 }

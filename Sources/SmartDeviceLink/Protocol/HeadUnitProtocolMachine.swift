@@ -120,18 +120,18 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
     }
 
     package var nextDeadline: ContinuousClock.Instant? {
-        var earliest = input.reassembler.nextExpiry
-        guard let interval = configuration.heartbeatInterval else { return earliest }
-        for session in sessions.all where session.info.version.major >= 3 {
-            let deadline: ContinuousClock.Instant
+        let expiry = input.reassembler.nextExpiry
+        guard let interval = configuration.heartbeatInterval else { return expiry }
+        let heartbeat = sessions.earliest { session -> ContinuousClock.Instant? in
+            guard session.info.version.major >= 3 else { return nil }
             switch session.side.supervision {
-            case .off: continue
-            case .watching: deadline = session.lastReceived + interval
-            case .awaitingAnswer: deadline = max(session.lastSent, session.lastReceived) + interval
+            case .off: return nil
+            case .watching: return session.lastReceived + interval
+            case .awaitingAnswer: return max(session.lastSent, session.lastReceived) + interval
             }
-            earliest = earliest.map { min($0, deadline) } ?? deadline
         }
-        return earliest
+        guard let heartbeat else { return expiry }
+        return expiry.map { min($0, heartbeat) } ?? heartbeat
     }
 
     package mutating func reset() {

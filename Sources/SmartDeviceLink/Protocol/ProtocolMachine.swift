@@ -116,7 +116,17 @@ struct SessionTable<Side: Sendable>: Sendable {
     /// The ids in ascending order.
     var sortedIDs: [UInt8] { ids.sorted() }
 
-    var all: [Session<Side>] { entries }
+    /// The earliest of `deadline` over the sessions. Each is read in place: a `for` over the
+    /// sessions copies each one (its sets and dictionaries retained and released), and
+    /// this runs twice per message.
+    func earliest(_ deadline: (borrowing Session<Side>) -> ContinuousClock.Instant?) -> ContinuousClock.Instant? {
+        var earliest: ContinuousClock.Instant?
+        for index in entries.indices {
+            guard let candidate = deadline(entries[index]) else { continue }
+            if earliest.map({ candidate < $0 }) ?? true { earliest = candidate }
+        }
+        return earliest
+    }
 
     var byID: [UInt8: Session<Side>] { Dictionary(uniqueKeysWithValues: zip(ids, entries)) }
 
