@@ -270,7 +270,7 @@ private enum JSONWriter {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .int(let i): writeInteger(i, into: &out)
         case .double(let d): writeDouble(d, into: &out)
         case .string(let s): writeString(s, into: &out)
         case .array(let array):
@@ -282,12 +282,19 @@ private enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            let keys = sortedKeys ? object.keys.sorted() : Array(object.keys)
-            for (i, key) in keys.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            // Pairs sorted by key, not keys sorted and each looked up again: no hashing.
+            var first = true
+            func member(_ key: String, _ value: JSONValue) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 writeString(key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(object[key]!, into: &out, sortedKeys: sortedKeys)
+                write(value, into: &out, sortedKeys: sortedKeys)
+            }
+            if sortedKeys, object.count > 1 {
+                for (key, value) in object.sorted(by: { $0.key < $1.key }) { member(key, value) }
+            } else {
+                for (key, value) in object { member(key, value) }
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -306,8 +313,30 @@ private enum JSONWriter {
         }
     }
 
+    /// Decimal digits straight into `out` (`String(i)` allocated a string per number).
+    static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: Int64.min has 19 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: buffer[(24 - count)...])
+        }
+    }
+
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: one copy of the whole run.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case 0x22: out.append(contentsOf: [0x5C, 0x22])

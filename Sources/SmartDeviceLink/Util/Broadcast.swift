@@ -7,7 +7,9 @@
 /// present and future.
 package final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
-        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+        /// In subscription order. An array, not a dictionary: `yield` takes a snapshot on
+        /// every message, and an array's is a retain where a dictionary's values were a new array.
+        var subscribers: [(id: Int, continuation: AsyncStream<Element>.Continuation)] = []
         var nextID = 0
         var finished = false
     }
@@ -28,7 +30,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
             if let initial { continuation.yield(initial) }
             guard !state.finished else { return nil }
             defer { state.nextID += 1 }
-            state.continuations[state.nextID] = continuation
+            state.subscribers.append((state.nextID, continuation))
             return state.nextID
         }
         guard let id else {
@@ -36,7 +38,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+            self?.state.withLock { $0.subscribers.removeAll { $0.id == id } }
         }
         return stream
     }
@@ -44,20 +46,20 @@ package final class Broadcast<Element: Sendable>: Sendable {
     /// Sends `value` to every current subscriber.
     package func yield(_ value: Element) {
         // Yield outside the lock: a consumer's termination handler takes it.
-        let targets = state.withLock { Array($0.continuations.values) }
-        for continuation in targets { continuation.yield(value) }
+        let targets = state.withLock { $0.subscribers }
+        for target in targets { target.continuation.yield(value) }
     }
 
     /// Ends every stream; later subscribers get a finished stream.
     package func finish() {
         let targets = state.withLock { state in
             state.finished = true
-            defer { state.continuations.removeAll() }
-            return Array(state.continuations.values)
+            defer { state.subscribers.removeAll() }
+            return state.subscribers
         }
-        for continuation in targets { continuation.finish() }
+        for target in targets { target.continuation.finish() }
     }
 
     /// Whether anyone listens (to skip building values nobody reads).
-    package var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
+    package var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
 }

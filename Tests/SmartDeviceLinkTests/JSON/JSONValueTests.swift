@@ -29,6 +29,25 @@ struct JSONValueTests {
         #expect(JSONValue.double(3).serialized() == "3.0")
     }
 
+    @Test("integers are written as String(describing:) writes them, at every edge")
+    func integersWritten() throws {
+        var values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1000 { values.append(Int64.random(in: .min ... .max, using: &generator) >> Int64.random(in: 0...63, using: &generator)) }
+        for value in values {
+            #expect(JSONValue.int(value).serialized() == String(value))
+            #expect(try JSONValue.parse(JSONValue.int(value).serialized()) == .int(value))
+        }
+    }
+
+    @Test("keys and strings with and without escapes, sorted or not, read back the same")
+    func objectsWritten() throws {
+        let value: JSONValue = ["plain": "text", "quote\"": "a\\b", "ünï": "çödé 😀", "ctl\u{1F}": "\u{7F}", "": ""]
+        // DEL needs no escape in JSON: it goes out as it is.
+        #expect(value.serialized() == #"{"":"","ctl\u001f":""# + "\u{7F}" + #"","plain":"text","quote\"":"a\\b","ünï":"çödé 😀"}"#)
+        #expect(try JSONValue.parse(value.serialized(sortedKeys: false)) == value)
+    }
+
     @Test("trailing NUL after v1 JSON is tolerated (core appends one)")
     func trailingNUL() throws {
         #expect(try JSONValue.parse(Array(#"{"a":1}"#.utf8) + [0]) == ["a": 1])
