@@ -136,7 +136,8 @@ package final class LinkIO: Sendable {
     ) {
         let incoming = transport.incoming
         let transport = self.transport
-        let reader = Task {
+        // On a socket the reader runs on the socket's reader thread (one wake-up less per message).
+        let reader = Task(executorPreference: socket?.readerExecutor) {
             do {
                 for try await chunk in incoming { await onBytes(chunk) }
                 await onClosed(nil)

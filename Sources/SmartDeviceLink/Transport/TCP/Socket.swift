@@ -12,7 +12,8 @@ import Foundation
 /// No call on it ever blocks a thread of Swift's cooperative pool:
 /// - Reads: a thread of the link's own blocks in `recv` and feeds ``incoming``, one system
 ///   call per read (measured in `sdl-bench`: a `poll` loop on a non-blocking descriptor cost a
-///   third more per round trip).
+///   third more per round trip). A task that prefers ``readerExecutor`` runs on that thread
+///   when a read resumes it, with no other thread to wake.
 /// - Writes: `send` writes with `MSG_DONTWAIT` from the caller. The kernel usually takes all
 ///   of it, so the common case costs no thread hop. What it does not take is queued behind
 ///   earlier writes; a flusher thread, alive only while something is queued, waits in `poll`
@@ -26,6 +27,8 @@ public final class StreamSocketTransport: SDLTransport {
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    /// Where the consumer of ``incoming`` runs best (see ``ReaderThreadExecutor``).
+    package let readerExecutor = ReaderThreadExecutor()
     private let state = Locked(SocketState())
     private let readSize: Int
 
@@ -265,10 +268,12 @@ public final class StreamSocketTransport: SDLTransport {
     private func read(_ fd: Int32) {
         var buffer = [UInt8](repeating: 0, count: readSize)
         var readError: String?
+        readerExecutor.readerStarted()
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, readSize, 0) }
             if count > 0 {
                 continuation.yield(Array(buffer[0..<count]))
+                readerExecutor.runReadyJobs()
                 continue
             }
             if count < 0 {
@@ -289,6 +294,7 @@ public final class StreamSocketTransport: SDLTransport {
         for waiter in waiters { waiter.resume(throwing: TransportError.closed(reason)) }
         releaseDescriptor()
         if let endError { continuation.finish(throwing: endError) } else { continuation.finish() }
+        readerExecutor.readerEnded()
     }
 
     private func releaseDescriptor() {
