@@ -216,12 +216,30 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
     out("    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.")
     out("    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {")
     out("        let object = try RPCCoding.object(json, path: path())")
-    for p in params:
+    if params:
+        # One pass over the keys that are there, matched by comparison: looking up each
+        # parameter the spec defines hashed every name, present or not (a ShowResponse
+        # spent 1.7% of a round trip hashing). Decoding then runs in spec order, so the
+        # first error is the same whatever order the keys came in.
+        for i, _ in enumerate(params):
+            out(f"        var found{i}: JSONValue?")
+        out("        var unknownKeys = false")
+        out("        for (key, value) in object {")
+        out("            switch key {")
+        for i, p in enumerate(params):
+            out(f"            case \"{p['name']}\": found{i} = value")
+        out("            default: unknownKeys = true")
+        out("            }")
+        out("        }")
+    for i, p in enumerate(params):
         ident = naming.identifier(p["name"])
         # A missing mandatory array reads as empty (RPCCoding.requiredArray says why).
         fn = ("requiredArray" if p.get("array") else "required") if p.get("mandatory") else "optional"
-        out(f"        self.{ident} = try RPCCoding.{fn}(object, \"{p['name']}\", path: path())")
-    out("        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)")
+        out(f"        self.{ident} = try RPCCoding.{fn}(found{i}, \"{p['name']}\", path: path())")
+    if params:
+        out("        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]")
+    else:
+        out("        self.additionalParameters = object")
     if message:
         out("        self.bulkData = nil")
     out("    }")

@@ -105,8 +105,11 @@ public enum RPCCoding {
         return object
     }
 
-    public static func required<T: RPCValue>(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> T {
-        guard let value = object[key], !value.isNull else {
+    // Each takes the value found under `key`: generated decoders scan the object once and
+    // match its keys by comparison, with no hashing.
+
+    public static func required<T: RPCValue>(_ found: JSONValue?, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> T {
+        guard let value = found, !value.isNull else {
             throw RPCDecodingError(path: "\(path()).\(key)", reason: "mandatory parameter is missing")
         }
         return try T(json: value, path: "\(path()).\(key)")
@@ -116,21 +119,20 @@ public enum RPCCoding {
     /// head units leave some out (sdl_core 8.2's stock HMI capabilities list image fields
     /// without `imageTypeSupported`, in every RegisterAppInterface response), and an empty
     /// list tells the app no more and no less than a missing one. The spec check reports it.
-    public static func requiredArray<Element: RPCValue>(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> [Element] {
-        guard let value = object[key], !value.isNull else { return [] }
+    public static func requiredArray<Element: RPCValue>(_ found: JSONValue?, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> [Element] {
+        guard let value = found, !value.isNull else { return [] }
         return try [Element](json: value, path: "\(path()).\(key)")
     }
 
-    public static func optional<T: RPCValue>(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> T? {
-        guard let value = object[key], !value.isNull else { return nil }
+    public static func optional<T: RPCValue>(_ found: JSONValue?, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> T? {
+        guard let value = found, !value.isNull else { return nil }
         return try T(json: value, path: "\(path()).\(key)")
     }
 
     /// The keys of `object` not in `known`: kept so nothing a newer head unit sent is lost.
+    /// (Decoders call it only when their scan met such a key.)
     public static func additional(_ object: JSONObject, known: Set<String>) -> JSONObject {
-        // Nearly always nothing: answer that without building a filtered dictionary.
-        guard object.keys.contains(where: { !known.contains($0) }) else { return [:] }
-        return object.filter { !known.contains($0.key) }
+        object.filter { !known.contains($0.key) }
     }
 }
 

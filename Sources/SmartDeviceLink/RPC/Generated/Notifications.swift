@@ -25,7 +25,7 @@ public struct OnSubtleAlertPressed: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
         self.bulkData = nil
     }
 
@@ -89,12 +89,28 @@ public struct OnHMIStatus: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.hmiLevel = try RPCCoding.required(object, "hmiLevel", path: path())
-        self.audioStreamingState = try RPCCoding.required(object, "audioStreamingState", path: path())
-        self.systemContext = try RPCCoding.required(object, "systemContext", path: path())
-        self.videoStreamingState = try RPCCoding.optional(object, "videoStreamingState", path: path())
-        self.windowID = try RPCCoding.optional(object, "windowID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "hmiLevel": found0 = value
+            case "audioStreamingState": found1 = value
+            case "systemContext": found2 = value
+            case "videoStreamingState": found3 = value
+            case "windowID": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.hmiLevel = try RPCCoding.required(found0, "hmiLevel", path: path())
+        self.audioStreamingState = try RPCCoding.required(found1, "audioStreamingState", path: path())
+        self.systemContext = try RPCCoding.required(found2, "systemContext", path: path())
+        self.videoStreamingState = try RPCCoding.optional(found3, "videoStreamingState", path: path())
+        self.windowID = try RPCCoding.optional(found4, "windowID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -141,8 +157,16 @@ public struct OnAppInterfaceUnregistered: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.reason = try RPCCoding.required(object, "reason", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "reason": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.reason = try RPCCoding.required(found0, "reason", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -199,10 +223,22 @@ public struct OnButtonEvent: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
-        self.buttonEventMode = try RPCCoding.required(object, "buttonEventMode", path: path())
-        self.customButtonID = try RPCCoding.optional(object, "customButtonID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "buttonName": found0 = value
+            case "buttonEventMode": found1 = value
+            case "customButtonID": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.buttonName = try RPCCoding.required(found0, "buttonName", path: path())
+        self.buttonEventMode = try RPCCoding.required(found1, "buttonEventMode", path: path())
+        self.customButtonID = try RPCCoding.optional(found2, "customButtonID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -261,10 +297,22 @@ public struct OnButtonPress: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
-        self.buttonPressMode = try RPCCoding.required(object, "buttonPressMode", path: path())
-        self.customButtonID = try RPCCoding.optional(object, "customButtonID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "buttonName": found0 = value
+            case "buttonPressMode": found1 = value
+            case "customButtonID": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.buttonName = try RPCCoding.required(found0, "buttonName", path: path())
+        self.buttonPressMode = try RPCCoding.required(found1, "buttonPressMode", path: path())
+        self.customButtonID = try RPCCoding.optional(found2, "customButtonID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -488,43 +536,121 @@ public struct OnVehicleData: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.gps = try RPCCoding.optional(object, "gps", path: path())
-        self.speed = try RPCCoding.optional(object, "speed", path: path())
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
-        self.vin = try RPCCoding.optional(object, "vin", path: path())
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var found22: JSONValue?
+        var found23: JSONValue?
+        var found24: JSONValue?
+        var found25: JSONValue?
+        var found26: JSONValue?
+        var found27: JSONValue?
+        var found28: JSONValue?
+        var found29: JSONValue?
+        var found30: JSONValue?
+        var found31: JSONValue?
+        var found32: JSONValue?
+        var found33: JSONValue?
+        var found34: JSONValue?
+        var found35: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "gps": found0 = value
+            case "speed": found1 = value
+            case "rpm": found2 = value
+            case "fuelLevel": found3 = value
+            case "fuelLevel_State": found4 = value
+            case "instantFuelConsumption": found5 = value
+            case "fuelRange": found6 = value
+            case "climateData": found7 = value
+            case "externalTemperature": found8 = value
+            case "turnSignal": found9 = value
+            case "vin": found10 = value
+            case "gearStatus": found11 = value
+            case "prndl": found12 = value
+            case "tirePressure": found13 = value
+            case "odometer": found14 = value
+            case "beltStatus": found15 = value
+            case "bodyInformation": found16 = value
+            case "deviceStatus": found17 = value
+            case "driverBraking": found18 = value
+            case "wiperStatus": found19 = value
+            case "headLampStatus": found20 = value
+            case "engineTorque": found21 = value
+            case "accPedalPosition": found22 = value
+            case "steeringWheelAngle": found23 = value
+            case "engineOilLife": found24 = value
+            case "electronicParkBrakeStatus": found25 = value
+            case "cloudAppVehicleID": found26 = value
+            case "stabilityControlsStatus": found27 = value
+            case "eCallInfo": found28 = value
+            case "airbagStatus": found29 = value
+            case "emergencyEvent": found30 = value
+            case "clusterModeStatus": found31 = value
+            case "myKey": found32 = value
+            case "windowStatus": found33 = value
+            case "handsOffSteering": found34 = value
+            case "seatOccupancy": found35 = value
+            default: unknownKeys = true
+            }
+        }
+        self.gps = try RPCCoding.optional(found0, "gps", path: path())
+        self.speed = try RPCCoding.optional(found1, "speed", path: path())
+        self.rpm = try RPCCoding.optional(found2, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(found3, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(found4, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(found5, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(found6, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(found7, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(found8, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(found9, "turnSignal", path: path())
+        self.vin = try RPCCoding.optional(found10, "vin", path: path())
+        self.gearStatus = try RPCCoding.optional(found11, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(found12, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(found13, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(found14, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(found15, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(found16, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(found17, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(found18, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(found19, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(found20, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(found21, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(found22, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(found23, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(found24, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(found25, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(found26, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(found27, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(found28, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(found29, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(found30, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(found31, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(found32, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(found33, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(found34, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(found35, "seatOccupancy", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -611,9 +737,19 @@ public struct OnCommand: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.cmdID = try RPCCoding.required(object, "cmdID", path: path())
-        self.triggerSource = try RPCCoding.required(object, "triggerSource", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "cmdID": found0 = value
+            case "triggerSource": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.cmdID = try RPCCoding.required(found0, "cmdID", path: path())
+        self.triggerSource = try RPCCoding.required(found1, "triggerSource", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -657,8 +793,16 @@ public struct OnTBTClientState: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.state = try RPCCoding.required(object, "state", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "state": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.state = try RPCCoding.required(found0, "state", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -715,10 +859,22 @@ public struct OnDriverDistraction: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.state = try RPCCoding.required(object, "state", path: path())
-        self.lockScreenDismissalEnabled = try RPCCoding.optional(object, "lockScreenDismissalEnabled", path: path())
-        self.lockScreenDismissalWarning = try RPCCoding.optional(object, "lockScreenDismissalWarning", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "state": found0 = value
+            case "lockScreenDismissalEnabled": found1 = value
+            case "lockScreenDismissalWarning": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.state = try RPCCoding.required(found0, "state", path: path())
+        self.lockScreenDismissalEnabled = try RPCCoding.optional(found1, "lockScreenDismissalEnabled", path: path())
+        self.lockScreenDismissalWarning = try RPCCoding.optional(found2, "lockScreenDismissalWarning", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -772,9 +928,19 @@ public struct OnPermissionsChange: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.permissionItem = try RPCCoding.requiredArray(object, "permissionItem", path: path())
-        self.requireEncryption = try RPCCoding.optional(object, "requireEncryption", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "permissionItem": found0 = value
+            case "requireEncryption": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.permissionItem = try RPCCoding.requiredArray(found0, "permissionItem", path: path())
+        self.requireEncryption = try RPCCoding.optional(found1, "requireEncryption", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -814,7 +980,7 @@ public struct OnAudioPassThru: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
         self.bulkData = nil
     }
 
@@ -863,9 +1029,19 @@ public struct OnLanguageChange: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.language = try RPCCoding.required(object, "language", path: path())
-        self.hmiDisplayLanguage = try RPCCoding.required(object, "hmiDisplayLanguage", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "language": found0 = value
+            case "hmiDisplayLanguage": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.language = try RPCCoding.required(found0, "language", path: path())
+        self.hmiDisplayLanguage = try RPCCoding.required(found1, "hmiDisplayLanguage", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -918,9 +1094,19 @@ public struct OnKeyboardInput: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.event = try RPCCoding.required(object, "event", path: path())
-        self.data = try RPCCoding.optional(object, "data", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "event": found0 = value
+            case "data": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.event = try RPCCoding.required(found0, "event", path: path())
+        self.data = try RPCCoding.optional(found1, "data", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -973,9 +1159,19 @@ public struct OnTouchEvent: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.type = try RPCCoding.required(object, "type", path: path())
-        self.event = try RPCCoding.requiredArray(object, "event", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "type": found0 = value
+            case "event": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.type = try RPCCoding.required(found0, "type", path: path())
+        self.event = try RPCCoding.requiredArray(found1, "event", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1053,14 +1249,34 @@ public struct OnSystemRequest: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.requestType = try RPCCoding.required(object, "requestType", path: path())
-        self.requestSubType = try RPCCoding.optional(object, "requestSubType", path: path())
-        self.url = try RPCCoding.optional(object, "url", path: path())
-        self.timeout = try RPCCoding.optional(object, "timeout", path: path())
-        self.fileType = try RPCCoding.optional(object, "fileType", path: path())
-        self.offset = try RPCCoding.optional(object, "offset", path: path())
-        self.length = try RPCCoding.optional(object, "length", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "requestType": found0 = value
+            case "requestSubType": found1 = value
+            case "url": found2 = value
+            case "timeout": found3 = value
+            case "fileType": found4 = value
+            case "offset": found5 = value
+            case "length": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.requestType = try RPCCoding.required(found0, "requestType", path: path())
+        self.requestSubType = try RPCCoding.optional(found1, "requestSubType", path: path())
+        self.url = try RPCCoding.optional(found2, "url", path: path())
+        self.timeout = try RPCCoding.optional(found3, "timeout", path: path())
+        self.fileType = try RPCCoding.optional(found4, "fileType", path: path())
+        self.offset = try RPCCoding.optional(found5, "offset", path: path())
+        self.length = try RPCCoding.optional(found6, "length", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1109,8 +1325,16 @@ public struct OnHashChange: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.hashID = try RPCCoding.required(object, "hashID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "hashID": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.hashID = try RPCCoding.required(found0, "hashID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1153,8 +1377,16 @@ public struct OnWayPointChange: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.wayPoints = try RPCCoding.requiredArray(object, "wayPoints", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "wayPoints": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.wayPoints = try RPCCoding.requiredArray(found0, "wayPoints", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1197,8 +1429,16 @@ public struct OnInteriorVehicleData: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleData = try RPCCoding.required(object, "moduleData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleData": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleData = try RPCCoding.required(found0, "moduleData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1255,10 +1495,22 @@ public struct OnRCStatus: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.allowed = try RPCCoding.optional(object, "allowed", path: path())
-        self.allocatedModules = try RPCCoding.requiredArray(object, "allocatedModules", path: path())
-        self.freeModules = try RPCCoding.requiredArray(object, "freeModules", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "allowed": found0 = value
+            case "allocatedModules": found1 = value
+            case "freeModules": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.allowed = try RPCCoding.optional(found0, "allowed", path: path())
+        self.allocatedModules = try RPCCoding.requiredArray(found1, "allocatedModules", path: path())
+        self.freeModules = try RPCCoding.requiredArray(found2, "freeModules", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1303,8 +1555,16 @@ public struct OnAppServiceData: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.serviceData = try RPCCoding.required(object, "serviceData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "serviceData": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.serviceData = try RPCCoding.required(found0, "serviceData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1347,8 +1607,16 @@ public struct OnSystemCapabilityUpdated: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.systemCapability = try RPCCoding.required(object, "systemCapability", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "systemCapability": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.systemCapability = try RPCCoding.required(found0, "systemCapability", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1391,8 +1659,16 @@ public struct OnAppCapabilityUpdated: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.appCapability = try RPCCoding.required(object, "appCapability", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "appCapability": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.appCapability = try RPCCoding.required(found0, "appCapability", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1435,8 +1711,16 @@ public struct OnUpdateFile: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.fileName = try RPCCoding.required(object, "fileName", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "fileName": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.fileName = try RPCCoding.required(found0, "fileName", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1488,9 +1772,19 @@ public struct OnUpdateSubMenu: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.menuID = try RPCCoding.required(object, "menuID", path: path())
-        self.updateSubCells = try RPCCoding.optional(object, "updateSubCells", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "menuID": found0 = value
+            case "updateSubCells": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.menuID = try RPCCoding.required(found0, "menuID", path: path())
+        self.updateSubCells = try RPCCoding.optional(found1, "updateSubCells", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1548,10 +1842,22 @@ public struct OnEncodedSyncPData: RPCNotification {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.data = try RPCCoding.requiredArray(object, "data", path: path())
-        self.URL = try RPCCoding.optional(object, "URL", path: path())
-        self.Timeout = try RPCCoding.optional(object, "Timeout", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "data": found0 = value
+            case "URL": found1 = value
+            case "Timeout": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.data = try RPCCoding.requiredArray(found0, "data", path: path())
+        self.URL = try RPCCoding.optional(found1, "URL", path: path())
+        self.Timeout = try RPCCoding.optional(found2, "Timeout", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 

@@ -110,23 +110,61 @@ public struct RegisterAppInterface: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.syncMsgVersion = try RPCCoding.required(object, "syncMsgVersion", path: path())
-        self.appName = try RPCCoding.required(object, "appName", path: path())
-        self.ttsName = try RPCCoding.optional(object, "ttsName", path: path())
-        self.ngnMediaScreenAppName = try RPCCoding.optional(object, "ngnMediaScreenAppName", path: path())
-        self.vrSynonyms = try RPCCoding.optional(object, "vrSynonyms", path: path())
-        self.isMediaApplication = try RPCCoding.required(object, "isMediaApplication", path: path())
-        self.languageDesired = try RPCCoding.required(object, "languageDesired", path: path())
-        self.hmiDisplayLanguageDesired = try RPCCoding.required(object, "hmiDisplayLanguageDesired", path: path())
-        self.appHMIType = try RPCCoding.optional(object, "appHMIType", path: path())
-        self.hashID = try RPCCoding.optional(object, "hashID", path: path())
-        self.deviceInfo = try RPCCoding.optional(object, "deviceInfo", path: path())
-        self.appID = try RPCCoding.required(object, "appID", path: path())
-        self.fullAppID = try RPCCoding.optional(object, "fullAppID", path: path())
-        self.appInfo = try RPCCoding.optional(object, "appInfo", path: path())
-        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path())
-        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "syncMsgVersion": found0 = value
+            case "appName": found1 = value
+            case "ttsName": found2 = value
+            case "ngnMediaScreenAppName": found3 = value
+            case "vrSynonyms": found4 = value
+            case "isMediaApplication": found5 = value
+            case "languageDesired": found6 = value
+            case "hmiDisplayLanguageDesired": found7 = value
+            case "appHMIType": found8 = value
+            case "hashID": found9 = value
+            case "deviceInfo": found10 = value
+            case "appID": found11 = value
+            case "fullAppID": found12 = value
+            case "appInfo": found13 = value
+            case "dayColorScheme": found14 = value
+            case "nightColorScheme": found15 = value
+            default: unknownKeys = true
+            }
+        }
+        self.syncMsgVersion = try RPCCoding.required(found0, "syncMsgVersion", path: path())
+        self.appName = try RPCCoding.required(found1, "appName", path: path())
+        self.ttsName = try RPCCoding.optional(found2, "ttsName", path: path())
+        self.ngnMediaScreenAppName = try RPCCoding.optional(found3, "ngnMediaScreenAppName", path: path())
+        self.vrSynonyms = try RPCCoding.optional(found4, "vrSynonyms", path: path())
+        self.isMediaApplication = try RPCCoding.required(found5, "isMediaApplication", path: path())
+        self.languageDesired = try RPCCoding.required(found6, "languageDesired", path: path())
+        self.hmiDisplayLanguageDesired = try RPCCoding.required(found7, "hmiDisplayLanguageDesired", path: path())
+        self.appHMIType = try RPCCoding.optional(found8, "appHMIType", path: path())
+        self.hashID = try RPCCoding.optional(found9, "hashID", path: path())
+        self.deviceInfo = try RPCCoding.optional(found10, "deviceInfo", path: path())
+        self.appID = try RPCCoding.required(found11, "appID", path: path())
+        self.fullAppID = try RPCCoding.optional(found12, "fullAppID", path: path())
+        self.appInfo = try RPCCoding.optional(found13, "appInfo", path: path())
+        self.dayColorScheme = try RPCCoding.optional(found14, "dayColorScheme", path: path())
+        self.nightColorScheme = try RPCCoding.optional(found15, "nightColorScheme", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -182,7 +220,7 @@ public struct UnregisterAppInterface: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
         self.bulkData = nil
     }
 
@@ -248,12 +286,28 @@ public struct CreateWindow: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.windowID = try RPCCoding.required(object, "windowID", path: path())
-        self.windowName = try RPCCoding.required(object, "windowName", path: path())
-        self.type = try RPCCoding.required(object, "type", path: path())
-        self.associatedServiceType = try RPCCoding.optional(object, "associatedServiceType", path: path())
-        self.duplicateUpdatesFromWindowID = try RPCCoding.optional(object, "duplicateUpdatesFromWindowID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "windowID": found0 = value
+            case "windowName": found1 = value
+            case "type": found2 = value
+            case "associatedServiceType": found3 = value
+            case "duplicateUpdatesFromWindowID": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.windowID = try RPCCoding.required(found0, "windowID", path: path())
+        self.windowName = try RPCCoding.required(found1, "windowName", path: path())
+        self.type = try RPCCoding.required(found2, "type", path: path())
+        self.associatedServiceType = try RPCCoding.optional(found3, "associatedServiceType", path: path())
+        self.duplicateUpdatesFromWindowID = try RPCCoding.optional(found4, "duplicateUpdatesFromWindowID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -302,8 +356,16 @@ public struct DeleteWindow: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.windowID = try RPCCoding.required(object, "windowID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "windowID": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.windowID = try RPCCoding.required(found0, "windowID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -392,16 +454,40 @@ public struct SetGlobalProperties: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.userLocation = try RPCCoding.optional(object, "userLocation", path: path())
-        self.helpPrompt = try RPCCoding.optional(object, "helpPrompt", path: path())
-        self.timeoutPrompt = try RPCCoding.optional(object, "timeoutPrompt", path: path())
-        self.vrHelpTitle = try RPCCoding.optional(object, "vrHelpTitle", path: path())
-        self.vrHelp = try RPCCoding.optional(object, "vrHelp", path: path())
-        self.menuTitle = try RPCCoding.optional(object, "menuTitle", path: path())
-        self.menuIcon = try RPCCoding.optional(object, "menuIcon", path: path())
-        self.keyboardProperties = try RPCCoding.optional(object, "keyboardProperties", path: path())
-        self.menuLayout = try RPCCoding.optional(object, "menuLayout", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "userLocation": found0 = value
+            case "helpPrompt": found1 = value
+            case "timeoutPrompt": found2 = value
+            case "vrHelpTitle": found3 = value
+            case "vrHelp": found4 = value
+            case "menuTitle": found5 = value
+            case "menuIcon": found6 = value
+            case "keyboardProperties": found7 = value
+            case "menuLayout": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.userLocation = try RPCCoding.optional(found0, "userLocation", path: path())
+        self.helpPrompt = try RPCCoding.optional(found1, "helpPrompt", path: path())
+        self.timeoutPrompt = try RPCCoding.optional(found2, "timeoutPrompt", path: path())
+        self.vrHelpTitle = try RPCCoding.optional(found3, "vrHelpTitle", path: path())
+        self.vrHelp = try RPCCoding.optional(found4, "vrHelp", path: path())
+        self.menuTitle = try RPCCoding.optional(found5, "menuTitle", path: path())
+        self.menuIcon = try RPCCoding.optional(found6, "menuIcon", path: path())
+        self.keyboardProperties = try RPCCoding.optional(found7, "keyboardProperties", path: path())
+        self.menuLayout = try RPCCoding.optional(found8, "menuLayout", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -454,8 +540,16 @@ public struct ResetGlobalProperties: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.properties = try RPCCoding.requiredArray(object, "properties", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "properties": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.properties = try RPCCoding.requiredArray(found0, "properties", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -524,12 +618,28 @@ public struct AddCommand: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.cmdID = try RPCCoding.required(object, "cmdID", path: path())
-        self.menuParams = try RPCCoding.optional(object, "menuParams", path: path())
-        self.vrCommands = try RPCCoding.optional(object, "vrCommands", path: path())
-        self.cmdIcon = try RPCCoding.optional(object, "cmdIcon", path: path())
-        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "cmdID": found0 = value
+            case "menuParams": found1 = value
+            case "vrCommands": found2 = value
+            case "cmdIcon": found3 = value
+            case "secondaryImage": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.cmdID = try RPCCoding.required(found0, "cmdID", path: path())
+        self.menuParams = try RPCCoding.optional(found1, "menuParams", path: path())
+        self.vrCommands = try RPCCoding.optional(found2, "vrCommands", path: path())
+        self.cmdIcon = try RPCCoding.optional(found3, "cmdIcon", path: path())
+        self.secondaryImage = try RPCCoding.optional(found4, "secondaryImage", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -578,8 +688,16 @@ public struct DeleteCommand: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.cmdID = try RPCCoding.required(object, "cmdID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "cmdID": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.cmdID = try RPCCoding.required(found0, "cmdID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -668,16 +786,40 @@ public struct AddSubMenu: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.menuID = try RPCCoding.required(object, "menuID", path: path())
-        self.position = try RPCCoding.optional(object, "position", path: path())
-        self.menuName = try RPCCoding.required(object, "menuName", path: path())
-        self.menuIcon = try RPCCoding.optional(object, "menuIcon", path: path())
-        self.menuLayout = try RPCCoding.optional(object, "menuLayout", path: path())
-        self.parentID = try RPCCoding.optional(object, "parentID", path: path())
-        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path())
-        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path())
-        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "menuID": found0 = value
+            case "position": found1 = value
+            case "menuName": found2 = value
+            case "menuIcon": found3 = value
+            case "menuLayout": found4 = value
+            case "parentID": found5 = value
+            case "secondaryText": found6 = value
+            case "tertiaryText": found7 = value
+            case "secondaryImage": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.menuID = try RPCCoding.required(found0, "menuID", path: path())
+        self.position = try RPCCoding.optional(found1, "position", path: path())
+        self.menuName = try RPCCoding.required(found2, "menuName", path: path())
+        self.menuIcon = try RPCCoding.optional(found3, "menuIcon", path: path())
+        self.menuLayout = try RPCCoding.optional(found4, "menuLayout", path: path())
+        self.parentID = try RPCCoding.optional(found5, "parentID", path: path())
+        self.secondaryText = try RPCCoding.optional(found6, "secondaryText", path: path())
+        self.tertiaryText = try RPCCoding.optional(found7, "tertiaryText", path: path())
+        self.secondaryImage = try RPCCoding.optional(found8, "secondaryImage", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -730,8 +872,16 @@ public struct DeleteSubMenu: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.menuID = try RPCCoding.required(object, "menuID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "menuID": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.menuID = try RPCCoding.required(found0, "menuID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -776,8 +926,16 @@ public struct ShowAppMenu: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.menuID = try RPCCoding.optional(object, "menuID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "menuID": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.menuID = try RPCCoding.optional(found0, "menuID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -831,9 +989,19 @@ public struct CreateInteractionChoiceSet: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.interactionChoiceSetID = try RPCCoding.required(object, "interactionChoiceSetID", path: path())
-        self.choiceSet = try RPCCoding.requiredArray(object, "choiceSet", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "interactionChoiceSetID": found0 = value
+            case "choiceSet": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.interactionChoiceSetID = try RPCCoding.required(found0, "interactionChoiceSetID", path: path())
+        self.choiceSet = try RPCCoding.requiredArray(found1, "choiceSet", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -928,17 +1096,43 @@ public struct PerformInteraction: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.initialText = try RPCCoding.required(object, "initialText", path: path())
-        self.initialPrompt = try RPCCoding.optional(object, "initialPrompt", path: path())
-        self.interactionMode = try RPCCoding.required(object, "interactionMode", path: path())
-        self.interactionChoiceSetIDList = try RPCCoding.requiredArray(object, "interactionChoiceSetIDList", path: path())
-        self.helpPrompt = try RPCCoding.optional(object, "helpPrompt", path: path())
-        self.timeoutPrompt = try RPCCoding.optional(object, "timeoutPrompt", path: path())
-        self.timeout = try RPCCoding.optional(object, "timeout", path: path())
-        self.vrHelp = try RPCCoding.optional(object, "vrHelp", path: path())
-        self.interactionLayout = try RPCCoding.optional(object, "interactionLayout", path: path())
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "initialText": found0 = value
+            case "initialPrompt": found1 = value
+            case "interactionMode": found2 = value
+            case "interactionChoiceSetIDList": found3 = value
+            case "helpPrompt": found4 = value
+            case "timeoutPrompt": found5 = value
+            case "timeout": found6 = value
+            case "vrHelp": found7 = value
+            case "interactionLayout": found8 = value
+            case "cancelID": found9 = value
+            default: unknownKeys = true
+            }
+        }
+        self.initialText = try RPCCoding.required(found0, "initialText", path: path())
+        self.initialPrompt = try RPCCoding.optional(found1, "initialPrompt", path: path())
+        self.interactionMode = try RPCCoding.required(found2, "interactionMode", path: path())
+        self.interactionChoiceSetIDList = try RPCCoding.requiredArray(found3, "interactionChoiceSetIDList", path: path())
+        self.helpPrompt = try RPCCoding.optional(found4, "helpPrompt", path: path())
+        self.timeoutPrompt = try RPCCoding.optional(found5, "timeoutPrompt", path: path())
+        self.timeout = try RPCCoding.optional(found6, "timeout", path: path())
+        self.vrHelp = try RPCCoding.optional(found7, "vrHelp", path: path())
+        self.interactionLayout = try RPCCoding.optional(found8, "interactionLayout", path: path())
+        self.cancelID = try RPCCoding.optional(found9, "cancelID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -992,8 +1186,16 @@ public struct DeleteInteractionChoiceSet: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.interactionChoiceSetID = try RPCCoding.required(object, "interactionChoiceSetID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "interactionChoiceSetID": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.interactionChoiceSetID = try RPCCoding.required(found0, "interactionChoiceSetID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1087,17 +1289,43 @@ public struct Alert: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.alertText1 = try RPCCoding.optional(object, "alertText1", path: path())
-        self.alertText2 = try RPCCoding.optional(object, "alertText2", path: path())
-        self.alertText3 = try RPCCoding.optional(object, "alertText3", path: path())
-        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path())
-        self.duration = try RPCCoding.optional(object, "duration", path: path())
-        self.playTone = try RPCCoding.optional(object, "playTone", path: path())
-        self.progressIndicator = try RPCCoding.optional(object, "progressIndicator", path: path())
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
-        self.alertIcon = try RPCCoding.optional(object, "alertIcon", path: path())
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "alertText1": found0 = value
+            case "alertText2": found1 = value
+            case "alertText3": found2 = value
+            case "ttsChunks": found3 = value
+            case "duration": found4 = value
+            case "playTone": found5 = value
+            case "progressIndicator": found6 = value
+            case "softButtons": found7 = value
+            case "alertIcon": found8 = value
+            case "cancelID": found9 = value
+            default: unknownKeys = true
+            }
+        }
+        self.alertText1 = try RPCCoding.optional(found0, "alertText1", path: path())
+        self.alertText2 = try RPCCoding.optional(found1, "alertText2", path: path())
+        self.alertText3 = try RPCCoding.optional(found2, "alertText3", path: path())
+        self.ttsChunks = try RPCCoding.optional(found3, "ttsChunks", path: path())
+        self.duration = try RPCCoding.optional(found4, "duration", path: path())
+        self.playTone = try RPCCoding.optional(found5, "playTone", path: path())
+        self.progressIndicator = try RPCCoding.optional(found6, "progressIndicator", path: path())
+        self.softButtons = try RPCCoding.optional(found7, "softButtons", path: path())
+        self.alertIcon = try RPCCoding.optional(found8, "alertIcon", path: path())
+        self.cancelID = try RPCCoding.optional(found9, "cancelID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1185,14 +1413,34 @@ public struct SubtleAlert: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.alertText1 = try RPCCoding.optional(object, "alertText1", path: path())
-        self.alertText2 = try RPCCoding.optional(object, "alertText2", path: path())
-        self.alertIcon = try RPCCoding.optional(object, "alertIcon", path: path())
-        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path())
-        self.duration = try RPCCoding.optional(object, "duration", path: path())
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "alertText1": found0 = value
+            case "alertText2": found1 = value
+            case "alertIcon": found2 = value
+            case "ttsChunks": found3 = value
+            case "duration": found4 = value
+            case "softButtons": found5 = value
+            case "cancelID": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.alertText1 = try RPCCoding.optional(found0, "alertText1", path: path())
+        self.alertText2 = try RPCCoding.optional(found1, "alertText2", path: path())
+        self.alertIcon = try RPCCoding.optional(found2, "alertIcon", path: path())
+        self.ttsChunks = try RPCCoding.optional(found3, "ttsChunks", path: path())
+        self.duration = try RPCCoding.optional(found4, "duration", path: path())
+        self.softButtons = try RPCCoding.optional(found5, "softButtons", path: path())
+        self.cancelID = try RPCCoding.optional(found6, "cancelID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1322,23 +1570,61 @@ public struct Show: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.mainField1 = try RPCCoding.optional(object, "mainField1", path: path())
-        self.mainField2 = try RPCCoding.optional(object, "mainField2", path: path())
-        self.mainField3 = try RPCCoding.optional(object, "mainField3", path: path())
-        self.mainField4 = try RPCCoding.optional(object, "mainField4", path: path())
-        self.alignment = try RPCCoding.optional(object, "alignment", path: path())
-        self.statusBar = try RPCCoding.optional(object, "statusBar", path: path())
-        self.mediaClock = try RPCCoding.optional(object, "mediaClock", path: path())
-        self.mediaTrack = try RPCCoding.optional(object, "mediaTrack", path: path())
-        self.graphic = try RPCCoding.optional(object, "graphic", path: path())
-        self.secondaryGraphic = try RPCCoding.optional(object, "secondaryGraphic", path: path())
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
-        self.customPresets = try RPCCoding.optional(object, "customPresets", path: path())
-        self.metadataTags = try RPCCoding.optional(object, "metadataTags", path: path())
-        self.templateTitle = try RPCCoding.optional(object, "templateTitle", path: path())
-        self.windowID = try RPCCoding.optional(object, "windowID", path: path())
-        self.templateConfiguration = try RPCCoding.optional(object, "templateConfiguration", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "mainField1": found0 = value
+            case "mainField2": found1 = value
+            case "mainField3": found2 = value
+            case "mainField4": found3 = value
+            case "alignment": found4 = value
+            case "statusBar": found5 = value
+            case "mediaClock": found6 = value
+            case "mediaTrack": found7 = value
+            case "graphic": found8 = value
+            case "secondaryGraphic": found9 = value
+            case "softButtons": found10 = value
+            case "customPresets": found11 = value
+            case "metadataTags": found12 = value
+            case "templateTitle": found13 = value
+            case "windowID": found14 = value
+            case "templateConfiguration": found15 = value
+            default: unknownKeys = true
+            }
+        }
+        self.mainField1 = try RPCCoding.optional(found0, "mainField1", path: path())
+        self.mainField2 = try RPCCoding.optional(found1, "mainField2", path: path())
+        self.mainField3 = try RPCCoding.optional(found2, "mainField3", path: path())
+        self.mainField4 = try RPCCoding.optional(found3, "mainField4", path: path())
+        self.alignment = try RPCCoding.optional(found4, "alignment", path: path())
+        self.statusBar = try RPCCoding.optional(found5, "statusBar", path: path())
+        self.mediaClock = try RPCCoding.optional(found6, "mediaClock", path: path())
+        self.mediaTrack = try RPCCoding.optional(found7, "mediaTrack", path: path())
+        self.graphic = try RPCCoding.optional(found8, "graphic", path: path())
+        self.secondaryGraphic = try RPCCoding.optional(found9, "secondaryGraphic", path: path())
+        self.softButtons = try RPCCoding.optional(found10, "softButtons", path: path())
+        self.customPresets = try RPCCoding.optional(found11, "customPresets", path: path())
+        self.metadataTags = try RPCCoding.optional(found12, "metadataTags", path: path())
+        self.templateTitle = try RPCCoding.optional(found13, "templateTitle", path: path())
+        self.windowID = try RPCCoding.optional(found14, "windowID", path: path())
+        self.templateConfiguration = try RPCCoding.optional(found15, "templateConfiguration", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1398,8 +1684,16 @@ public struct Speak: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.ttsChunks = try RPCCoding.requiredArray(object, "ttsChunks", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "ttsChunks": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.ttsChunks = try RPCCoding.requiredArray(found0, "ttsChunks", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1478,14 +1772,34 @@ public struct SetMediaClockTimer: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.startTime = try RPCCoding.optional(object, "startTime", path: path())
-        self.endTime = try RPCCoding.optional(object, "endTime", path: path())
-        self.updateMode = try RPCCoding.required(object, "updateMode", path: path())
-        self.audioStreamingIndicator = try RPCCoding.optional(object, "audioStreamingIndicator", path: path())
-        self.forwardSeekIndicator = try RPCCoding.optional(object, "forwardSeekIndicator", path: path())
-        self.backSeekIndicator = try RPCCoding.optional(object, "backSeekIndicator", path: path())
-        self.countRate = try RPCCoding.optional(object, "countRate", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "startTime": found0 = value
+            case "endTime": found1 = value
+            case "updateMode": found2 = value
+            case "audioStreamingIndicator": found3 = value
+            case "forwardSeekIndicator": found4 = value
+            case "backSeekIndicator": found5 = value
+            case "countRate": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.startTime = try RPCCoding.optional(found0, "startTime", path: path())
+        self.endTime = try RPCCoding.optional(found1, "endTime", path: path())
+        self.updateMode = try RPCCoding.required(found2, "updateMode", path: path())
+        self.audioStreamingIndicator = try RPCCoding.optional(found3, "audioStreamingIndicator", path: path())
+        self.forwardSeekIndicator = try RPCCoding.optional(found4, "forwardSeekIndicator", path: path())
+        self.backSeekIndicator = try RPCCoding.optional(found5, "backSeekIndicator", path: path())
+        self.countRate = try RPCCoding.optional(found6, "countRate", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1575,15 +1889,37 @@ public struct PerformAudioPassThru: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.initialPrompt = try RPCCoding.optional(object, "initialPrompt", path: path())
-        self.audioPassThruDisplayText1 = try RPCCoding.optional(object, "audioPassThruDisplayText1", path: path())
-        self.audioPassThruDisplayText2 = try RPCCoding.optional(object, "audioPassThruDisplayText2", path: path())
-        self.samplingRate = try RPCCoding.required(object, "samplingRate", path: path())
-        self.maxDuration = try RPCCoding.required(object, "maxDuration", path: path())
-        self.bitsPerSample = try RPCCoding.required(object, "bitsPerSample", path: path())
-        self.audioType = try RPCCoding.required(object, "audioType", path: path())
-        self.muteAudio = try RPCCoding.optional(object, "muteAudio", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "initialPrompt": found0 = value
+            case "audioPassThruDisplayText1": found1 = value
+            case "audioPassThruDisplayText2": found2 = value
+            case "samplingRate": found3 = value
+            case "maxDuration": found4 = value
+            case "bitsPerSample": found5 = value
+            case "audioType": found6 = value
+            case "muteAudio": found7 = value
+            default: unknownKeys = true
+            }
+        }
+        self.initialPrompt = try RPCCoding.optional(found0, "initialPrompt", path: path())
+        self.audioPassThruDisplayText1 = try RPCCoding.optional(found1, "audioPassThruDisplayText1", path: path())
+        self.audioPassThruDisplayText2 = try RPCCoding.optional(found2, "audioPassThruDisplayText2", path: path())
+        self.samplingRate = try RPCCoding.required(found3, "samplingRate", path: path())
+        self.maxDuration = try RPCCoding.required(found4, "maxDuration", path: path())
+        self.bitsPerSample = try RPCCoding.required(found5, "bitsPerSample", path: path())
+        self.audioType = try RPCCoding.required(found6, "audioType", path: path())
+        self.muteAudio = try RPCCoding.optional(found7, "muteAudio", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1631,7 +1967,7 @@ public struct EndAudioPassThru: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
         self.bulkData = nil
     }
 
@@ -1673,8 +2009,16 @@ public struct SubscribeButton: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "buttonName": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.buttonName = try RPCCoding.required(found0, "buttonName", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1719,8 +2063,16 @@ public struct UnsubscribeButton: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "buttonName": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.buttonName = try RPCCoding.required(found0, "buttonName", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1939,42 +2291,118 @@ public struct SubscribeVehicleData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.gps = try RPCCoding.optional(object, "gps", path: path())
-        self.speed = try RPCCoding.optional(object, "speed", path: path())
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var found22: JSONValue?
+        var found23: JSONValue?
+        var found24: JSONValue?
+        var found25: JSONValue?
+        var found26: JSONValue?
+        var found27: JSONValue?
+        var found28: JSONValue?
+        var found29: JSONValue?
+        var found30: JSONValue?
+        var found31: JSONValue?
+        var found32: JSONValue?
+        var found33: JSONValue?
+        var found34: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "gps": found0 = value
+            case "speed": found1 = value
+            case "rpm": found2 = value
+            case "fuelLevel": found3 = value
+            case "fuelLevel_State": found4 = value
+            case "instantFuelConsumption": found5 = value
+            case "fuelRange": found6 = value
+            case "climateData": found7 = value
+            case "externalTemperature": found8 = value
+            case "turnSignal": found9 = value
+            case "gearStatus": found10 = value
+            case "prndl": found11 = value
+            case "tirePressure": found12 = value
+            case "odometer": found13 = value
+            case "beltStatus": found14 = value
+            case "bodyInformation": found15 = value
+            case "deviceStatus": found16 = value
+            case "driverBraking": found17 = value
+            case "wiperStatus": found18 = value
+            case "headLampStatus": found19 = value
+            case "engineTorque": found20 = value
+            case "accPedalPosition": found21 = value
+            case "steeringWheelAngle": found22 = value
+            case "engineOilLife": found23 = value
+            case "electronicParkBrakeStatus": found24 = value
+            case "cloudAppVehicleID": found25 = value
+            case "stabilityControlsStatus": found26 = value
+            case "eCallInfo": found27 = value
+            case "airbagStatus": found28 = value
+            case "emergencyEvent": found29 = value
+            case "clusterModeStatus": found30 = value
+            case "myKey": found31 = value
+            case "windowStatus": found32 = value
+            case "handsOffSteering": found33 = value
+            case "seatOccupancy": found34 = value
+            default: unknownKeys = true
+            }
+        }
+        self.gps = try RPCCoding.optional(found0, "gps", path: path())
+        self.speed = try RPCCoding.optional(found1, "speed", path: path())
+        self.rpm = try RPCCoding.optional(found2, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(found3, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(found4, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(found5, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(found6, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(found7, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(found8, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(found9, "turnSignal", path: path())
+        self.gearStatus = try RPCCoding.optional(found10, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(found11, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(found12, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(found13, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(found14, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(found15, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(found16, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(found17, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(found18, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(found19, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(found20, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(found21, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(found22, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(found23, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(found24, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(found25, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(found26, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(found27, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(found28, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(found29, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(found30, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(found31, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(found32, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(found33, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(found34, "seatOccupancy", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2227,42 +2655,118 @@ public struct UnsubscribeVehicleData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.gps = try RPCCoding.optional(object, "gps", path: path())
-        self.speed = try RPCCoding.optional(object, "speed", path: path())
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var found22: JSONValue?
+        var found23: JSONValue?
+        var found24: JSONValue?
+        var found25: JSONValue?
+        var found26: JSONValue?
+        var found27: JSONValue?
+        var found28: JSONValue?
+        var found29: JSONValue?
+        var found30: JSONValue?
+        var found31: JSONValue?
+        var found32: JSONValue?
+        var found33: JSONValue?
+        var found34: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "gps": found0 = value
+            case "speed": found1 = value
+            case "rpm": found2 = value
+            case "fuelLevel": found3 = value
+            case "fuelLevel_State": found4 = value
+            case "instantFuelConsumption": found5 = value
+            case "fuelRange": found6 = value
+            case "climateData": found7 = value
+            case "externalTemperature": found8 = value
+            case "turnSignal": found9 = value
+            case "gearStatus": found10 = value
+            case "prndl": found11 = value
+            case "tirePressure": found12 = value
+            case "odometer": found13 = value
+            case "beltStatus": found14 = value
+            case "bodyInformation": found15 = value
+            case "deviceStatus": found16 = value
+            case "driverBraking": found17 = value
+            case "wiperStatus": found18 = value
+            case "headLampStatus": found19 = value
+            case "engineTorque": found20 = value
+            case "accPedalPosition": found21 = value
+            case "steeringWheelAngle": found22 = value
+            case "engineOilLife": found23 = value
+            case "electronicParkBrakeStatus": found24 = value
+            case "cloudAppVehicleID": found25 = value
+            case "stabilityControlsStatus": found26 = value
+            case "eCallInfo": found27 = value
+            case "airbagStatus": found28 = value
+            case "emergencyEvent": found29 = value
+            case "clusterModeStatus": found30 = value
+            case "myKey": found31 = value
+            case "windowStatus": found32 = value
+            case "handsOffSteering": found33 = value
+            case "seatOccupancy": found34 = value
+            default: unknownKeys = true
+            }
+        }
+        self.gps = try RPCCoding.optional(found0, "gps", path: path())
+        self.speed = try RPCCoding.optional(found1, "speed", path: path())
+        self.rpm = try RPCCoding.optional(found2, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(found3, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(found4, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(found5, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(found6, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(found7, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(found8, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(found9, "turnSignal", path: path())
+        self.gearStatus = try RPCCoding.optional(found10, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(found11, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(found12, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(found13, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(found14, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(found15, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(found16, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(found17, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(found18, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(found19, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(found20, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(found21, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(found22, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(found23, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(found24, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(found25, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(found26, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(found27, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(found28, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(found29, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(found30, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(found31, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(found32, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(found33, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(found34, "seatOccupancy", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2520,43 +3024,121 @@ public struct GetVehicleData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.gps = try RPCCoding.optional(object, "gps", path: path())
-        self.speed = try RPCCoding.optional(object, "speed", path: path())
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
-        self.vin = try RPCCoding.optional(object, "vin", path: path())
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var found22: JSONValue?
+        var found23: JSONValue?
+        var found24: JSONValue?
+        var found25: JSONValue?
+        var found26: JSONValue?
+        var found27: JSONValue?
+        var found28: JSONValue?
+        var found29: JSONValue?
+        var found30: JSONValue?
+        var found31: JSONValue?
+        var found32: JSONValue?
+        var found33: JSONValue?
+        var found34: JSONValue?
+        var found35: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "gps": found0 = value
+            case "speed": found1 = value
+            case "rpm": found2 = value
+            case "fuelLevel": found3 = value
+            case "fuelLevel_State": found4 = value
+            case "instantFuelConsumption": found5 = value
+            case "fuelRange": found6 = value
+            case "climateData": found7 = value
+            case "externalTemperature": found8 = value
+            case "turnSignal": found9 = value
+            case "vin": found10 = value
+            case "gearStatus": found11 = value
+            case "prndl": found12 = value
+            case "tirePressure": found13 = value
+            case "odometer": found14 = value
+            case "beltStatus": found15 = value
+            case "bodyInformation": found16 = value
+            case "deviceStatus": found17 = value
+            case "driverBraking": found18 = value
+            case "wiperStatus": found19 = value
+            case "headLampStatus": found20 = value
+            case "engineTorque": found21 = value
+            case "accPedalPosition": found22 = value
+            case "steeringWheelAngle": found23 = value
+            case "engineOilLife": found24 = value
+            case "electronicParkBrakeStatus": found25 = value
+            case "cloudAppVehicleID": found26 = value
+            case "stabilityControlsStatus": found27 = value
+            case "eCallInfo": found28 = value
+            case "airbagStatus": found29 = value
+            case "emergencyEvent": found30 = value
+            case "clusterModeStatus": found31 = value
+            case "myKey": found32 = value
+            case "windowStatus": found33 = value
+            case "handsOffSteering": found34 = value
+            case "seatOccupancy": found35 = value
+            default: unknownKeys = true
+            }
+        }
+        self.gps = try RPCCoding.optional(found0, "gps", path: path())
+        self.speed = try RPCCoding.optional(found1, "speed", path: path())
+        self.rpm = try RPCCoding.optional(found2, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(found3, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(found4, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(found5, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(found6, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(found7, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(found8, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(found9, "turnSignal", path: path())
+        self.vin = try RPCCoding.optional(found10, "vin", path: path())
+        self.gearStatus = try RPCCoding.optional(found11, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(found12, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(found13, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(found14, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(found15, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(found16, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(found17, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(found18, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(found19, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(found20, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(found21, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(found22, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(found23, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(found24, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(found25, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(found26, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(found27, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(found28, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(found29, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(found30, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(found31, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(found32, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(found33, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(found34, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(found35, "seatOccupancy", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2645,9 +3227,19 @@ public struct ReadDID: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.ecuName = try RPCCoding.required(object, "ecuName", path: path())
-        self.didLocation = try RPCCoding.requiredArray(object, "didLocation", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "ecuName": found0 = value
+            case "didLocation": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.ecuName = try RPCCoding.required(found0, "ecuName", path: path())
+        self.didLocation = try RPCCoding.requiredArray(found1, "didLocation", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2702,9 +3294,19 @@ public struct GetDTCs: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.ecuName = try RPCCoding.required(object, "ecuName", path: path())
-        self.dtcMask = try RPCCoding.optional(object, "dtcMask", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "ecuName": found0 = value
+            case "dtcMask": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.ecuName = try RPCCoding.required(found0, "ecuName", path: path())
+        self.dtcMask = try RPCCoding.optional(found1, "dtcMask", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2764,10 +3366,22 @@ public struct DiagnosticMessage: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.targetID = try RPCCoding.required(object, "targetID", path: path())
-        self.messageLength = try RPCCoding.required(object, "messageLength", path: path())
-        self.messageData = try RPCCoding.requiredArray(object, "messageData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "targetID": found0 = value
+            case "messageLength": found1 = value
+            case "messageData": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.targetID = try RPCCoding.required(found0, "targetID", path: path())
+        self.messageLength = try RPCCoding.required(found1, "messageLength", path: path())
+        self.messageData = try RPCCoding.requiredArray(found2, "messageData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2833,11 +3447,25 @@ public struct ScrollableMessage: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.scrollableMessageBody = try RPCCoding.required(object, "scrollableMessageBody", path: path())
-        self.timeout = try RPCCoding.optional(object, "timeout", path: path())
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "scrollableMessageBody": found0 = value
+            case "timeout": found1 = value
+            case "softButtons": found2 = value
+            case "cancelID": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.scrollableMessageBody = try RPCCoding.required(found0, "scrollableMessageBody", path: path())
+        self.timeout = try RPCCoding.optional(found1, "timeout", path: path())
+        self.softButtons = try RPCCoding.optional(found2, "softButtons", path: path())
+        self.cancelID = try RPCCoding.optional(found3, "cancelID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2914,13 +3542,31 @@ public struct Slider: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.numTicks = try RPCCoding.required(object, "numTicks", path: path())
-        self.position = try RPCCoding.required(object, "position", path: path())
-        self.sliderHeader = try RPCCoding.required(object, "sliderHeader", path: path())
-        self.sliderFooter = try RPCCoding.optional(object, "sliderFooter", path: path())
-        self.timeout = try RPCCoding.optional(object, "timeout", path: path())
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "numTicks": found0 = value
+            case "position": found1 = value
+            case "sliderHeader": found2 = value
+            case "sliderFooter": found3 = value
+            case "timeout": found4 = value
+            case "cancelID": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.numTicks = try RPCCoding.required(found0, "numTicks", path: path())
+        self.position = try RPCCoding.required(found1, "position", path: path())
+        self.sliderHeader = try RPCCoding.required(found2, "sliderHeader", path: path())
+        self.sliderFooter = try RPCCoding.optional(found3, "sliderFooter", path: path())
+        self.timeout = try RPCCoding.optional(found4, "timeout", path: path())
+        self.cancelID = try RPCCoding.optional(found5, "cancelID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3024,18 +3670,46 @@ public struct ShowConstantTBT: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.navigationText1 = try RPCCoding.optional(object, "navigationText1", path: path())
-        self.navigationText2 = try RPCCoding.optional(object, "navigationText2", path: path())
-        self.eta = try RPCCoding.optional(object, "eta", path: path())
-        self.timeToDestination = try RPCCoding.optional(object, "timeToDestination", path: path())
-        self.totalDistance = try RPCCoding.optional(object, "totalDistance", path: path())
-        self.turnIcon = try RPCCoding.optional(object, "turnIcon", path: path())
-        self.nextTurnIcon = try RPCCoding.optional(object, "nextTurnIcon", path: path())
-        self.distanceToManeuver = try RPCCoding.optional(object, "distanceToManeuver", path: path())
-        self.distanceToManeuverScale = try RPCCoding.optional(object, "distanceToManeuverScale", path: path())
-        self.maneuverComplete = try RPCCoding.optional(object, "maneuverComplete", path: path())
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "navigationText1": found0 = value
+            case "navigationText2": found1 = value
+            case "eta": found2 = value
+            case "timeToDestination": found3 = value
+            case "totalDistance": found4 = value
+            case "turnIcon": found5 = value
+            case "nextTurnIcon": found6 = value
+            case "distanceToManeuver": found7 = value
+            case "distanceToManeuverScale": found8 = value
+            case "maneuverComplete": found9 = value
+            case "softButtons": found10 = value
+            default: unknownKeys = true
+            }
+        }
+        self.navigationText1 = try RPCCoding.optional(found0, "navigationText1", path: path())
+        self.navigationText2 = try RPCCoding.optional(found1, "navigationText2", path: path())
+        self.eta = try RPCCoding.optional(found2, "eta", path: path())
+        self.timeToDestination = try RPCCoding.optional(found3, "timeToDestination", path: path())
+        self.totalDistance = try RPCCoding.optional(found4, "totalDistance", path: path())
+        self.turnIcon = try RPCCoding.optional(found5, "turnIcon", path: path())
+        self.nextTurnIcon = try RPCCoding.optional(found6, "nextTurnIcon", path: path())
+        self.distanceToManeuver = try RPCCoding.optional(found7, "distanceToManeuver", path: path())
+        self.distanceToManeuverScale = try RPCCoding.optional(found8, "distanceToManeuverScale", path: path())
+        self.maneuverComplete = try RPCCoding.optional(found9, "maneuverComplete", path: path())
+        self.softButtons = try RPCCoding.optional(found10, "softButtons", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3099,9 +3773,19 @@ public struct AlertManeuver: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.ttsChunks = try RPCCoding.optional(object, "ttsChunks", path: path())
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "ttsChunks": found0 = value
+            case "softButtons": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.ttsChunks = try RPCCoding.optional(found0, "ttsChunks", path: path())
+        self.softButtons = try RPCCoding.optional(found1, "softButtons", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3156,9 +3840,19 @@ public struct UpdateTurnList: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.turnList = try RPCCoding.optional(object, "turnList", path: path())
-        self.softButtons = try RPCCoding.optional(object, "softButtons", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "turnList": found0 = value
+            case "softButtons": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.turnList = try RPCCoding.optional(found0, "turnList", path: path())
+        self.softButtons = try RPCCoding.optional(found1, "softButtons", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3233,13 +3927,31 @@ public struct ChangeRegistration: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.language = try RPCCoding.required(object, "language", path: path())
-        self.hmiDisplayLanguage = try RPCCoding.required(object, "hmiDisplayLanguage", path: path())
-        self.appName = try RPCCoding.optional(object, "appName", path: path())
-        self.ttsName = try RPCCoding.optional(object, "ttsName", path: path())
-        self.ngnMediaScreenAppName = try RPCCoding.optional(object, "ngnMediaScreenAppName", path: path())
-        self.vrSynonyms = try RPCCoding.optional(object, "vrSynonyms", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "language": found0 = value
+            case "hmiDisplayLanguage": found1 = value
+            case "appName": found2 = value
+            case "ttsName": found3 = value
+            case "ngnMediaScreenAppName": found4 = value
+            case "vrSynonyms": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.language = try RPCCoding.required(found0, "language", path: path())
+        self.hmiDisplayLanguage = try RPCCoding.required(found1, "hmiDisplayLanguage", path: path())
+        self.appName = try RPCCoding.optional(found2, "appName", path: path())
+        self.ttsName = try RPCCoding.optional(found3, "ttsName", path: path())
+        self.ngnMediaScreenAppName = try RPCCoding.optional(found4, "ngnMediaScreenAppName", path: path())
+        self.vrSynonyms = try RPCCoding.optional(found5, "vrSynonyms", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3323,14 +4035,34 @@ public struct PutFile: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path())
-        self.fileType = try RPCCoding.required(object, "fileType", path: path())
-        self.persistentFile = try RPCCoding.optional(object, "persistentFile", path: path())
-        self.systemFile = try RPCCoding.optional(object, "systemFile", path: path())
-        self.offset = try RPCCoding.optional(object, "offset", path: path())
-        self.length = try RPCCoding.optional(object, "length", path: path())
-        self.crc = try RPCCoding.optional(object, "crc", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "syncFileName": found0 = value
+            case "fileType": found1 = value
+            case "persistentFile": found2 = value
+            case "systemFile": found3 = value
+            case "offset": found4 = value
+            case "length": found5 = value
+            case "crc": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.syncFileName = try RPCCoding.required(found0, "syncFileName", path: path())
+        self.fileType = try RPCCoding.required(found1, "fileType", path: path())
+        self.persistentFile = try RPCCoding.optional(found2, "persistentFile", path: path())
+        self.systemFile = try RPCCoding.optional(found3, "systemFile", path: path())
+        self.offset = try RPCCoding.optional(found4, "offset", path: path())
+        self.length = try RPCCoding.optional(found5, "length", path: path())
+        self.crc = try RPCCoding.optional(found6, "crc", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3405,12 +4137,28 @@ public struct GetFile: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.fileName = try RPCCoding.required(object, "fileName", path: path())
-        self.appServiceId = try RPCCoding.optional(object, "appServiceId", path: path())
-        self.fileType = try RPCCoding.optional(object, "fileType", path: path())
-        self.offset = try RPCCoding.optional(object, "offset", path: path())
-        self.length = try RPCCoding.optional(object, "length", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "fileName": found0 = value
+            case "appServiceId": found1 = value
+            case "fileType": found2 = value
+            case "offset": found3 = value
+            case "length": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.fileName = try RPCCoding.required(found0, "fileName", path: path())
+        self.appServiceId = try RPCCoding.optional(found1, "appServiceId", path: path())
+        self.fileType = try RPCCoding.optional(found2, "fileType", path: path())
+        self.offset = try RPCCoding.optional(found3, "offset", path: path())
+        self.length = try RPCCoding.optional(found4, "length", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3459,8 +4207,16 @@ public struct DeleteFile: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "syncFileName": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.syncFileName = try RPCCoding.required(found0, "syncFileName", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3501,7 +4257,7 @@ public struct ListFiles: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
         self.bulkData = nil
     }
 
@@ -3543,8 +4299,16 @@ public struct SetAppIcon: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.syncFileName = try RPCCoding.required(object, "syncFileName", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "syncFileName": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.syncFileName = try RPCCoding.required(found0, "syncFileName", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3603,10 +4367,22 @@ public struct SetDisplayLayout: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.displayLayout = try RPCCoding.required(object, "displayLayout", path: path())
-        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path())
-        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "displayLayout": found0 = value
+            case "dayColorScheme": found1 = value
+            case "nightColorScheme": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.displayLayout = try RPCCoding.required(found0, "displayLayout", path: path())
+        self.dayColorScheme = try RPCCoding.optional(found1, "dayColorScheme", path: path())
+        self.nightColorScheme = try RPCCoding.optional(found2, "nightColorScheme", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3667,10 +4443,22 @@ public struct SystemRequest: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.requestType = try RPCCoding.required(object, "requestType", path: path())
-        self.requestSubType = try RPCCoding.optional(object, "requestSubType", path: path())
-        self.fileName = try RPCCoding.optional(object, "fileName", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "requestType": found0 = value
+            case "requestSubType": found1 = value
+            case "fileName": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.requestType = try RPCCoding.required(found0, "requestType", path: path())
+        self.requestSubType = try RPCCoding.optional(found1, "requestSubType", path: path())
+        self.fileName = try RPCCoding.optional(found2, "fileName", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3766,17 +4554,43 @@ public struct SendLocation: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.longitudeDegrees = try RPCCoding.optional(object, "longitudeDegrees", path: path())
-        self.latitudeDegrees = try RPCCoding.optional(object, "latitudeDegrees", path: path())
-        self.locationName = try RPCCoding.optional(object, "locationName", path: path())
-        self.locationDescription = try RPCCoding.optional(object, "locationDescription", path: path())
-        self.addressLines = try RPCCoding.optional(object, "addressLines", path: path())
-        self.phoneNumber = try RPCCoding.optional(object, "phoneNumber", path: path())
-        self.locationImage = try RPCCoding.optional(object, "locationImage", path: path())
-        self.timeStamp = try RPCCoding.optional(object, "timeStamp", path: path())
-        self.address = try RPCCoding.optional(object, "address", path: path())
-        self.deliveryMode = try RPCCoding.optional(object, "deliveryMode", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "longitudeDegrees": found0 = value
+            case "latitudeDegrees": found1 = value
+            case "locationName": found2 = value
+            case "locationDescription": found3 = value
+            case "addressLines": found4 = value
+            case "phoneNumber": found5 = value
+            case "locationImage": found6 = value
+            case "timeStamp": found7 = value
+            case "address": found8 = value
+            case "deliveryMode": found9 = value
+            default: unknownKeys = true
+            }
+        }
+        self.longitudeDegrees = try RPCCoding.optional(found0, "longitudeDegrees", path: path())
+        self.latitudeDegrees = try RPCCoding.optional(found1, "latitudeDegrees", path: path())
+        self.locationName = try RPCCoding.optional(found2, "locationName", path: path())
+        self.locationDescription = try RPCCoding.optional(found3, "locationDescription", path: path())
+        self.addressLines = try RPCCoding.optional(found4, "addressLines", path: path())
+        self.phoneNumber = try RPCCoding.optional(found5, "phoneNumber", path: path())
+        self.locationImage = try RPCCoding.optional(found6, "locationImage", path: path())
+        self.timeStamp = try RPCCoding.optional(found7, "timeStamp", path: path())
+        self.address = try RPCCoding.optional(found8, "address", path: path())
+        self.deliveryMode = try RPCCoding.optional(found9, "deliveryMode", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3830,8 +4644,16 @@ public struct DialNumber: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.number = try RPCCoding.required(object, "number", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "number": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.number = try RPCCoding.required(found0, "number", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3895,11 +4717,25 @@ public struct ButtonPress: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
-        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path())
-        self.buttonName = try RPCCoding.required(object, "buttonName", path: path())
-        self.buttonPressMode = try RPCCoding.required(object, "buttonPressMode", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleType": found0 = value
+            case "moduleId": found1 = value
+            case "buttonName": found2 = value
+            case "buttonPressMode": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
+        self.moduleId = try RPCCoding.optional(found1, "moduleId", path: path())
+        self.buttonName = try RPCCoding.required(found2, "buttonName", path: path())
+        self.buttonPressMode = try RPCCoding.required(found3, "buttonPressMode", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3961,10 +4797,22 @@ public struct GetInteriorVehicleData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
-        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path())
-        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleType": found0 = value
+            case "moduleId": found1 = value
+            case "subscribe": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
+        self.moduleId = try RPCCoding.optional(found1, "moduleId", path: path())
+        self.subscribe = try RPCCoding.optional(found2, "subscribe", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4020,9 +4868,19 @@ public struct GetInteriorVehicleDataConsent: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
-        self.moduleIds = try RPCCoding.requiredArray(object, "moduleIds", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleType": found0 = value
+            case "moduleIds": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
+        self.moduleIds = try RPCCoding.requiredArray(found1, "moduleIds", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4077,9 +4935,19 @@ public struct ReleaseInteriorVehicleDataModule: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
-        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleType": found0 = value
+            case "moduleId": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
+        self.moduleId = try RPCCoding.optional(found1, "moduleId", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4125,8 +4993,16 @@ public struct SetInteriorVehicleData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleData = try RPCCoding.required(object, "moduleData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleData": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleData = try RPCCoding.required(found0, "moduleData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4167,7 +5043,7 @@ public struct SubscribeWayPoints: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
         self.bulkData = nil
     }
 
@@ -4209,8 +5085,16 @@ public struct GetWayPoints: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.wayPointType = try RPCCoding.required(object, "wayPointType", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "wayPointType": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.wayPointType = try RPCCoding.required(found0, "wayPointType", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4251,7 +5135,7 @@ public struct UnsubscribeWayPoints: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
         self.bulkData = nil
     }
 
@@ -4302,9 +5186,19 @@ public struct GetSystemCapability: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.systemCapabilityType = try RPCCoding.required(object, "systemCapabilityType", path: path())
-        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "systemCapabilityType": found0 = value
+            case "subscribe": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.systemCapabilityType = try RPCCoding.required(found0, "systemCapabilityType", path: path())
+        self.subscribe = try RPCCoding.optional(found1, "subscribe", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4350,8 +5244,16 @@ public struct SendHapticData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.hapticRectData = try RPCCoding.optional(object, "hapticRectData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "hapticRectData": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.hapticRectData = try RPCCoding.optional(found0, "hapticRectData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4396,8 +5298,16 @@ public struct SetCloudAppProperties: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.properties = try RPCCoding.required(object, "properties", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "properties": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.properties = try RPCCoding.required(found0, "properties", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4442,8 +5352,16 @@ public struct GetCloudAppProperties: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.appID = try RPCCoding.required(object, "appID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "appID": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.appID = try RPCCoding.required(found0, "appID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4488,8 +5406,16 @@ public struct PublishAppService: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.appServiceManifest = try RPCCoding.required(object, "appServiceManifest", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "appServiceManifest": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.appServiceManifest = try RPCCoding.required(found0, "appServiceManifest", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4534,8 +5460,16 @@ public struct UnpublishAppService: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.serviceID = try RPCCoding.required(object, "serviceID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "serviceID": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.serviceID = try RPCCoding.required(found0, "serviceID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4589,9 +5523,19 @@ public struct GetAppServiceData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.serviceType = try RPCCoding.required(object, "serviceType", path: path())
-        self.subscribe = try RPCCoding.optional(object, "subscribe", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "serviceType": found0 = value
+            case "subscribe": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.serviceType = try RPCCoding.required(found0, "serviceType", path: path())
+        self.subscribe = try RPCCoding.optional(found1, "subscribe", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4656,11 +5600,25 @@ public struct PerformAppServiceInteraction: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.serviceUri = try RPCCoding.required(object, "serviceUri", path: path())
-        self.serviceID = try RPCCoding.required(object, "serviceID", path: path())
-        self.originApp = try RPCCoding.required(object, "originApp", path: path())
-        self.requestServiceActive = try RPCCoding.optional(object, "requestServiceActive", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "serviceUri": found0 = value
+            case "serviceID": found1 = value
+            case "originApp": found2 = value
+            case "requestServiceActive": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.serviceUri = try RPCCoding.required(found0, "serviceUri", path: path())
+        self.serviceID = try RPCCoding.required(found1, "serviceID", path: path())
+        self.originApp = try RPCCoding.required(found2, "originApp", path: path())
+        self.requestServiceActive = try RPCCoding.optional(found3, "requestServiceActive", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4717,9 +5675,19 @@ public struct CancelInteraction: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.cancelID = try RPCCoding.optional(object, "cancelID", path: path())
-        self.functionID = try RPCCoding.required(object, "functionID", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "cancelID": found0 = value
+            case "functionID": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.cancelID = try RPCCoding.optional(found0, "cancelID", path: path())
+        self.functionID = try RPCCoding.required(found1, "functionID", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4761,7 +5729,7 @@ public struct CloseApplication: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
         self.bulkData = nil
     }
 
@@ -4803,8 +5771,16 @@ public struct EncodedSyncPData: RPCRequest {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.data = try RPCCoding.requiredArray(object, "data", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "data": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.data = try RPCCoding.requiredArray(found0, "data", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 

@@ -138,29 +138,79 @@ public struct RegisterAppInterfaceResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.syncMsgVersion = try RPCCoding.optional(object, "syncMsgVersion", path: path())
-        self.language = try RPCCoding.optional(object, "language", path: path())
-        self.hmiDisplayLanguage = try RPCCoding.optional(object, "hmiDisplayLanguage", path: path())
-        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path())
-        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path())
-        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path())
-        self.presetBankCapabilities = try RPCCoding.optional(object, "presetBankCapabilities", path: path())
-        self.hmiZoneCapabilities = try RPCCoding.optional(object, "hmiZoneCapabilities", path: path())
-        self.speechCapabilities = try RPCCoding.optional(object, "speechCapabilities", path: path())
-        self.prerecordedSpeech = try RPCCoding.optional(object, "prerecordedSpeech", path: path())
-        self.vrCapabilities = try RPCCoding.optional(object, "vrCapabilities", path: path())
-        self.audioPassThruCapabilities = try RPCCoding.optional(object, "audioPassThruCapabilities", path: path())
-        self.pcmStreamCapabilities = try RPCCoding.optional(object, "pcmStreamCapabilities", path: path())
-        self.vehicleType = try RPCCoding.optional(object, "vehicleType", path: path())
-        self.supportedDiagModes = try RPCCoding.optional(object, "supportedDiagModes", path: path())
-        self.hmiCapabilities = try RPCCoding.optional(object, "hmiCapabilities", path: path())
-        self.sdlVersion = try RPCCoding.optional(object, "sdlVersion", path: path())
-        self.systemSoftwareVersion = try RPCCoding.optional(object, "systemSoftwareVersion", path: path())
-        self.iconResumed = try RPCCoding.optional(object, "iconResumed", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "syncMsgVersion": found3 = value
+            case "language": found4 = value
+            case "hmiDisplayLanguage": found5 = value
+            case "displayCapabilities": found6 = value
+            case "buttonCapabilities": found7 = value
+            case "softButtonCapabilities": found8 = value
+            case "presetBankCapabilities": found9 = value
+            case "hmiZoneCapabilities": found10 = value
+            case "speechCapabilities": found11 = value
+            case "prerecordedSpeech": found12 = value
+            case "vrCapabilities": found13 = value
+            case "audioPassThruCapabilities": found14 = value
+            case "pcmStreamCapabilities": found15 = value
+            case "vehicleType": found16 = value
+            case "supportedDiagModes": found17 = value
+            case "hmiCapabilities": found18 = value
+            case "sdlVersion": found19 = value
+            case "systemSoftwareVersion": found20 = value
+            case "iconResumed": found21 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.syncMsgVersion = try RPCCoding.optional(found3, "syncMsgVersion", path: path())
+        self.language = try RPCCoding.optional(found4, "language", path: path())
+        self.hmiDisplayLanguage = try RPCCoding.optional(found5, "hmiDisplayLanguage", path: path())
+        self.displayCapabilities = try RPCCoding.optional(found6, "displayCapabilities", path: path())
+        self.buttonCapabilities = try RPCCoding.optional(found7, "buttonCapabilities", path: path())
+        self.softButtonCapabilities = try RPCCoding.optional(found8, "softButtonCapabilities", path: path())
+        self.presetBankCapabilities = try RPCCoding.optional(found9, "presetBankCapabilities", path: path())
+        self.hmiZoneCapabilities = try RPCCoding.optional(found10, "hmiZoneCapabilities", path: path())
+        self.speechCapabilities = try RPCCoding.optional(found11, "speechCapabilities", path: path())
+        self.prerecordedSpeech = try RPCCoding.optional(found12, "prerecordedSpeech", path: path())
+        self.vrCapabilities = try RPCCoding.optional(found13, "vrCapabilities", path: path())
+        self.audioPassThruCapabilities = try RPCCoding.optional(found14, "audioPassThruCapabilities", path: path())
+        self.pcmStreamCapabilities = try RPCCoding.optional(found15, "pcmStreamCapabilities", path: path())
+        self.vehicleType = try RPCCoding.optional(found16, "vehicleType", path: path())
+        self.supportedDiagModes = try RPCCoding.optional(found17, "supportedDiagModes", path: path())
+        self.hmiCapabilities = try RPCCoding.optional(found18, "hmiCapabilities", path: path())
+        self.sdlVersion = try RPCCoding.optional(found19, "sdlVersion", path: path())
+        self.systemSoftwareVersion = try RPCCoding.optional(found20, "systemSoftwareVersion", path: path())
+        self.iconResumed = try RPCCoding.optional(found21, "iconResumed", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -238,10 +288,22 @@ public struct UnregisterAppInterfaceResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -300,10 +362,22 @@ public struct CreateWindowResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "info": found1 = value
+            case "resultCode": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.info = try RPCCoding.optional(found1, "info", path: path())
+        self.resultCode = try RPCCoding.required(found2, "resultCode", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -362,10 +436,22 @@ public struct DeleteWindowResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "info": found1 = value
+            case "resultCode": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.info = try RPCCoding.optional(found1, "info", path: path())
+        self.resultCode = try RPCCoding.required(found2, "resultCode", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -424,10 +510,22 @@ public struct SetGlobalPropertiesResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -486,10 +584,22 @@ public struct ResetGlobalPropertiesResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -548,10 +658,22 @@ public struct AddCommandResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -610,10 +732,22 @@ public struct DeleteCommandResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -672,10 +806,22 @@ public struct AddSubMenuResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -734,10 +880,22 @@ public struct DeleteSubMenuResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -796,10 +954,22 @@ public struct ShowAppMenuResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -858,10 +1028,22 @@ public struct CreateInteractionChoiceSetResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -935,13 +1117,31 @@ public struct PerformInteractionResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.choiceID = try RPCCoding.optional(object, "choiceID", path: path())
-        self.manualTextEntry = try RPCCoding.optional(object, "manualTextEntry", path: path())
-        self.triggerSource = try RPCCoding.optional(object, "triggerSource", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "choiceID": found3 = value
+            case "manualTextEntry": found4 = value
+            case "triggerSource": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.choiceID = try RPCCoding.optional(found3, "choiceID", path: path())
+        self.manualTextEntry = try RPCCoding.optional(found4, "manualTextEntry", path: path())
+        self.triggerSource = try RPCCoding.optional(found5, "triggerSource", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1003,10 +1203,22 @@ public struct DeleteInteractionChoiceSetResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1070,11 +1282,25 @@ public struct AlertResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.tryAgainTime = try RPCCoding.optional(object, "tryAgainTime", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "tryAgainTime": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.tryAgainTime = try RPCCoding.optional(found3, "tryAgainTime", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1139,11 +1365,25 @@ public struct SubtleAlertResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.tryAgainTime = try RPCCoding.optional(object, "tryAgainTime", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "tryAgainTime": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.tryAgainTime = try RPCCoding.optional(found3, "tryAgainTime", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1203,10 +1443,22 @@ public struct ShowResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1265,10 +1517,22 @@ public struct SpeakResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1327,10 +1591,22 @@ public struct SetMediaClockTimerResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1389,10 +1665,22 @@ public struct PerformAudioPassThruResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1451,10 +1739,22 @@ public struct EndAudioPassThruResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1513,10 +1813,22 @@ public struct SubscribeButtonResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1575,10 +1887,22 @@ public struct UnsubscribeButtonResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -1812,45 +2136,127 @@ public struct SubscribeVehicleDataResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.gps = try RPCCoding.optional(object, "gps", path: path())
-        self.speed = try RPCCoding.optional(object, "speed", path: path())
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
-        self.clusterModes = try RPCCoding.optional(object, "clusterModes", path: path())
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var found22: JSONValue?
+        var found23: JSONValue?
+        var found24: JSONValue?
+        var found25: JSONValue?
+        var found26: JSONValue?
+        var found27: JSONValue?
+        var found28: JSONValue?
+        var found29: JSONValue?
+        var found30: JSONValue?
+        var found31: JSONValue?
+        var found32: JSONValue?
+        var found33: JSONValue?
+        var found34: JSONValue?
+        var found35: JSONValue?
+        var found36: JSONValue?
+        var found37: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "gps": found3 = value
+            case "speed": found4 = value
+            case "rpm": found5 = value
+            case "fuelLevel": found6 = value
+            case "fuelLevel_State": found7 = value
+            case "instantFuelConsumption": found8 = value
+            case "fuelRange": found9 = value
+            case "climateData": found10 = value
+            case "externalTemperature": found11 = value
+            case "turnSignal": found12 = value
+            case "gearStatus": found13 = value
+            case "prndl": found14 = value
+            case "tirePressure": found15 = value
+            case "odometer": found16 = value
+            case "beltStatus": found17 = value
+            case "bodyInformation": found18 = value
+            case "deviceStatus": found19 = value
+            case "driverBraking": found20 = value
+            case "wiperStatus": found21 = value
+            case "headLampStatus": found22 = value
+            case "engineTorque": found23 = value
+            case "accPedalPosition": found24 = value
+            case "steeringWheelAngle": found25 = value
+            case "engineOilLife": found26 = value
+            case "electronicParkBrakeStatus": found27 = value
+            case "cloudAppVehicleID": found28 = value
+            case "stabilityControlsStatus": found29 = value
+            case "eCallInfo": found30 = value
+            case "airbagStatus": found31 = value
+            case "emergencyEvent": found32 = value
+            case "clusterModes": found33 = value
+            case "myKey": found34 = value
+            case "windowStatus": found35 = value
+            case "handsOffSteering": found36 = value
+            case "seatOccupancy": found37 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.gps = try RPCCoding.optional(found3, "gps", path: path())
+        self.speed = try RPCCoding.optional(found4, "speed", path: path())
+        self.rpm = try RPCCoding.optional(found5, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(found6, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(found7, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(found8, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(found9, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(found10, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(found11, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(found12, "turnSignal", path: path())
+        self.gearStatus = try RPCCoding.optional(found13, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(found14, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(found15, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(found16, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(found17, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(found18, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(found19, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(found20, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(found21, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(found22, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(found23, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(found24, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(found25, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(found26, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(found27, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(found28, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(found29, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(found30, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(found31, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(found32, "emergencyEvent", path: path())
+        self.clusterModes = try RPCCoding.optional(found33, "clusterModes", path: path())
+        self.myKey = try RPCCoding.optional(found34, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(found35, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(found36, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(found37, "seatOccupancy", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2119,45 +2525,127 @@ public struct UnsubscribeVehicleDataResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.gps = try RPCCoding.optional(object, "gps", path: path())
-        self.speed = try RPCCoding.optional(object, "speed", path: path())
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
-        self.clusterModes = try RPCCoding.optional(object, "clusterModes", path: path())
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var found22: JSONValue?
+        var found23: JSONValue?
+        var found24: JSONValue?
+        var found25: JSONValue?
+        var found26: JSONValue?
+        var found27: JSONValue?
+        var found28: JSONValue?
+        var found29: JSONValue?
+        var found30: JSONValue?
+        var found31: JSONValue?
+        var found32: JSONValue?
+        var found33: JSONValue?
+        var found34: JSONValue?
+        var found35: JSONValue?
+        var found36: JSONValue?
+        var found37: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "gps": found3 = value
+            case "speed": found4 = value
+            case "rpm": found5 = value
+            case "fuelLevel": found6 = value
+            case "fuelLevel_State": found7 = value
+            case "instantFuelConsumption": found8 = value
+            case "fuelRange": found9 = value
+            case "climateData": found10 = value
+            case "externalTemperature": found11 = value
+            case "turnSignal": found12 = value
+            case "gearStatus": found13 = value
+            case "prndl": found14 = value
+            case "tirePressure": found15 = value
+            case "odometer": found16 = value
+            case "beltStatus": found17 = value
+            case "bodyInformation": found18 = value
+            case "deviceStatus": found19 = value
+            case "driverBraking": found20 = value
+            case "wiperStatus": found21 = value
+            case "headLampStatus": found22 = value
+            case "engineTorque": found23 = value
+            case "accPedalPosition": found24 = value
+            case "steeringWheelAngle": found25 = value
+            case "engineOilLife": found26 = value
+            case "electronicParkBrakeStatus": found27 = value
+            case "cloudAppVehicleID": found28 = value
+            case "stabilityControlsStatus": found29 = value
+            case "eCallInfo": found30 = value
+            case "airbagStatus": found31 = value
+            case "emergencyEvent": found32 = value
+            case "clusterModes": found33 = value
+            case "myKey": found34 = value
+            case "windowStatus": found35 = value
+            case "handsOffSteering": found36 = value
+            case "seatOccupancy": found37 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.gps = try RPCCoding.optional(found3, "gps", path: path())
+        self.speed = try RPCCoding.optional(found4, "speed", path: path())
+        self.rpm = try RPCCoding.optional(found5, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(found6, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(found7, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(found8, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(found9, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(found10, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(found11, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(found12, "turnSignal", path: path())
+        self.gearStatus = try RPCCoding.optional(found13, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(found14, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(found15, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(found16, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(found17, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(found18, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(found19, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(found20, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(found21, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(found22, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(found23, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(found24, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(found25, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(found26, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(found27, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(found28, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(found29, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(found30, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(found31, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(found32, "emergencyEvent", path: path())
+        self.clusterModes = try RPCCoding.optional(found33, "clusterModes", path: path())
+        self.myKey = try RPCCoding.optional(found34, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(found35, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(found36, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(found37, "seatOccupancy", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2431,46 +2919,130 @@ public struct GetVehicleDataResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.gps = try RPCCoding.optional(object, "gps", path: path())
-        self.speed = try RPCCoding.optional(object, "speed", path: path())
-        self.rpm = try RPCCoding.optional(object, "rpm", path: path())
-        self.fuelLevel = try RPCCoding.optional(object, "fuelLevel", path: path())
-        self.fuelLevel_State = try RPCCoding.optional(object, "fuelLevel_State", path: path())
-        self.instantFuelConsumption = try RPCCoding.optional(object, "instantFuelConsumption", path: path())
-        self.fuelRange = try RPCCoding.optional(object, "fuelRange", path: path())
-        self.climateData = try RPCCoding.optional(object, "climateData", path: path())
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
-        self.turnSignal = try RPCCoding.optional(object, "turnSignal", path: path())
-        self.vin = try RPCCoding.optional(object, "vin", path: path())
-        self.gearStatus = try RPCCoding.optional(object, "gearStatus", path: path())
-        self.prndl = try RPCCoding.optional(object, "prndl", path: path())
-        self.tirePressure = try RPCCoding.optional(object, "tirePressure", path: path())
-        self.odometer = try RPCCoding.optional(object, "odometer", path: path())
-        self.beltStatus = try RPCCoding.optional(object, "beltStatus", path: path())
-        self.bodyInformation = try RPCCoding.optional(object, "bodyInformation", path: path())
-        self.deviceStatus = try RPCCoding.optional(object, "deviceStatus", path: path())
-        self.driverBraking = try RPCCoding.optional(object, "driverBraking", path: path())
-        self.wiperStatus = try RPCCoding.optional(object, "wiperStatus", path: path())
-        self.headLampStatus = try RPCCoding.optional(object, "headLampStatus", path: path())
-        self.engineTorque = try RPCCoding.optional(object, "engineTorque", path: path())
-        self.accPedalPosition = try RPCCoding.optional(object, "accPedalPosition", path: path())
-        self.steeringWheelAngle = try RPCCoding.optional(object, "steeringWheelAngle", path: path())
-        self.engineOilLife = try RPCCoding.optional(object, "engineOilLife", path: path())
-        self.electronicParkBrakeStatus = try RPCCoding.optional(object, "electronicParkBrakeStatus", path: path())
-        self.cloudAppVehicleID = try RPCCoding.optional(object, "cloudAppVehicleID", path: path())
-        self.stabilityControlsStatus = try RPCCoding.optional(object, "stabilityControlsStatus", path: path())
-        self.eCallInfo = try RPCCoding.optional(object, "eCallInfo", path: path())
-        self.airbagStatus = try RPCCoding.optional(object, "airbagStatus", path: path())
-        self.emergencyEvent = try RPCCoding.optional(object, "emergencyEvent", path: path())
-        self.clusterModeStatus = try RPCCoding.optional(object, "clusterModeStatus", path: path())
-        self.myKey = try RPCCoding.optional(object, "myKey", path: path())
-        self.windowStatus = try RPCCoding.optional(object, "windowStatus", path: path())
-        self.handsOffSteering = try RPCCoding.optional(object, "handsOffSteering", path: path())
-        self.seatOccupancy = try RPCCoding.optional(object, "seatOccupancy", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var found22: JSONValue?
+        var found23: JSONValue?
+        var found24: JSONValue?
+        var found25: JSONValue?
+        var found26: JSONValue?
+        var found27: JSONValue?
+        var found28: JSONValue?
+        var found29: JSONValue?
+        var found30: JSONValue?
+        var found31: JSONValue?
+        var found32: JSONValue?
+        var found33: JSONValue?
+        var found34: JSONValue?
+        var found35: JSONValue?
+        var found36: JSONValue?
+        var found37: JSONValue?
+        var found38: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "gps": found3 = value
+            case "speed": found4 = value
+            case "rpm": found5 = value
+            case "fuelLevel": found6 = value
+            case "fuelLevel_State": found7 = value
+            case "instantFuelConsumption": found8 = value
+            case "fuelRange": found9 = value
+            case "climateData": found10 = value
+            case "externalTemperature": found11 = value
+            case "turnSignal": found12 = value
+            case "vin": found13 = value
+            case "gearStatus": found14 = value
+            case "prndl": found15 = value
+            case "tirePressure": found16 = value
+            case "odometer": found17 = value
+            case "beltStatus": found18 = value
+            case "bodyInformation": found19 = value
+            case "deviceStatus": found20 = value
+            case "driverBraking": found21 = value
+            case "wiperStatus": found22 = value
+            case "headLampStatus": found23 = value
+            case "engineTorque": found24 = value
+            case "accPedalPosition": found25 = value
+            case "steeringWheelAngle": found26 = value
+            case "engineOilLife": found27 = value
+            case "electronicParkBrakeStatus": found28 = value
+            case "cloudAppVehicleID": found29 = value
+            case "stabilityControlsStatus": found30 = value
+            case "eCallInfo": found31 = value
+            case "airbagStatus": found32 = value
+            case "emergencyEvent": found33 = value
+            case "clusterModeStatus": found34 = value
+            case "myKey": found35 = value
+            case "windowStatus": found36 = value
+            case "handsOffSteering": found37 = value
+            case "seatOccupancy": found38 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.gps = try RPCCoding.optional(found3, "gps", path: path())
+        self.speed = try RPCCoding.optional(found4, "speed", path: path())
+        self.rpm = try RPCCoding.optional(found5, "rpm", path: path())
+        self.fuelLevel = try RPCCoding.optional(found6, "fuelLevel", path: path())
+        self.fuelLevel_State = try RPCCoding.optional(found7, "fuelLevel_State", path: path())
+        self.instantFuelConsumption = try RPCCoding.optional(found8, "instantFuelConsumption", path: path())
+        self.fuelRange = try RPCCoding.optional(found9, "fuelRange", path: path())
+        self.climateData = try RPCCoding.optional(found10, "climateData", path: path())
+        self.externalTemperature = try RPCCoding.optional(found11, "externalTemperature", path: path())
+        self.turnSignal = try RPCCoding.optional(found12, "turnSignal", path: path())
+        self.vin = try RPCCoding.optional(found13, "vin", path: path())
+        self.gearStatus = try RPCCoding.optional(found14, "gearStatus", path: path())
+        self.prndl = try RPCCoding.optional(found15, "prndl", path: path())
+        self.tirePressure = try RPCCoding.optional(found16, "tirePressure", path: path())
+        self.odometer = try RPCCoding.optional(found17, "odometer", path: path())
+        self.beltStatus = try RPCCoding.optional(found18, "beltStatus", path: path())
+        self.bodyInformation = try RPCCoding.optional(found19, "bodyInformation", path: path())
+        self.deviceStatus = try RPCCoding.optional(found20, "deviceStatus", path: path())
+        self.driverBraking = try RPCCoding.optional(found21, "driverBraking", path: path())
+        self.wiperStatus = try RPCCoding.optional(found22, "wiperStatus", path: path())
+        self.headLampStatus = try RPCCoding.optional(found23, "headLampStatus", path: path())
+        self.engineTorque = try RPCCoding.optional(found24, "engineTorque", path: path())
+        self.accPedalPosition = try RPCCoding.optional(found25, "accPedalPosition", path: path())
+        self.steeringWheelAngle = try RPCCoding.optional(found26, "steeringWheelAngle", path: path())
+        self.engineOilLife = try RPCCoding.optional(found27, "engineOilLife", path: path())
+        self.electronicParkBrakeStatus = try RPCCoding.optional(found28, "electronicParkBrakeStatus", path: path())
+        self.cloudAppVehicleID = try RPCCoding.optional(found29, "cloudAppVehicleID", path: path())
+        self.stabilityControlsStatus = try RPCCoding.optional(found30, "stabilityControlsStatus", path: path())
+        self.eCallInfo = try RPCCoding.optional(found31, "eCallInfo", path: path())
+        self.airbagStatus = try RPCCoding.optional(found32, "airbagStatus", path: path())
+        self.emergencyEvent = try RPCCoding.optional(found33, "emergencyEvent", path: path())
+        self.clusterModeStatus = try RPCCoding.optional(found34, "clusterModeStatus", path: path())
+        self.myKey = try RPCCoding.optional(found35, "myKey", path: path())
+        self.windowStatus = try RPCCoding.optional(found36, "windowStatus", path: path())
+        self.handsOffSteering = try RPCCoding.optional(found37, "handsOffSteering", path: path())
+        self.seatOccupancy = try RPCCoding.optional(found38, "seatOccupancy", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2570,11 +3142,25 @@ public struct ReadDIDResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.didResult = try RPCCoding.optional(object, "didResult", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "didResult": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.didResult = try RPCCoding.optional(found3, "didResult", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2644,12 +3230,28 @@ public struct GetDTCsResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.ecuHeader = try RPCCoding.optional(object, "ecuHeader", path: path())
-        self.dtc = try RPCCoding.optional(object, "dtc", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "ecuHeader": found3 = value
+            case "dtc": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.ecuHeader = try RPCCoding.optional(found3, "ecuHeader", path: path())
+        self.dtc = try RPCCoding.optional(found4, "dtc", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2715,11 +3317,25 @@ public struct DiagnosticMessageResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.messageDataResult = try RPCCoding.optional(object, "messageDataResult", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "messageDataResult": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.messageDataResult = try RPCCoding.optional(found3, "messageDataResult", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2779,10 +3395,22 @@ public struct ScrollableMessageResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2846,11 +3474,25 @@ public struct SliderResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.sliderPosition = try RPCCoding.optional(object, "sliderPosition", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "sliderPosition": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.sliderPosition = try RPCCoding.optional(found3, "sliderPosition", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2910,10 +3552,22 @@ public struct ShowConstantTBTResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -2972,10 +3626,22 @@ public struct AlertManeuverResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3034,10 +3700,22 @@ public struct UpdateTurnListResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3096,10 +3774,22 @@ public struct ChangeRegistrationResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3158,10 +3848,22 @@ public struct GenericResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3225,11 +3927,25 @@ public struct PutFileResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "spaceAvailable": found2 = value
+            case "info": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.spaceAvailable = try RPCCoding.optional(found2, "spaceAvailable", path: path())
+        self.info = try RPCCoding.optional(found3, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3309,14 +4025,34 @@ public struct GetFileResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.offset = try RPCCoding.optional(object, "offset", path: path())
-        self.length = try RPCCoding.optional(object, "length", path: path())
-        self.fileType = try RPCCoding.optional(object, "fileType", path: path())
-        self.crc = try RPCCoding.optional(object, "crc", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "offset": found3 = value
+            case "length": found4 = value
+            case "fileType": found5 = value
+            case "crc": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.offset = try RPCCoding.optional(found3, "offset", path: path())
+        self.length = try RPCCoding.optional(found4, "length", path: path())
+        self.fileType = try RPCCoding.optional(found5, "fileType", path: path())
+        self.crc = try RPCCoding.optional(found6, "crc", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3384,11 +4120,25 @@ public struct DeleteFileResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "spaceAvailable": found2 = value
+            case "info": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.spaceAvailable = try RPCCoding.optional(found2, "spaceAvailable", path: path())
+        self.info = try RPCCoding.optional(found3, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3458,12 +4208,28 @@ public struct ListFilesResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.filenames = try RPCCoding.optional(object, "filenames", path: path())
-        self.spaceAvailable = try RPCCoding.optional(object, "spaceAvailable", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "filenames": found2 = value
+            case "spaceAvailable": found3 = value
+            case "info": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.filenames = try RPCCoding.optional(found2, "filenames", path: path())
+        self.spaceAvailable = try RPCCoding.optional(found3, "spaceAvailable", path: path())
+        self.info = try RPCCoding.optional(found4, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3524,10 +4290,22 @@ public struct SetAppIconResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3606,14 +4384,34 @@ public struct SetDisplayLayoutResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path())
-        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path())
-        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path())
-        self.presetBankCapabilities = try RPCCoding.optional(object, "presetBankCapabilities", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "displayCapabilities": found2 = value
+            case "buttonCapabilities": found3 = value
+            case "softButtonCapabilities": found4 = value
+            case "presetBankCapabilities": found5 = value
+            case "info": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.displayCapabilities = try RPCCoding.optional(found2, "displayCapabilities", path: path())
+        self.buttonCapabilities = try RPCCoding.optional(found3, "buttonCapabilities", path: path())
+        self.softButtonCapabilities = try RPCCoding.optional(found4, "softButtonCapabilities", path: path())
+        self.presetBankCapabilities = try RPCCoding.optional(found5, "presetBankCapabilities", path: path())
+        self.info = try RPCCoding.optional(found6, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3676,10 +4474,22 @@ public struct SystemRequestResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3738,10 +4548,22 @@ public struct SendLocationResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3800,10 +4622,22 @@ public struct DialNumberResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3862,10 +4696,22 @@ public struct ButtonPressResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "resultCode": found0 = value
+            case "info": found1 = value
+            case "success": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.resultCode = try RPCCoding.required(found0, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found1, "info", path: path())
+        self.success = try RPCCoding.required(found2, "success", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -3934,12 +4780,28 @@ public struct GetInteriorVehicleDataResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleData = try RPCCoding.optional(object, "moduleData", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.isSubscribed = try RPCCoding.optional(object, "isSubscribed", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleData": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "success": found3 = value
+            case "isSubscribed": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleData = try RPCCoding.optional(found0, "moduleData", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.success = try RPCCoding.required(found3, "success", path: path())
+        self.isSubscribed = try RPCCoding.optional(found4, "isSubscribed", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4005,11 +4867,25 @@ public struct GetInteriorVehicleDataConsentResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.allowed = try RPCCoding.optional(object, "allowed", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "allowed": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.allowed = try RPCCoding.optional(found3, "allowed", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4069,10 +4945,22 @@ public struct ReleaseInteriorVehicleDataModuleResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4136,11 +5024,25 @@ public struct SetInteriorVehicleDataResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleData = try RPCCoding.optional(object, "moduleData", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleData": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "success": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleData = try RPCCoding.optional(found0, "moduleData", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.success = try RPCCoding.required(found3, "success", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4200,10 +5102,22 @@ public struct SubscribeWayPointsResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4267,11 +5181,25 @@ public struct GetWayPointsResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.wayPoints = try RPCCoding.optional(object, "wayPoints", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "wayPoints": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.wayPoints = try RPCCoding.optional(found3, "wayPoints", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4336,11 +5264,25 @@ public struct UnsubscribeWayPointsResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.wayPoints = try RPCCoding.optional(object, "wayPoints", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "wayPoints": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.wayPoints = try RPCCoding.optional(found3, "wayPoints", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4405,11 +5347,25 @@ public struct GetSystemCapabilityResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.systemCapability = try RPCCoding.optional(object, "systemCapability", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "systemCapability": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "success": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.systemCapability = try RPCCoding.optional(found0, "systemCapability", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.success = try RPCCoding.required(found3, "success", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4469,10 +5425,22 @@ public struct SendHapticDataResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "info": found1 = value
+            case "resultCode": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.info = try RPCCoding.optional(found1, "info", path: path())
+        self.resultCode = try RPCCoding.required(found2, "resultCode", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4531,10 +5499,22 @@ public struct SetCloudAppPropertiesResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4598,11 +5578,25 @@ public struct GetCloudAppPropertiesResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.properties = try RPCCoding.optional(object, "properties", path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "properties": found0 = value
+            case "success": found1 = value
+            case "resultCode": found2 = value
+            case "info": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.properties = try RPCCoding.optional(found0, "properties", path: path())
+        self.success = try RPCCoding.required(found1, "success", path: path())
+        self.resultCode = try RPCCoding.required(found2, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found3, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4667,11 +5661,25 @@ public struct PublishAppServiceResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.appServiceRecord = try RPCCoding.optional(object, "appServiceRecord", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "appServiceRecord": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.appServiceRecord = try RPCCoding.optional(found3, "appServiceRecord", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4731,10 +5739,22 @@ public struct UnpublishAppServiceResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4798,11 +5818,25 @@ public struct GetAppServiceDataResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.serviceData = try RPCCoding.optional(object, "serviceData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "serviceData": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.serviceData = try RPCCoding.optional(found3, "serviceData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4867,11 +5901,25 @@ public struct PerformAppServiceInteractionResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.serviceSpecificResult = try RPCCoding.optional(object, "serviceSpecificResult", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            case "serviceSpecificResult": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.serviceSpecificResult = try RPCCoding.optional(found3, "serviceSpecificResult", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4931,10 +5979,22 @@ public struct CancelInteractionResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -4993,10 +6053,22 @@ public struct CloseApplicationResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 
@@ -5055,10 +6127,22 @@ public struct EncodedSyncPDataResponse: RPCResponse {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.success = try RPCCoding.required(object, "success", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.info = try RPCCoding.optional(object, "info", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "success": found0 = value
+            case "resultCode": found1 = value
+            case "info": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.success = try RPCCoding.required(found0, "success", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.info = try RPCCoding.optional(found2, "info", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
         self.bulkData = nil
     }
 

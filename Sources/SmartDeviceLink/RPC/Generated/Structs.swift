@@ -32,10 +32,22 @@ public struct AudioPassThruCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.samplingRate = try RPCCoding.required(object, "samplingRate", path: path())
-        self.bitsPerSample = try RPCCoding.required(object, "bitsPerSample", path: path())
-        self.audioType = try RPCCoding.required(object, "audioType", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "samplingRate": found0 = value
+            case "bitsPerSample": found1 = value
+            case "audioType": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.samplingRate = try RPCCoding.required(found0, "samplingRate", path: path())
+        self.bitsPerSample = try RPCCoding.required(found1, "bitsPerSample", path: path())
+        self.audioType = try RPCCoding.required(found2, "audioType", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -102,14 +114,34 @@ public struct CloudAppProperties: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.nicknames = try RPCCoding.optional(object, "nicknames", path: path())
-        self.appID = try RPCCoding.required(object, "appID", path: path())
-        self.enabled = try RPCCoding.optional(object, "enabled", path: path())
-        self.authToken = try RPCCoding.optional(object, "authToken", path: path())
-        self.cloudTransportType = try RPCCoding.optional(object, "cloudTransportType", path: path())
-        self.hybridAppPreference = try RPCCoding.optional(object, "hybridAppPreference", path: path())
-        self.endpoint = try RPCCoding.optional(object, "endpoint", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "nicknames": found0 = value
+            case "appID": found1 = value
+            case "enabled": found2 = value
+            case "authToken": found3 = value
+            case "cloudTransportType": found4 = value
+            case "hybridAppPreference": found5 = value
+            case "endpoint": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.nicknames = try RPCCoding.optional(found0, "nicknames", path: path())
+        self.appID = try RPCCoding.required(found1, "appID", path: path())
+        self.enabled = try RPCCoding.optional(found2, "enabled", path: path())
+        self.authToken = try RPCCoding.optional(found3, "authToken", path: path())
+        self.cloudTransportType = try RPCCoding.optional(found4, "cloudTransportType", path: path())
+        self.hybridAppPreference = try RPCCoding.optional(found5, "hybridAppPreference", path: path())
+        self.endpoint = try RPCCoding.optional(found6, "endpoint", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -160,10 +192,22 @@ public struct Image: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.value = try RPCCoding.required(object, "value", path: path())
-        self.imageType = try RPCCoding.required(object, "imageType", path: path())
-        self.isTemplate = try RPCCoding.optional(object, "isTemplate", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "value": found0 = value
+            case "imageType": found1 = value
+            case "isTemplate": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.value = try RPCCoding.required(found0, "value", path: path())
+        self.imageType = try RPCCoding.required(found1, "imageType", path: path())
+        self.isTemplate = try RPCCoding.optional(found2, "isTemplate", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -225,13 +269,31 @@ public struct SoftButton: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.type = try RPCCoding.required(object, "type", path: path())
-        self.text = try RPCCoding.optional(object, "text", path: path())
-        self.image = try RPCCoding.optional(object, "image", path: path())
-        self.isHighlighted = try RPCCoding.optional(object, "isHighlighted", path: path())
-        self.softButtonID = try RPCCoding.required(object, "softButtonID", path: path())
-        self.systemAction = try RPCCoding.optional(object, "systemAction", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "type": found0 = value
+            case "text": found1 = value
+            case "image": found2 = value
+            case "isHighlighted": found3 = value
+            case "softButtonID": found4 = value
+            case "systemAction": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.type = try RPCCoding.required(found0, "type", path: path())
+        self.text = try RPCCoding.optional(found1, "text", path: path())
+        self.image = try RPCCoding.optional(found2, "image", path: path())
+        self.isHighlighted = try RPCCoding.optional(found3, "isHighlighted", path: path())
+        self.softButtonID = try RPCCoding.required(found4, "softButtonID", path: path())
+        self.systemAction = try RPCCoding.optional(found5, "systemAction", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -301,14 +363,34 @@ public struct Choice: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.choiceID = try RPCCoding.required(object, "choiceID", path: path())
-        self.menuName = try RPCCoding.required(object, "menuName", path: path())
-        self.vrCommands = try RPCCoding.optional(object, "vrCommands", path: path())
-        self.image = try RPCCoding.optional(object, "image", path: path())
-        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path())
-        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path())
-        self.secondaryImage = try RPCCoding.optional(object, "secondaryImage", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "choiceID": found0 = value
+            case "menuName": found1 = value
+            case "vrCommands": found2 = value
+            case "image": found3 = value
+            case "secondaryText": found4 = value
+            case "tertiaryText": found5 = value
+            case "secondaryImage": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.choiceID = try RPCCoding.required(found0, "choiceID", path: path())
+        self.menuName = try RPCCoding.required(found1, "menuName", path: path())
+        self.vrCommands = try RPCCoding.optional(found2, "vrCommands", path: path())
+        self.image = try RPCCoding.optional(found3, "image", path: path())
+        self.secondaryText = try RPCCoding.optional(found4, "secondaryText", path: path())
+        self.tertiaryText = try RPCCoding.optional(found5, "tertiaryText", path: path())
+        self.secondaryImage = try RPCCoding.optional(found6, "secondaryImage", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -359,10 +441,22 @@ public struct VrHelpItem: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.text = try RPCCoding.required(object, "text", path: path())
-        self.image = try RPCCoding.optional(object, "image", path: path())
-        self.position = try RPCCoding.required(object, "position", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "text": found0 = value
+            case "image": found1 = value
+            case "position": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.text = try RPCCoding.required(found0, "text", path: path())
+        self.image = try RPCCoding.optional(found1, "image", path: path())
+        self.position = try RPCCoding.required(found2, "position", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -409,10 +503,22 @@ public struct SyncMsgVersion: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.majorVersion = try RPCCoding.required(object, "majorVersion", path: path())
-        self.minorVersion = try RPCCoding.required(object, "minorVersion", path: path())
-        self.patchVersion = try RPCCoding.optional(object, "patchVersion", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "majorVersion": found0 = value
+            case "minorVersion": found1 = value
+            case "patchVersion": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.majorVersion = try RPCCoding.required(found0, "majorVersion", path: path())
+        self.minorVersion = try RPCCoding.required(found1, "minorVersion", path: path())
+        self.patchVersion = try RPCCoding.optional(found2, "patchVersion", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -474,13 +580,31 @@ public struct FuelRange: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.type = try RPCCoding.optional(object, "type", path: path())
-        self.range = try RPCCoding.optional(object, "range", path: path())
-        self.level = try RPCCoding.optional(object, "level", path: path())
-        self.levelState = try RPCCoding.optional(object, "levelState", path: path())
-        self.capacity = try RPCCoding.optional(object, "capacity", path: path())
-        self.capacityUnit = try RPCCoding.optional(object, "capacityUnit", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "type": found0 = value
+            case "range": found1 = value
+            case "level": found2 = value
+            case "levelState": found3 = value
+            case "capacity": found4 = value
+            case "capacityUnit": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.type = try RPCCoding.optional(found0, "type", path: path())
+        self.range = try RPCCoding.optional(found1, "range", path: path())
+        self.level = try RPCCoding.optional(found2, "level", path: path())
+        self.levelState = try RPCCoding.optional(found3, "levelState", path: path())
+        self.capacity = try RPCCoding.optional(found4, "capacity", path: path())
+        self.capacityUnit = try RPCCoding.optional(found5, "capacityUnit", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -530,10 +654,22 @@ public struct SingleTireStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.status = try RPCCoding.required(object, "status", path: path())
-        self.tpms = try RPCCoding.optional(object, "tpms", path: path())
-        self.pressure = try RPCCoding.optional(object, "pressure", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "status": found0 = value
+            case "tpms": found1 = value
+            case "pressure": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.status = try RPCCoding.required(found0, "status", path: path())
+        self.tpms = try RPCCoding.optional(found1, "tpms", path: path())
+        self.pressure = try RPCCoding.optional(found2, "pressure", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -640,22 +776,58 @@ public struct BeltStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.driverBeltDeployed = try RPCCoding.required(object, "driverBeltDeployed", path: path())
-        self.passengerBeltDeployed = try RPCCoding.required(object, "passengerBeltDeployed", path: path())
-        self.passengerBuckleBelted = try RPCCoding.required(object, "passengerBuckleBelted", path: path())
-        self.driverBuckleBelted = try RPCCoding.required(object, "driverBuckleBelted", path: path())
-        self.leftRow2BuckleBelted = try RPCCoding.required(object, "leftRow2BuckleBelted", path: path())
-        self.passengerChildDetected = try RPCCoding.required(object, "passengerChildDetected", path: path())
-        self.rightRow2BuckleBelted = try RPCCoding.required(object, "rightRow2BuckleBelted", path: path())
-        self.middleRow2BuckleBelted = try RPCCoding.required(object, "middleRow2BuckleBelted", path: path())
-        self.middleRow3BuckleBelted = try RPCCoding.required(object, "middleRow3BuckleBelted", path: path())
-        self.leftRow3BuckleBelted = try RPCCoding.required(object, "leftRow3BuckleBelted", path: path())
-        self.rightRow3BuckleBelted = try RPCCoding.required(object, "rightRow3BuckleBelted", path: path())
-        self.leftRearInflatableBelted = try RPCCoding.required(object, "leftRearInflatableBelted", path: path())
-        self.rightRearInflatableBelted = try RPCCoding.required(object, "rightRearInflatableBelted", path: path())
-        self.middleRow1BeltDeployed = try RPCCoding.required(object, "middleRow1BeltDeployed", path: path())
-        self.middleRow1BuckleBelted = try RPCCoding.required(object, "middleRow1BuckleBelted", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "driverBeltDeployed": found0 = value
+            case "passengerBeltDeployed": found1 = value
+            case "passengerBuckleBelted": found2 = value
+            case "driverBuckleBelted": found3 = value
+            case "leftRow2BuckleBelted": found4 = value
+            case "passengerChildDetected": found5 = value
+            case "rightRow2BuckleBelted": found6 = value
+            case "middleRow2BuckleBelted": found7 = value
+            case "middleRow3BuckleBelted": found8 = value
+            case "leftRow3BuckleBelted": found9 = value
+            case "rightRow3BuckleBelted": found10 = value
+            case "leftRearInflatableBelted": found11 = value
+            case "rightRearInflatableBelted": found12 = value
+            case "middleRow1BeltDeployed": found13 = value
+            case "middleRow1BuckleBelted": found14 = value
+            default: unknownKeys = true
+            }
+        }
+        self.driverBeltDeployed = try RPCCoding.required(found0, "driverBeltDeployed", path: path())
+        self.passengerBeltDeployed = try RPCCoding.required(found1, "passengerBeltDeployed", path: path())
+        self.passengerBuckleBelted = try RPCCoding.required(found2, "passengerBuckleBelted", path: path())
+        self.driverBuckleBelted = try RPCCoding.required(found3, "driverBuckleBelted", path: path())
+        self.leftRow2BuckleBelted = try RPCCoding.required(found4, "leftRow2BuckleBelted", path: path())
+        self.passengerChildDetected = try RPCCoding.required(found5, "passengerChildDetected", path: path())
+        self.rightRow2BuckleBelted = try RPCCoding.required(found6, "rightRow2BuckleBelted", path: path())
+        self.middleRow2BuckleBelted = try RPCCoding.required(found7, "middleRow2BuckleBelted", path: path())
+        self.middleRow3BuckleBelted = try RPCCoding.required(found8, "middleRow3BuckleBelted", path: path())
+        self.leftRow3BuckleBelted = try RPCCoding.required(found9, "leftRow3BuckleBelted", path: path())
+        self.rightRow3BuckleBelted = try RPCCoding.required(found10, "rightRow3BuckleBelted", path: path())
+        self.leftRearInflatableBelted = try RPCCoding.required(found11, "leftRearInflatableBelted", path: path())
+        self.rightRearInflatableBelted = try RPCCoding.required(found12, "rightRearInflatableBelted", path: path())
+        self.middleRow1BeltDeployed = try RPCCoding.required(found13, "middleRow1BeltDeployed", path: path())
+        self.middleRow1BuckleBelted = try RPCCoding.required(found14, "middleRow1BuckleBelted", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -729,13 +901,31 @@ public struct Grid: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.col = try RPCCoding.required(object, "col", path: path())
-        self.row = try RPCCoding.required(object, "row", path: path())
-        self.level = try RPCCoding.optional(object, "level", path: path())
-        self.colspan = try RPCCoding.optional(object, "colspan", path: path())
-        self.rowspan = try RPCCoding.optional(object, "rowspan", path: path())
-        self.levelspan = try RPCCoding.optional(object, "levelspan", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "col": found0 = value
+            case "row": found1 = value
+            case "level": found2 = value
+            case "colspan": found3 = value
+            case "rowspan": found4 = value
+            case "levelspan": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.col = try RPCCoding.required(found0, "col", path: path())
+        self.row = try RPCCoding.required(found1, "row", path: path())
+        self.level = try RPCCoding.optional(found2, "level", path: path())
+        self.colspan = try RPCCoding.optional(found3, "colspan", path: path())
+        self.rowspan = try RPCCoding.optional(found4, "rowspan", path: path())
+        self.levelspan = try RPCCoding.optional(found5, "levelspan", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -776,9 +966,19 @@ public struct DoorStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.location = try RPCCoding.required(object, "location", path: path())
-        self.status = try RPCCoding.required(object, "status", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "location": found0 = value
+            case "status": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.location = try RPCCoding.required(found0, "location", path: path())
+        self.status = try RPCCoding.required(found1, "status", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -815,9 +1015,19 @@ public struct GateStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.location = try RPCCoding.required(object, "location", path: path())
-        self.status = try RPCCoding.required(object, "status", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "location": found0 = value
+            case "status": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.location = try RPCCoding.required(found0, "location", path: path())
+        self.status = try RPCCoding.required(found1, "status", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -854,9 +1064,19 @@ public struct WindowState: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.approximatePosition = try RPCCoding.required(object, "approximatePosition", path: path())
-        self.deviation = try RPCCoding.required(object, "deviation", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "approximatePosition": found0 = value
+            case "deviation": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.approximatePosition = try RPCCoding.required(found0, "approximatePosition", path: path())
+        self.deviation = try RPCCoding.required(found1, "deviation", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -902,10 +1122,22 @@ public struct RoofStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.location = try RPCCoding.required(object, "location", path: path())
-        self.status = try RPCCoding.required(object, "status", path: path())
-        self.state = try RPCCoding.optional(object, "state", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "location": found0 = value
+            case "status": found1 = value
+            case "state": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.location = try RPCCoding.required(found0, "location", path: path())
+        self.status = try RPCCoding.required(found1, "status", path: path())
+        self.state = try RPCCoding.optional(found2, "state", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -987,17 +1219,43 @@ public struct BodyInformation: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.parkBrakeActive = try RPCCoding.required(object, "parkBrakeActive", path: path())
-        self.ignitionStableStatus = try RPCCoding.required(object, "ignitionStableStatus", path: path())
-        self.ignitionStatus = try RPCCoding.required(object, "ignitionStatus", path: path())
-        self.driverDoorAjar = try RPCCoding.optional(object, "driverDoorAjar", path: path())
-        self.passengerDoorAjar = try RPCCoding.optional(object, "passengerDoorAjar", path: path())
-        self.rearLeftDoorAjar = try RPCCoding.optional(object, "rearLeftDoorAjar", path: path())
-        self.rearRightDoorAjar = try RPCCoding.optional(object, "rearRightDoorAjar", path: path())
-        self.doorStatuses = try RPCCoding.optional(object, "doorStatuses", path: path())
-        self.gateStatuses = try RPCCoding.optional(object, "gateStatuses", path: path())
-        self.roofStatuses = try RPCCoding.optional(object, "roofStatuses", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "parkBrakeActive": found0 = value
+            case "ignitionStableStatus": found1 = value
+            case "ignitionStatus": found2 = value
+            case "driverDoorAjar": found3 = value
+            case "passengerDoorAjar": found4 = value
+            case "rearLeftDoorAjar": found5 = value
+            case "rearRightDoorAjar": found6 = value
+            case "doorStatuses": found7 = value
+            case "gateStatuses": found8 = value
+            case "roofStatuses": found9 = value
+            default: unknownKeys = true
+            }
+        }
+        self.parkBrakeActive = try RPCCoding.required(found0, "parkBrakeActive", path: path())
+        self.ignitionStableStatus = try RPCCoding.required(found1, "ignitionStableStatus", path: path())
+        self.ignitionStatus = try RPCCoding.required(found2, "ignitionStatus", path: path())
+        self.driverDoorAjar = try RPCCoding.optional(found3, "driverDoorAjar", path: path())
+        self.passengerDoorAjar = try RPCCoding.optional(found4, "passengerDoorAjar", path: path())
+        self.rearLeftDoorAjar = try RPCCoding.optional(found5, "rearLeftDoorAjar", path: path())
+        self.rearRightDoorAjar = try RPCCoding.optional(found6, "rearRightDoorAjar", path: path())
+        self.doorStatuses = try RPCCoding.optional(found7, "doorStatuses", path: path())
+        self.gateStatuses = try RPCCoding.optional(found8, "gateStatuses", path: path())
+        self.roofStatuses = try RPCCoding.optional(found9, "roofStatuses", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1091,18 +1349,46 @@ public struct DeviceStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.voiceRecOn = try RPCCoding.required(object, "voiceRecOn", path: path())
-        self.btIconOn = try RPCCoding.required(object, "btIconOn", path: path())
-        self.callActive = try RPCCoding.required(object, "callActive", path: path())
-        self.phoneRoaming = try RPCCoding.required(object, "phoneRoaming", path: path())
-        self.textMsgAvailable = try RPCCoding.required(object, "textMsgAvailable", path: path())
-        self.battLevelStatus = try RPCCoding.required(object, "battLevelStatus", path: path())
-        self.stereoAudioOutputMuted = try RPCCoding.required(object, "stereoAudioOutputMuted", path: path())
-        self.monoAudioOutputMuted = try RPCCoding.required(object, "monoAudioOutputMuted", path: path())
-        self.signalLevelStatus = try RPCCoding.required(object, "signalLevelStatus", path: path())
-        self.primaryAudioSource = try RPCCoding.required(object, "primaryAudioSource", path: path())
-        self.eCallEventActive = try RPCCoding.required(object, "eCallEventActive", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "voiceRecOn": found0 = value
+            case "btIconOn": found1 = value
+            case "callActive": found2 = value
+            case "phoneRoaming": found3 = value
+            case "textMsgAvailable": found4 = value
+            case "battLevelStatus": found5 = value
+            case "stereoAudioOutputMuted": found6 = value
+            case "monoAudioOutputMuted": found7 = value
+            case "signalLevelStatus": found8 = value
+            case "primaryAudioSource": found9 = value
+            case "eCallEventActive": found10 = value
+            default: unknownKeys = true
+            }
+        }
+        self.voiceRecOn = try RPCCoding.required(found0, "voiceRecOn", path: path())
+        self.btIconOn = try RPCCoding.required(found1, "btIconOn", path: path())
+        self.callActive = try RPCCoding.required(found2, "callActive", path: path())
+        self.phoneRoaming = try RPCCoding.required(found3, "phoneRoaming", path: path())
+        self.textMsgAvailable = try RPCCoding.required(found4, "textMsgAvailable", path: path())
+        self.battLevelStatus = try RPCCoding.required(found5, "battLevelStatus", path: path())
+        self.stereoAudioOutputMuted = try RPCCoding.required(found6, "stereoAudioOutputMuted", path: path())
+        self.monoAudioOutputMuted = try RPCCoding.required(found7, "monoAudioOutputMuted", path: path())
+        self.signalLevelStatus = try RPCCoding.required(found8, "signalLevelStatus", path: path())
+        self.primaryAudioSource = try RPCCoding.required(found9, "primaryAudioSource", path: path())
+        self.eCallEventActive = try RPCCoding.required(found10, "eCallEventActive", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1157,10 +1443,22 @@ public struct HeadLampStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.lowBeamsOn = try RPCCoding.required(object, "lowBeamsOn", path: path())
-        self.highBeamsOn = try RPCCoding.required(object, "highBeamsOn", path: path())
-        self.ambientLightSensorStatus = try RPCCoding.optional(object, "ambientLightSensorStatus", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "lowBeamsOn": found0 = value
+            case "highBeamsOn": found1 = value
+            case "ambientLightSensorStatus": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.lowBeamsOn = try RPCCoding.required(found0, "lowBeamsOn", path: path())
+        self.highBeamsOn = try RPCCoding.required(found1, "highBeamsOn", path: path())
+        self.ambientLightSensorStatus = try RPCCoding.optional(found2, "ambientLightSensorStatus", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1212,11 +1510,25 @@ public struct AppInfo: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.appDisplayName = try RPCCoding.required(object, "appDisplayName", path: path())
-        self.appBundleID = try RPCCoding.required(object, "appBundleID", path: path())
-        self.appVersion = try RPCCoding.required(object, "appVersion", path: path())
-        self.appIcon = try RPCCoding.optional(object, "appIcon", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "appDisplayName": found0 = value
+            case "appBundleID": found1 = value
+            case "appVersion": found2 = value
+            case "appIcon": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.appDisplayName = try RPCCoding.required(found0, "appDisplayName", path: path())
+        self.appBundleID = try RPCCoding.required(found1, "appBundleID", path: path())
+        self.appVersion = try RPCCoding.required(found2, "appVersion", path: path())
+        self.appIcon = try RPCCoding.optional(found3, "appIcon", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1264,10 +1576,22 @@ public struct ECallInfo: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.eCallNotificationStatus = try RPCCoding.required(object, "eCallNotificationStatus", path: path())
-        self.auxECallNotificationStatus = try RPCCoding.required(object, "auxECallNotificationStatus", path: path())
-        self.eCallConfirmationStatus = try RPCCoding.required(object, "eCallConfirmationStatus", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "eCallNotificationStatus": found0 = value
+            case "auxECallNotificationStatus": found1 = value
+            case "eCallConfirmationStatus": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.eCallNotificationStatus = try RPCCoding.required(found0, "eCallNotificationStatus", path: path())
+        self.auxECallNotificationStatus = try RPCCoding.required(found1, "auxECallNotificationStatus", path: path())
+        self.eCallConfirmationStatus = try RPCCoding.required(found2, "eCallConfirmationStatus", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1339,15 +1663,37 @@ public struct AirbagStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.driverAirbagDeployed = try RPCCoding.required(object, "driverAirbagDeployed", path: path())
-        self.driverSideAirbagDeployed = try RPCCoding.required(object, "driverSideAirbagDeployed", path: path())
-        self.driverCurtainAirbagDeployed = try RPCCoding.required(object, "driverCurtainAirbagDeployed", path: path())
-        self.passengerAirbagDeployed = try RPCCoding.required(object, "passengerAirbagDeployed", path: path())
-        self.passengerCurtainAirbagDeployed = try RPCCoding.required(object, "passengerCurtainAirbagDeployed", path: path())
-        self.driverKneeAirbagDeployed = try RPCCoding.required(object, "driverKneeAirbagDeployed", path: path())
-        self.passengerSideAirbagDeployed = try RPCCoding.required(object, "passengerSideAirbagDeployed", path: path())
-        self.passengerKneeAirbagDeployed = try RPCCoding.required(object, "passengerKneeAirbagDeployed", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "driverAirbagDeployed": found0 = value
+            case "driverSideAirbagDeployed": found1 = value
+            case "driverCurtainAirbagDeployed": found2 = value
+            case "passengerAirbagDeployed": found3 = value
+            case "passengerCurtainAirbagDeployed": found4 = value
+            case "driverKneeAirbagDeployed": found5 = value
+            case "passengerSideAirbagDeployed": found6 = value
+            case "passengerKneeAirbagDeployed": found7 = value
+            default: unknownKeys = true
+            }
+        }
+        self.driverAirbagDeployed = try RPCCoding.required(found0, "driverAirbagDeployed", path: path())
+        self.driverSideAirbagDeployed = try RPCCoding.required(found1, "driverSideAirbagDeployed", path: path())
+        self.driverCurtainAirbagDeployed = try RPCCoding.required(found2, "driverCurtainAirbagDeployed", path: path())
+        self.passengerAirbagDeployed = try RPCCoding.required(found3, "passengerAirbagDeployed", path: path())
+        self.passengerCurtainAirbagDeployed = try RPCCoding.required(found4, "passengerCurtainAirbagDeployed", path: path())
+        self.driverKneeAirbagDeployed = try RPCCoding.required(found5, "driverKneeAirbagDeployed", path: path())
+        self.passengerSideAirbagDeployed = try RPCCoding.required(found6, "passengerSideAirbagDeployed", path: path())
+        self.passengerKneeAirbagDeployed = try RPCCoding.required(found7, "passengerKneeAirbagDeployed", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1409,12 +1755,28 @@ public struct EmergencyEvent: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.emergencyEventType = try RPCCoding.required(object, "emergencyEventType", path: path())
-        self.fuelCutoffStatus = try RPCCoding.required(object, "fuelCutoffStatus", path: path())
-        self.rolloverEvent = try RPCCoding.required(object, "rolloverEvent", path: path())
-        self.maximumChangeVelocity = try RPCCoding.required(object, "maximumChangeVelocity", path: path())
-        self.multipleEvents = try RPCCoding.required(object, "multipleEvents", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "emergencyEventType": found0 = value
+            case "fuelCutoffStatus": found1 = value
+            case "rolloverEvent": found2 = value
+            case "maximumChangeVelocity": found3 = value
+            case "multipleEvents": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.emergencyEventType = try RPCCoding.required(found0, "emergencyEventType", path: path())
+        self.fuelCutoffStatus = try RPCCoding.required(found1, "fuelCutoffStatus", path: path())
+        self.rolloverEvent = try RPCCoding.required(found2, "rolloverEvent", path: path())
+        self.maximumChangeVelocity = try RPCCoding.required(found3, "maximumChangeVelocity", path: path())
+        self.multipleEvents = try RPCCoding.required(found4, "multipleEvents", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1468,11 +1830,25 @@ public struct ClusterModeStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.powerModeActive = try RPCCoding.required(object, "powerModeActive", path: path())
-        self.powerModeQualificationStatus = try RPCCoding.required(object, "powerModeQualificationStatus", path: path())
-        self.carModeStatus = try RPCCoding.required(object, "carModeStatus", path: path())
-        self.powerModeStatus = try RPCCoding.required(object, "powerModeStatus", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "powerModeActive": found0 = value
+            case "powerModeQualificationStatus": found1 = value
+            case "carModeStatus": found2 = value
+            case "powerModeStatus": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.powerModeActive = try RPCCoding.required(found0, "powerModeActive", path: path())
+        self.powerModeQualificationStatus = try RPCCoding.required(found1, "powerModeQualificationStatus", path: path())
+        self.carModeStatus = try RPCCoding.required(found2, "carModeStatus", path: path())
+        self.powerModeStatus = try RPCCoding.required(found3, "powerModeStatus", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1507,8 +1883,16 @@ public struct MyKey: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.e911Override = try RPCCoding.required(object, "e911Override", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "e911Override": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.e911Override = try RPCCoding.required(found0, "e911Override", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1573,14 +1957,34 @@ public struct TireStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.pressureTelltale = try RPCCoding.optional(object, "pressureTelltale", path: path())
-        self.leftFront = try RPCCoding.optional(object, "leftFront", path: path())
-        self.rightFront = try RPCCoding.optional(object, "rightFront", path: path())
-        self.leftRear = try RPCCoding.optional(object, "leftRear", path: path())
-        self.rightRear = try RPCCoding.optional(object, "rightRear", path: path())
-        self.innerLeftRear = try RPCCoding.optional(object, "innerLeftRear", path: path())
-        self.innerRightRear = try RPCCoding.optional(object, "innerRightRear", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "pressureTelltale": found0 = value
+            case "leftFront": found1 = value
+            case "rightFront": found2 = value
+            case "leftRear": found3 = value
+            case "rightRear": found4 = value
+            case "innerLeftRear": found5 = value
+            case "innerRightRear": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.pressureTelltale = try RPCCoding.optional(found0, "pressureTelltale", path: path())
+        self.leftFront = try RPCCoding.optional(found1, "leftFront", path: path())
+        self.rightFront = try RPCCoding.optional(found2, "rightFront", path: path())
+        self.leftRear = try RPCCoding.optional(found3, "leftRear", path: path())
+        self.rightRear = try RPCCoding.optional(found4, "rightRear", path: path())
+        self.innerLeftRear = try RPCCoding.optional(found5, "innerLeftRear", path: path())
+        self.innerRightRear = try RPCCoding.optional(found6, "innerRightRear", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1622,9 +2026,19 @@ public struct StabilityControlsStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.escSystem = try RPCCoding.optional(object, "escSystem", path: path())
-        self.trailerSwayControl = try RPCCoding.optional(object, "trailerSwayControl", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "escSystem": found0 = value
+            case "trailerSwayControl": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.escSystem = try RPCCoding.optional(found0, "escSystem", path: path())
+        self.trailerSwayControl = try RPCCoding.optional(found1, "trailerSwayControl", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1750,26 +2164,70 @@ public struct GPSData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.longitudeDegrees = try RPCCoding.required(object, "longitudeDegrees", path: path())
-        self.latitudeDegrees = try RPCCoding.required(object, "latitudeDegrees", path: path())
-        self.utcYear = try RPCCoding.optional(object, "utcYear", path: path())
-        self.utcMonth = try RPCCoding.optional(object, "utcMonth", path: path())
-        self.utcDay = try RPCCoding.optional(object, "utcDay", path: path())
-        self.utcHours = try RPCCoding.optional(object, "utcHours", path: path())
-        self.utcMinutes = try RPCCoding.optional(object, "utcMinutes", path: path())
-        self.utcSeconds = try RPCCoding.optional(object, "utcSeconds", path: path())
-        self.compassDirection = try RPCCoding.optional(object, "compassDirection", path: path())
-        self.pdop = try RPCCoding.optional(object, "pdop", path: path())
-        self.hdop = try RPCCoding.optional(object, "hdop", path: path())
-        self.vdop = try RPCCoding.optional(object, "vdop", path: path())
-        self.actual = try RPCCoding.optional(object, "actual", path: path())
-        self.satellites = try RPCCoding.optional(object, "satellites", path: path())
-        self.dimension = try RPCCoding.optional(object, "dimension", path: path())
-        self.altitude = try RPCCoding.optional(object, "altitude", path: path())
-        self.heading = try RPCCoding.optional(object, "heading", path: path())
-        self.speed = try RPCCoding.optional(object, "speed", path: path())
-        self.shifted = try RPCCoding.optional(object, "shifted", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "longitudeDegrees": found0 = value
+            case "latitudeDegrees": found1 = value
+            case "utcYear": found2 = value
+            case "utcMonth": found3 = value
+            case "utcDay": found4 = value
+            case "utcHours": found5 = value
+            case "utcMinutes": found6 = value
+            case "utcSeconds": found7 = value
+            case "compassDirection": found8 = value
+            case "pdop": found9 = value
+            case "hdop": found10 = value
+            case "vdop": found11 = value
+            case "actual": found12 = value
+            case "satellites": found13 = value
+            case "dimension": found14 = value
+            case "altitude": found15 = value
+            case "heading": found16 = value
+            case "speed": found17 = value
+            case "shifted": found18 = value
+            default: unknownKeys = true
+            }
+        }
+        self.longitudeDegrees = try RPCCoding.required(found0, "longitudeDegrees", path: path())
+        self.latitudeDegrees = try RPCCoding.required(found1, "latitudeDegrees", path: path())
+        self.utcYear = try RPCCoding.optional(found2, "utcYear", path: path())
+        self.utcMonth = try RPCCoding.optional(found3, "utcMonth", path: path())
+        self.utcDay = try RPCCoding.optional(found4, "utcDay", path: path())
+        self.utcHours = try RPCCoding.optional(found5, "utcHours", path: path())
+        self.utcMinutes = try RPCCoding.optional(found6, "utcMinutes", path: path())
+        self.utcSeconds = try RPCCoding.optional(found7, "utcSeconds", path: path())
+        self.compassDirection = try RPCCoding.optional(found8, "compassDirection", path: path())
+        self.pdop = try RPCCoding.optional(found9, "pdop", path: path())
+        self.hdop = try RPCCoding.optional(found10, "hdop", path: path())
+        self.vdop = try RPCCoding.optional(found11, "vdop", path: path())
+        self.actual = try RPCCoding.optional(found12, "actual", path: path())
+        self.satellites = try RPCCoding.optional(found13, "satellites", path: path())
+        self.dimension = try RPCCoding.optional(found14, "dimension", path: path())
+        self.altitude = try RPCCoding.optional(found15, "altitude", path: path())
+        self.heading = try RPCCoding.optional(found16, "heading", path: path())
+        self.speed = try RPCCoding.optional(found17, "speed", path: path())
+        self.shifted = try RPCCoding.optional(found18, "shifted", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1832,10 +2290,22 @@ public struct VehicleDataResult: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.dataType = try RPCCoding.required(object, "dataType", path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.oemCustomDataType = try RPCCoding.optional(object, "oemCustomDataType", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "dataType": found0 = value
+            case "resultCode": found1 = value
+            case "oemCustomDataType": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.dataType = try RPCCoding.required(found0, "dataType", path: path())
+        self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
+        self.oemCustomDataType = try RPCCoding.optional(found2, "oemCustomDataType", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1882,10 +2352,22 @@ public struct DIDResult: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.resultCode = try RPCCoding.required(object, "resultCode", path: path())
-        self.didLocation = try RPCCoding.required(object, "didLocation", path: path())
-        self.data = try RPCCoding.optional(object, "data", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "resultCode": found0 = value
+            case "didLocation": found1 = value
+            case "data": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.resultCode = try RPCCoding.required(found0, "resultCode", path: path())
+        self.didLocation = try RPCCoding.required(found1, "didLocation", path: path())
+        self.data = try RPCCoding.optional(found2, "data", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1932,10 +2414,22 @@ public struct StartTime: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.hours = try RPCCoding.required(object, "hours", path: path())
-        self.minutes = try RPCCoding.required(object, "minutes", path: path())
-        self.seconds = try RPCCoding.required(object, "seconds", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "hours": found0 = value
+            case "minutes": found1 = value
+            case "seconds": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.hours = try RPCCoding.required(found0, "hours", path: path())
+        self.minutes = try RPCCoding.required(found1, "minutes", path: path())
+        self.seconds = try RPCCoding.required(found2, "seconds", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1987,11 +2481,25 @@ public struct TextField: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.name = try RPCCoding.required(object, "name", path: path())
-        self.characterSet = try RPCCoding.required(object, "characterSet", path: path())
-        self.width = try RPCCoding.required(object, "width", path: path())
-        self.rows = try RPCCoding.required(object, "rows", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "name": found0 = value
+            case "characterSet": found1 = value
+            case "width": found2 = value
+            case "rows": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.name = try RPCCoding.required(found0, "name", path: path())
+        self.characterSet = try RPCCoding.required(found1, "characterSet", path: path())
+        self.width = try RPCCoding.required(found2, "width", path: path())
+        self.rows = try RPCCoding.required(found3, "rows", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2030,9 +2538,19 @@ public struct ImageResolution: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.resolutionWidth = try RPCCoding.required(object, "resolutionWidth", path: path())
-        self.resolutionHeight = try RPCCoding.required(object, "resolutionHeight", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "resolutionWidth": found0 = value
+            case "resolutionHeight": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.resolutionWidth = try RPCCoding.required(found0, "resolutionWidth", path: path())
+        self.resolutionHeight = try RPCCoding.required(found1, "resolutionHeight", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2078,10 +2596,22 @@ public struct ImageField: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.name = try RPCCoding.required(object, "name", path: path())
-        self.imageTypeSupported = try RPCCoding.requiredArray(object, "imageTypeSupported", path: path())
-        self.imageResolution = try RPCCoding.optional(object, "imageResolution", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "name": found0 = value
+            case "imageTypeSupported": found1 = value
+            case "imageResolution": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.name = try RPCCoding.required(found0, "name", path: path())
+        self.imageTypeSupported = try RPCCoding.requiredArray(found1, "imageTypeSupported", path: path())
+        self.imageResolution = try RPCCoding.optional(found2, "imageResolution", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2119,9 +2649,19 @@ public struct TouchCoord: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.x = try RPCCoding.required(object, "x", path: path())
-        self.y = try RPCCoding.required(object, "y", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "x": found0 = value
+            case "y": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.x = try RPCCoding.required(found0, "x", path: path())
+        self.y = try RPCCoding.required(found1, "y", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2167,10 +2707,22 @@ public struct TouchEvent: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.id = try RPCCoding.required(object, "id", path: path())
-        self.ts = try RPCCoding.requiredArray(object, "ts", path: path())
-        self.c = try RPCCoding.requiredArray(object, "c", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "id": found0 = value
+            case "ts": found1 = value
+            case "c": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.id = try RPCCoding.required(found0, "id", path: path())
+        self.ts = try RPCCoding.requiredArray(found1, "ts", path: path())
+        self.c = try RPCCoding.requiredArray(found2, "c", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2217,10 +2769,22 @@ public struct TouchEventCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.pressAvailable = try RPCCoding.required(object, "pressAvailable", path: path())
-        self.multiTouchAvailable = try RPCCoding.required(object, "multiTouchAvailable", path: path())
-        self.doublePressAvailable = try RPCCoding.required(object, "doublePressAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "pressAvailable": found0 = value
+            case "multiTouchAvailable": found1 = value
+            case "doublePressAvailable": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.pressAvailable = try RPCCoding.required(found0, "pressAvailable", path: path())
+        self.multiTouchAvailable = try RPCCoding.required(found1, "multiTouchAvailable", path: path())
+        self.doublePressAvailable = try RPCCoding.required(found2, "doublePressAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2258,9 +2822,19 @@ public struct ScreenParams: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.resolution = try RPCCoding.required(object, "resolution", path: path())
-        self.touchEventAvailable = try RPCCoding.optional(object, "touchEventAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "resolution": found0 = value
+            case "touchEventAvailable": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.resolution = try RPCCoding.required(found0, "resolution", path: path())
+        self.touchEventAvailable = try RPCCoding.optional(found1, "touchEventAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2297,9 +2871,19 @@ public struct HMIPermissions: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.allowed = try RPCCoding.requiredArray(object, "allowed", path: path())
-        self.userDisallowed = try RPCCoding.requiredArray(object, "userDisallowed", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "allowed": found0 = value
+            case "userDisallowed": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.allowed = try RPCCoding.requiredArray(found0, "allowed", path: path())
+        self.userDisallowed = try RPCCoding.requiredArray(found1, "userDisallowed", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2336,9 +2920,19 @@ public struct ParameterPermissions: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.allowed = try RPCCoding.requiredArray(object, "allowed", path: path())
-        self.userDisallowed = try RPCCoding.requiredArray(object, "userDisallowed", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "allowed": found0 = value
+            case "userDisallowed": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.allowed = try RPCCoding.requiredArray(found0, "allowed", path: path())
+        self.userDisallowed = try RPCCoding.requiredArray(found1, "userDisallowed", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2389,11 +2983,25 @@ public struct PermissionItem: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.rpcName = try RPCCoding.required(object, "rpcName", path: path())
-        self.hmiPermissions = try RPCCoding.required(object, "hmiPermissions", path: path())
-        self.parameterPermissions = try RPCCoding.required(object, "parameterPermissions", path: path())
-        self.requireEncryption = try RPCCoding.optional(object, "requireEncryption", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "rpcName": found0 = value
+            case "hmiPermissions": found1 = value
+            case "parameterPermissions": found2 = value
+            case "requireEncryption": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.rpcName = try RPCCoding.required(found0, "rpcName", path: path())
+        self.hmiPermissions = try RPCCoding.required(found1, "hmiPermissions", path: path())
+        self.parameterPermissions = try RPCCoding.required(found2, "parameterPermissions", path: path())
+        self.requireEncryption = try RPCCoding.optional(found3, "requireEncryption", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2471,16 +3079,40 @@ public struct DisplayCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.displayType = try RPCCoding.required(object, "displayType", path: path())
-        self.displayName = try RPCCoding.optional(object, "displayName", path: path())
-        self.textFields = try RPCCoding.requiredArray(object, "textFields", path: path())
-        self.imageFields = try RPCCoding.optional(object, "imageFields", path: path())
-        self.mediaClockFormats = try RPCCoding.requiredArray(object, "mediaClockFormats", path: path())
-        self.graphicSupported = try RPCCoding.required(object, "graphicSupported", path: path())
-        self.templatesAvailable = try RPCCoding.optional(object, "templatesAvailable", path: path())
-        self.screenParams = try RPCCoding.optional(object, "screenParams", path: path())
-        self.numCustomPresetsAvailable = try RPCCoding.optional(object, "numCustomPresetsAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "displayType": found0 = value
+            case "displayName": found1 = value
+            case "textFields": found2 = value
+            case "imageFields": found3 = value
+            case "mediaClockFormats": found4 = value
+            case "graphicSupported": found5 = value
+            case "templatesAvailable": found6 = value
+            case "screenParams": found7 = value
+            case "numCustomPresetsAvailable": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.displayType = try RPCCoding.required(found0, "displayType", path: path())
+        self.displayName = try RPCCoding.optional(found1, "displayName", path: path())
+        self.textFields = try RPCCoding.requiredArray(found2, "textFields", path: path())
+        self.imageFields = try RPCCoding.optional(found3, "imageFields", path: path())
+        self.mediaClockFormats = try RPCCoding.requiredArray(found4, "mediaClockFormats", path: path())
+        self.graphicSupported = try RPCCoding.required(found5, "graphicSupported", path: path())
+        self.templatesAvailable = try RPCCoding.optional(found6, "templatesAvailable", path: path())
+        self.screenParams = try RPCCoding.optional(found7, "screenParams", path: path())
+        self.numCustomPresetsAvailable = try RPCCoding.optional(found8, "numCustomPresetsAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2524,9 +3156,19 @@ public struct WindowStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.location = try RPCCoding.required(object, "location", path: path())
-        self.state = try RPCCoding.required(object, "state", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "location": found0 = value
+            case "state": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.location = try RPCCoding.required(found0, "location", path: path())
+        self.state = try RPCCoding.required(found1, "state", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2577,11 +3219,25 @@ public struct ModuleInfo: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleId = try RPCCoding.required(object, "moduleId", path: path())
-        self.location = try RPCCoding.optional(object, "location", path: path())
-        self.serviceArea = try RPCCoding.optional(object, "serviceArea", path: path())
-        self.allowMultipleAccess = try RPCCoding.optional(object, "allowMultipleAccess", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleId": found0 = value
+            case "location": found1 = value
+            case "serviceArea": found2 = value
+            case "allowMultipleAccess": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleId = try RPCCoding.required(found0, "moduleId", path: path())
+        self.location = try RPCCoding.optional(found1, "location", path: path())
+        self.serviceArea = try RPCCoding.optional(found2, "serviceArea", path: path())
+        self.allowMultipleAccess = try RPCCoding.optional(found3, "allowMultipleAccess", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2639,12 +3295,28 @@ public struct ButtonCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.name = try RPCCoding.required(object, "name", path: path())
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
-        self.shortPressAvailable = try RPCCoding.required(object, "shortPressAvailable", path: path())
-        self.longPressAvailable = try RPCCoding.required(object, "longPressAvailable", path: path())
-        self.upDownAvailable = try RPCCoding.required(object, "upDownAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "name": found0 = value
+            case "moduleInfo": found1 = value
+            case "shortPressAvailable": found2 = value
+            case "longPressAvailable": found3 = value
+            case "upDownAvailable": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.name = try RPCCoding.required(found0, "name", path: path())
+        self.moduleInfo = try RPCCoding.optional(found1, "moduleInfo", path: path())
+        self.shortPressAvailable = try RPCCoding.required(found2, "shortPressAvailable", path: path())
+        self.longPressAvailable = try RPCCoding.required(found3, "longPressAvailable", path: path())
+        self.upDownAvailable = try RPCCoding.required(found4, "upDownAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2703,12 +3375,28 @@ public struct SoftButtonCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.shortPressAvailable = try RPCCoding.required(object, "shortPressAvailable", path: path())
-        self.longPressAvailable = try RPCCoding.required(object, "longPressAvailable", path: path())
-        self.upDownAvailable = try RPCCoding.required(object, "upDownAvailable", path: path())
-        self.imageSupported = try RPCCoding.required(object, "imageSupported", path: path())
-        self.textSupported = try RPCCoding.optional(object, "textSupported", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "shortPressAvailable": found0 = value
+            case "longPressAvailable": found1 = value
+            case "upDownAvailable": found2 = value
+            case "imageSupported": found3 = value
+            case "textSupported": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.shortPressAvailable = try RPCCoding.required(found0, "shortPressAvailable", path: path())
+        self.longPressAvailable = try RPCCoding.required(found1, "longPressAvailable", path: path())
+        self.upDownAvailable = try RPCCoding.required(found2, "upDownAvailable", path: path())
+        self.imageSupported = try RPCCoding.required(found3, "imageSupported", path: path())
+        self.textSupported = try RPCCoding.optional(found4, "textSupported", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2744,8 +3432,16 @@ public struct PresetBankCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.onScreenPresetsAvailable = try RPCCoding.required(object, "onScreenPresetsAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "onScreenPresetsAvailable": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.onScreenPresetsAvailable = try RPCCoding.required(found0, "onScreenPresetsAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2781,9 +3477,19 @@ public struct DynamicUpdateCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.supportedDynamicImageFieldNames = try RPCCoding.optional(object, "supportedDynamicImageFieldNames", path: path())
-        self.supportsDynamicSubMenus = try RPCCoding.optional(object, "supportsDynamicSubMenus", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "supportedDynamicImageFieldNames": found0 = value
+            case "supportsDynamicSubMenus": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.supportedDynamicImageFieldNames = try RPCCoding.optional(found0, "supportedDynamicImageFieldNames", path: path())
+        self.supportsDynamicSubMenus = try RPCCoding.optional(found1, "supportsDynamicSubMenus", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2820,9 +3526,19 @@ public struct KeyboardLayoutCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.keyboardLayout = try RPCCoding.required(object, "keyboardLayout", path: path())
-        self.numConfigurableKeys = try RPCCoding.required(object, "numConfigurableKeys", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "keyboardLayout": found0 = value
+            case "numConfigurableKeys": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.keyboardLayout = try RPCCoding.required(found0, "keyboardLayout", path: path())
+        self.numConfigurableKeys = try RPCCoding.required(found1, "numConfigurableKeys", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2859,9 +3575,19 @@ public struct KeyboardCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.maskInputCharactersSupported = try RPCCoding.optional(object, "maskInputCharactersSupported", path: path())
-        self.supportedKeyboards = try RPCCoding.optional(object, "supportedKeyboards", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "maskInputCharactersSupported": found0 = value
+            case "supportedKeyboards": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.maskInputCharactersSupported = try RPCCoding.optional(found0, "maskInputCharactersSupported", path: path())
+        self.supportedKeyboards = try RPCCoding.optional(found1, "supportedKeyboards", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2947,18 +3673,46 @@ public struct WindowCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.windowID = try RPCCoding.optional(object, "windowID", path: path())
-        self.textFields = try RPCCoding.optional(object, "textFields", path: path())
-        self.imageFields = try RPCCoding.optional(object, "imageFields", path: path())
-        self.imageTypeSupported = try RPCCoding.optional(object, "imageTypeSupported", path: path())
-        self.templatesAvailable = try RPCCoding.optional(object, "templatesAvailable", path: path())
-        self.numCustomPresetsAvailable = try RPCCoding.optional(object, "numCustomPresetsAvailable", path: path())
-        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path())
-        self.softButtonCapabilities = try RPCCoding.optional(object, "softButtonCapabilities", path: path())
-        self.menuLayoutsAvailable = try RPCCoding.optional(object, "menuLayoutsAvailable", path: path())
-        self.dynamicUpdateCapabilities = try RPCCoding.optional(object, "dynamicUpdateCapabilities", path: path())
-        self.keyboardCapabilities = try RPCCoding.optional(object, "keyboardCapabilities", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "windowID": found0 = value
+            case "textFields": found1 = value
+            case "imageFields": found2 = value
+            case "imageTypeSupported": found3 = value
+            case "templatesAvailable": found4 = value
+            case "numCustomPresetsAvailable": found5 = value
+            case "buttonCapabilities": found6 = value
+            case "softButtonCapabilities": found7 = value
+            case "menuLayoutsAvailable": found8 = value
+            case "dynamicUpdateCapabilities": found9 = value
+            case "keyboardCapabilities": found10 = value
+            default: unknownKeys = true
+            }
+        }
+        self.windowID = try RPCCoding.optional(found0, "windowID", path: path())
+        self.textFields = try RPCCoding.optional(found1, "textFields", path: path())
+        self.imageFields = try RPCCoding.optional(found2, "imageFields", path: path())
+        self.imageTypeSupported = try RPCCoding.optional(found3, "imageTypeSupported", path: path())
+        self.templatesAvailable = try RPCCoding.optional(found4, "templatesAvailable", path: path())
+        self.numCustomPresetsAvailable = try RPCCoding.optional(found5, "numCustomPresetsAvailable", path: path())
+        self.buttonCapabilities = try RPCCoding.optional(found6, "buttonCapabilities", path: path())
+        self.softButtonCapabilities = try RPCCoding.optional(found7, "softButtonCapabilities", path: path())
+        self.menuLayoutsAvailable = try RPCCoding.optional(found8, "menuLayoutsAvailable", path: path())
+        self.dynamicUpdateCapabilities = try RPCCoding.optional(found9, "dynamicUpdateCapabilities", path: path())
+        self.keyboardCapabilities = try RPCCoding.optional(found10, "keyboardCapabilities", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3004,9 +3758,19 @@ public struct WindowTypeCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.type = try RPCCoding.required(object, "type", path: path())
-        self.maximumNumberOfWindows = try RPCCoding.required(object, "maximumNumberOfWindows", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "type": found0 = value
+            case "maximumNumberOfWindows": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.type = try RPCCoding.required(found0, "type", path: path())
+        self.maximumNumberOfWindows = try RPCCoding.required(found1, "maximumNumberOfWindows", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3052,10 +3816,22 @@ public struct DisplayCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.displayName = try RPCCoding.optional(object, "displayName", path: path())
-        self.windowTypeSupported = try RPCCoding.optional(object, "windowTypeSupported", path: path())
-        self.windowCapabilities = try RPCCoding.optional(object, "windowCapabilities", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "displayName": found0 = value
+            case "windowTypeSupported": found1 = value
+            case "windowCapabilities": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.displayName = try RPCCoding.optional(found0, "displayName", path: path())
+        self.windowTypeSupported = try RPCCoding.optional(found1, "windowTypeSupported", path: path())
+        self.windowCapabilities = try RPCCoding.optional(found2, "windowCapabilities", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3127,15 +3903,37 @@ public struct HMICapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.navigation = try RPCCoding.optional(object, "navigation", path: path())
-        self.phoneCall = try RPCCoding.optional(object, "phoneCall", path: path())
-        self.videoStreaming = try RPCCoding.optional(object, "videoStreaming", path: path())
-        self.remoteControl = try RPCCoding.optional(object, "remoteControl", path: path())
-        self.appServices = try RPCCoding.optional(object, "appServices", path: path())
-        self.displays = try RPCCoding.optional(object, "displays", path: path())
-        self.seatLocation = try RPCCoding.optional(object, "seatLocation", path: path())
-        self.driverDistraction = try RPCCoding.optional(object, "driverDistraction", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "navigation": found0 = value
+            case "phoneCall": found1 = value
+            case "videoStreaming": found2 = value
+            case "remoteControl": found3 = value
+            case "appServices": found4 = value
+            case "displays": found5 = value
+            case "seatLocation": found6 = value
+            case "driverDistraction": found7 = value
+            default: unknownKeys = true
+            }
+        }
+        self.navigation = try RPCCoding.optional(found0, "navigation", path: path())
+        self.phoneCall = try RPCCoding.optional(found1, "phoneCall", path: path())
+        self.videoStreaming = try RPCCoding.optional(found2, "videoStreaming", path: path())
+        self.remoteControl = try RPCCoding.optional(found3, "remoteControl", path: path())
+        self.appServices = try RPCCoding.optional(found4, "appServices", path: path())
+        self.displays = try RPCCoding.optional(found5, "displays", path: path())
+        self.seatLocation = try RPCCoding.optional(found6, "seatLocation", path: path())
+        self.driverDistraction = try RPCCoding.optional(found7, "driverDistraction", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3197,12 +3995,28 @@ public struct MenuParams: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.parentID = try RPCCoding.optional(object, "parentID", path: path())
-        self.position = try RPCCoding.optional(object, "position", path: path())
-        self.menuName = try RPCCoding.required(object, "menuName", path: path())
-        self.secondaryText = try RPCCoding.optional(object, "secondaryText", path: path())
-        self.tertiaryText = try RPCCoding.optional(object, "tertiaryText", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "parentID": found0 = value
+            case "position": found1 = value
+            case "menuName": found2 = value
+            case "secondaryText": found3 = value
+            case "tertiaryText": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.parentID = try RPCCoding.optional(found0, "parentID", path: path())
+        self.position = try RPCCoding.optional(found1, "position", path: path())
+        self.menuName = try RPCCoding.required(found2, "menuName", path: path())
+        self.secondaryText = try RPCCoding.optional(found3, "secondaryText", path: path())
+        self.tertiaryText = try RPCCoding.optional(found4, "tertiaryText", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3242,9 +4056,19 @@ public struct TTSChunk: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.text = try RPCCoding.required(object, "text", path: path())
-        self.type = try RPCCoding.required(object, "type", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "text": found0 = value
+            case "type": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.text = try RPCCoding.required(found0, "text", path: path())
+        self.type = try RPCCoding.required(found1, "type", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3281,9 +4105,19 @@ public struct Turn: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.navigationText = try RPCCoding.optional(object, "navigationText", path: path())
-        self.turnIcon = try RPCCoding.optional(object, "turnIcon", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "navigationText": found0 = value
+            case "turnIcon": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.navigationText = try RPCCoding.optional(found0, "navigationText", path: path())
+        self.turnIcon = try RPCCoding.optional(found1, "turnIcon", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3334,11 +4168,25 @@ public struct VehicleType: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.make = try RPCCoding.optional(object, "make", path: path())
-        self.model = try RPCCoding.optional(object, "model", path: path())
-        self.modelYear = try RPCCoding.optional(object, "modelYear", path: path())
-        self.trim = try RPCCoding.optional(object, "trim", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "make": found0 = value
+            case "model": found1 = value
+            case "modelYear": found2 = value
+            case "trim": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.make = try RPCCoding.optional(found0, "make", path: path())
+        self.model = try RPCCoding.optional(found1, "model", path: path())
+        self.modelYear = try RPCCoding.optional(found2, "modelYear", path: path())
+        self.trim = try RPCCoding.optional(found3, "trim", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3411,15 +4259,37 @@ public struct KeyboardProperties: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.language = try RPCCoding.optional(object, "language", path: path())
-        self.keyboardLayout = try RPCCoding.optional(object, "keyboardLayout", path: path())
-        self.keypressMode = try RPCCoding.optional(object, "keypressMode", path: path())
-        self.limitedCharacterList = try RPCCoding.optional(object, "limitedCharacterList", path: path())
-        self.autoCompleteText = try RPCCoding.optional(object, "autoCompleteText", path: path())
-        self.autoCompleteList = try RPCCoding.optional(object, "autoCompleteList", path: path())
-        self.maskInputCharacters = try RPCCoding.optional(object, "maskInputCharacters", path: path())
-        self.customKeys = try RPCCoding.optional(object, "customKeys", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "language": found0 = value
+            case "keyboardLayout": found1 = value
+            case "keypressMode": found2 = value
+            case "limitedCharacterList": found3 = value
+            case "autoCompleteText": found4 = value
+            case "autoCompleteList": found5 = value
+            case "maskInputCharacters": found6 = value
+            case "customKeys": found7 = value
+            default: unknownKeys = true
+            }
+        }
+        self.language = try RPCCoding.optional(found0, "language", path: path())
+        self.keyboardLayout = try RPCCoding.optional(found1, "keyboardLayout", path: path())
+        self.keypressMode = try RPCCoding.optional(found2, "keypressMode", path: path())
+        self.limitedCharacterList = try RPCCoding.optional(found3, "limitedCharacterList", path: path())
+        self.autoCompleteText = try RPCCoding.optional(found4, "autoCompleteText", path: path())
+        self.autoCompleteList = try RPCCoding.optional(found5, "autoCompleteList", path: path())
+        self.maskInputCharacters = try RPCCoding.optional(found6, "maskInputCharacters", path: path())
+        self.customKeys = try RPCCoding.optional(found7, "customKeys", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3486,13 +4356,31 @@ public struct DeviceInfo: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.hardware = try RPCCoding.optional(object, "hardware", path: path())
-        self.firmwareRev = try RPCCoding.optional(object, "firmwareRev", path: path())
-        self.os = try RPCCoding.optional(object, "os", path: path())
-        self.osVersion = try RPCCoding.optional(object, "osVersion", path: path())
-        self.carrier = try RPCCoding.optional(object, "carrier", path: path())
-        self.maxNumberRFCOMMPorts = try RPCCoding.optional(object, "maxNumberRFCOMMPorts", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "hardware": found0 = value
+            case "firmwareRev": found1 = value
+            case "os": found2 = value
+            case "osVersion": found3 = value
+            case "carrier": found4 = value
+            case "maxNumberRFCOMMPorts": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.hardware = try RPCCoding.optional(found0, "hardware", path: path())
+        self.firmwareRev = try RPCCoding.optional(found1, "firmwareRev", path: path())
+        self.os = try RPCCoding.optional(found2, "os", path: path())
+        self.osVersion = try RPCCoding.optional(found3, "osVersion", path: path())
+        self.carrier = try RPCCoding.optional(found4, "carrier", path: path())
+        self.maxNumberRFCOMMPorts = try RPCCoding.optional(found5, "maxNumberRFCOMMPorts", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3572,16 +4460,40 @@ public struct DateTime: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.millisecond = try RPCCoding.optional(object, "millisecond", path: path())
-        self.second = try RPCCoding.optional(object, "second", path: path())
-        self.minute = try RPCCoding.optional(object, "minute", path: path())
-        self.hour = try RPCCoding.optional(object, "hour", path: path())
-        self.day = try RPCCoding.optional(object, "day", path: path())
-        self.month = try RPCCoding.optional(object, "month", path: path())
-        self.year = try RPCCoding.optional(object, "year", path: path())
-        self.tz_hour = try RPCCoding.optional(object, "tz_hour", path: path())
-        self.tz_minute = try RPCCoding.optional(object, "tz_minute", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "millisecond": found0 = value
+            case "second": found1 = value
+            case "minute": found2 = value
+            case "hour": found3 = value
+            case "day": found4 = value
+            case "month": found5 = value
+            case "year": found6 = value
+            case "tz_hour": found7 = value
+            case "tz_minute": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.millisecond = try RPCCoding.optional(found0, "millisecond", path: path())
+        self.second = try RPCCoding.optional(found1, "second", path: path())
+        self.minute = try RPCCoding.optional(found2, "minute", path: path())
+        self.hour = try RPCCoding.optional(found3, "hour", path: path())
+        self.day = try RPCCoding.optional(found4, "day", path: path())
+        self.month = try RPCCoding.optional(found5, "month", path: path())
+        self.year = try RPCCoding.optional(found6, "year", path: path())
+        self.tz_hour = try RPCCoding.optional(found7, "tz_hour", path: path())
+        self.tz_minute = try RPCCoding.optional(found8, "tz_minute", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3625,9 +4537,19 @@ public struct Coordinate: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.latitudeDegrees = try RPCCoding.required(object, "latitudeDegrees", path: path())
-        self.longitudeDegrees = try RPCCoding.required(object, "longitudeDegrees", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "latitudeDegrees": found0 = value
+            case "longitudeDegrees": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.latitudeDegrees = try RPCCoding.required(found0, "latitudeDegrees", path: path())
+        self.longitudeDegrees = try RPCCoding.required(found1, "longitudeDegrees", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3703,16 +4625,40 @@ public struct OASISAddress: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.countryName = try RPCCoding.optional(object, "countryName", path: path())
-        self.countryCode = try RPCCoding.optional(object, "countryCode", path: path())
-        self.postalCode = try RPCCoding.optional(object, "postalCode", path: path())
-        self.administrativeArea = try RPCCoding.optional(object, "administrativeArea", path: path())
-        self.subAdministrativeArea = try RPCCoding.optional(object, "subAdministrativeArea", path: path())
-        self.locality = try RPCCoding.optional(object, "locality", path: path())
-        self.subLocality = try RPCCoding.optional(object, "subLocality", path: path())
-        self.thoroughfare = try RPCCoding.optional(object, "thoroughfare", path: path())
-        self.subThoroughfare = try RPCCoding.optional(object, "subThoroughfare", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "countryName": found0 = value
+            case "countryCode": found1 = value
+            case "postalCode": found2 = value
+            case "administrativeArea": found3 = value
+            case "subAdministrativeArea": found4 = value
+            case "locality": found5 = value
+            case "subLocality": found6 = value
+            case "thoroughfare": found7 = value
+            case "subThoroughfare": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.countryName = try RPCCoding.optional(found0, "countryName", path: path())
+        self.countryCode = try RPCCoding.optional(found1, "countryCode", path: path())
+        self.postalCode = try RPCCoding.optional(found2, "postalCode", path: path())
+        self.administrativeArea = try RPCCoding.optional(found3, "administrativeArea", path: path())
+        self.subAdministrativeArea = try RPCCoding.optional(found4, "subAdministrativeArea", path: path())
+        self.locality = try RPCCoding.optional(found5, "locality", path: path())
+        self.subLocality = try RPCCoding.optional(found6, "subLocality", path: path())
+        self.thoroughfare = try RPCCoding.optional(found7, "thoroughfare", path: path())
+        self.subThoroughfare = try RPCCoding.optional(found8, "subThoroughfare", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3785,14 +4731,34 @@ public struct LocationDetails: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.coordinate = try RPCCoding.optional(object, "coordinate", path: path())
-        self.locationName = try RPCCoding.optional(object, "locationName", path: path())
-        self.addressLines = try RPCCoding.optional(object, "addressLines", path: path())
-        self.locationDescription = try RPCCoding.optional(object, "locationDescription", path: path())
-        self.phoneNumber = try RPCCoding.optional(object, "phoneNumber", path: path())
-        self.locationImage = try RPCCoding.optional(object, "locationImage", path: path())
-        self.searchAddress = try RPCCoding.optional(object, "searchAddress", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "coordinate": found0 = value
+            case "locationName": found1 = value
+            case "addressLines": found2 = value
+            case "locationDescription": found3 = value
+            case "phoneNumber": found4 = value
+            case "locationImage": found5 = value
+            case "searchAddress": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.coordinate = try RPCCoding.optional(found0, "coordinate", path: path())
+        self.locationName = try RPCCoding.optional(found1, "locationName", path: path())
+        self.addressLines = try RPCCoding.optional(found2, "addressLines", path: path())
+        self.locationDescription = try RPCCoding.optional(found3, "locationDescription", path: path())
+        self.phoneNumber = try RPCCoding.optional(found4, "phoneNumber", path: path())
+        self.locationImage = try RPCCoding.optional(found5, "locationImage", path: path())
+        self.searchAddress = try RPCCoding.optional(found6, "searchAddress", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3834,9 +4800,19 @@ public struct NavigationCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.sendLocationEnabled = try RPCCoding.optional(object, "sendLocationEnabled", path: path())
-        self.getWayPointsEnabled = try RPCCoding.optional(object, "getWayPointsEnabled", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "sendLocationEnabled": found0 = value
+            case "getWayPointsEnabled": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.sendLocationEnabled = try RPCCoding.optional(found0, "sendLocationEnabled", path: path())
+        self.getWayPointsEnabled = try RPCCoding.optional(found1, "getWayPointsEnabled", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3869,8 +4845,16 @@ public struct PhoneCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.dialNumberEnabled = try RPCCoding.optional(object, "dialNumberEnabled", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "dialNumberEnabled": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.dialNumberEnabled = try RPCCoding.optional(found0, "dialNumberEnabled", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3906,9 +4890,19 @@ public struct VideoStreamingFormat: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.`protocol` = try RPCCoding.required(object, "protocol", path: path())
-        self.codec = try RPCCoding.required(object, "codec", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "protocol": found0 = value
+            case "codec": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.`protocol` = try RPCCoding.required(found0, "protocol", path: path())
+        self.codec = try RPCCoding.required(found1, "codec", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3984,16 +4978,40 @@ public struct VideoStreamingCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.preferredResolution = try RPCCoding.optional(object, "preferredResolution", path: path())
-        self.maxBitrate = try RPCCoding.optional(object, "maxBitrate", path: path())
-        self.supportedFormats = try RPCCoding.optional(object, "supportedFormats", path: path())
-        self.hapticSpatialDataSupported = try RPCCoding.optional(object, "hapticSpatialDataSupported", path: path())
-        self.diagonalScreenSize = try RPCCoding.optional(object, "diagonalScreenSize", path: path())
-        self.pixelPerInch = try RPCCoding.optional(object, "pixelPerInch", path: path())
-        self.scale = try RPCCoding.optional(object, "scale", path: path())
-        self.preferredFPS = try RPCCoding.optional(object, "preferredFPS", path: path())
-        self.additionalVideoStreamingCapabilities = try RPCCoding.optional(object, "additionalVideoStreamingCapabilities", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "preferredResolution": found0 = value
+            case "maxBitrate": found1 = value
+            case "supportedFormats": found2 = value
+            case "hapticSpatialDataSupported": found3 = value
+            case "diagonalScreenSize": found4 = value
+            case "pixelPerInch": found5 = value
+            case "scale": found6 = value
+            case "preferredFPS": found7 = value
+            case "additionalVideoStreamingCapabilities": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.preferredResolution = try RPCCoding.optional(found0, "preferredResolution", path: path())
+        self.maxBitrate = try RPCCoding.optional(found1, "maxBitrate", path: path())
+        self.supportedFormats = try RPCCoding.optional(found2, "supportedFormats", path: path())
+        self.hapticSpatialDataSupported = try RPCCoding.optional(found3, "hapticSpatialDataSupported", path: path())
+        self.diagonalScreenSize = try RPCCoding.optional(found4, "diagonalScreenSize", path: path())
+        self.pixelPerInch = try RPCCoding.optional(found5, "pixelPerInch", path: path())
+        self.scale = try RPCCoding.optional(found6, "scale", path: path())
+        self.preferredFPS = try RPCCoding.optional(found7, "preferredFPS", path: path())
+        self.additionalVideoStreamingCapabilities = try RPCCoding.optional(found8, "additionalVideoStreamingCapabilities", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4037,9 +5055,19 @@ public struct DriverDistractionCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.menuLength = try RPCCoding.optional(object, "menuLength", path: path())
-        self.subMenuDepth = try RPCCoding.optional(object, "subMenuDepth", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "menuLength": found0 = value
+            case "subMenuDepth": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.menuLength = try RPCCoding.optional(found0, "menuLength", path: path())
+        self.subMenuDepth = try RPCCoding.optional(found1, "subMenuDepth", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4085,10 +5113,22 @@ public struct RGBColor: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.red = try RPCCoding.required(object, "red", path: path())
-        self.green = try RPCCoding.required(object, "green", path: path())
-        self.blue = try RPCCoding.required(object, "blue", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "red": found0 = value
+            case "green": found1 = value
+            case "blue": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.red = try RPCCoding.required(found0, "red", path: path())
+        self.green = try RPCCoding.required(found1, "green", path: path())
+        self.blue = try RPCCoding.required(found2, "blue", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4135,10 +5175,22 @@ public struct TemplateColorScheme: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.primaryColor = try RPCCoding.optional(object, "primaryColor", path: path())
-        self.secondaryColor = try RPCCoding.optional(object, "secondaryColor", path: path())
-        self.backgroundColor = try RPCCoding.optional(object, "backgroundColor", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "primaryColor": found0 = value
+            case "secondaryColor": found1 = value
+            case "backgroundColor": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.primaryColor = try RPCCoding.optional(found0, "primaryColor", path: path())
+        self.secondaryColor = try RPCCoding.optional(found1, "secondaryColor", path: path())
+        self.backgroundColor = try RPCCoding.optional(found2, "backgroundColor", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4185,10 +5237,22 @@ public struct TemplateConfiguration: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.template = try RPCCoding.required(object, "template", path: path())
-        self.dayColorScheme = try RPCCoding.optional(object, "dayColorScheme", path: path())
-        self.nightColorScheme = try RPCCoding.optional(object, "nightColorScheme", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "template": found0 = value
+            case "dayColorScheme": found1 = value
+            case "nightColorScheme": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.template = try RPCCoding.required(found0, "template", path: path())
+        self.dayColorScheme = try RPCCoding.optional(found1, "dayColorScheme", path: path())
+        self.nightColorScheme = try RPCCoding.optional(found2, "nightColorScheme", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4222,8 +5286,16 @@ public struct SeatLocation: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.grid = try RPCCoding.optional(object, "grid", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "grid": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.grid = try RPCCoding.optional(found0, "grid", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4273,11 +5345,25 @@ public struct SeatLocationCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.rows = try RPCCoding.optional(object, "rows", path: path())
-        self.columns = try RPCCoding.optional(object, "columns", path: path())
-        self.levels = try RPCCoding.optional(object, "levels", path: path())
-        self.seats = try RPCCoding.optional(object, "seats", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "rows": found0 = value
+            case "columns": found1 = value
+            case "levels": found2 = value
+            case "seats": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.rows = try RPCCoding.optional(found0, "rows", path: path())
+        self.columns = try RPCCoding.optional(found1, "columns", path: path())
+        self.levels = try RPCCoding.optional(found2, "levels", path: path())
+        self.seats = try RPCCoding.optional(found3, "seats", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4316,9 +5402,19 @@ public struct MassageModeData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.massageZone = try RPCCoding.required(object, "massageZone", path: path())
-        self.massageMode = try RPCCoding.required(object, "massageMode", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "massageZone": found0 = value
+            case "massageMode": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.massageZone = try RPCCoding.required(found0, "massageZone", path: path())
+        self.massageMode = try RPCCoding.required(found1, "massageMode", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4355,9 +5451,19 @@ public struct MassageCushionFirmness: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.cushion = try RPCCoding.required(object, "cushion", path: path())
-        self.firmness = try RPCCoding.required(object, "firmness", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "cushion": found0 = value
+            case "firmness": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.cushion = try RPCCoding.required(found0, "cushion", path: path())
+        self.firmness = try RPCCoding.required(found1, "firmness", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4403,10 +5509,22 @@ public struct SeatMemoryAction: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.id = try RPCCoding.required(object, "id", path: path())
-        self.label = try RPCCoding.optional(object, "label", path: path())
-        self.action = try RPCCoding.required(object, "action", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "id": found0 = value
+            case "label": found1 = value
+            case "action": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.id = try RPCCoding.required(found0, "id", path: path())
+        self.label = try RPCCoding.optional(found1, "label", path: path())
+        self.action = try RPCCoding.required(found2, "action", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4518,23 +5636,61 @@ public struct SeatControlData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.id = try RPCCoding.required(object, "id", path: path())
-        self.heatingEnabled = try RPCCoding.optional(object, "heatingEnabled", path: path())
-        self.coolingEnabled = try RPCCoding.optional(object, "coolingEnabled", path: path())
-        self.heatingLevel = try RPCCoding.optional(object, "heatingLevel", path: path())
-        self.coolingLevel = try RPCCoding.optional(object, "coolingLevel", path: path())
-        self.horizontalPosition = try RPCCoding.optional(object, "horizontalPosition", path: path())
-        self.verticalPosition = try RPCCoding.optional(object, "verticalPosition", path: path())
-        self.frontVerticalPosition = try RPCCoding.optional(object, "frontVerticalPosition", path: path())
-        self.backVerticalPosition = try RPCCoding.optional(object, "backVerticalPosition", path: path())
-        self.backTiltAngle = try RPCCoding.optional(object, "backTiltAngle", path: path())
-        self.headSupportHorizontalPosition = try RPCCoding.optional(object, "headSupportHorizontalPosition", path: path())
-        self.headSupportVerticalPosition = try RPCCoding.optional(object, "headSupportVerticalPosition", path: path())
-        self.massageEnabled = try RPCCoding.optional(object, "massageEnabled", path: path())
-        self.massageMode = try RPCCoding.optional(object, "massageMode", path: path())
-        self.massageCushionFirmness = try RPCCoding.optional(object, "massageCushionFirmness", path: path())
-        self.memory = try RPCCoding.optional(object, "memory", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "id": found0 = value
+            case "heatingEnabled": found1 = value
+            case "coolingEnabled": found2 = value
+            case "heatingLevel": found3 = value
+            case "coolingLevel": found4 = value
+            case "horizontalPosition": found5 = value
+            case "verticalPosition": found6 = value
+            case "frontVerticalPosition": found7 = value
+            case "backVerticalPosition": found8 = value
+            case "backTiltAngle": found9 = value
+            case "headSupportHorizontalPosition": found10 = value
+            case "headSupportVerticalPosition": found11 = value
+            case "massageEnabled": found12 = value
+            case "massageMode": found13 = value
+            case "massageCushionFirmness": found14 = value
+            case "memory": found15 = value
+            default: unknownKeys = true
+            }
+        }
+        self.id = try RPCCoding.required(found0, "id", path: path())
+        self.heatingEnabled = try RPCCoding.optional(found1, "heatingEnabled", path: path())
+        self.coolingEnabled = try RPCCoding.optional(found2, "coolingEnabled", path: path())
+        self.heatingLevel = try RPCCoding.optional(found3, "heatingLevel", path: path())
+        self.coolingLevel = try RPCCoding.optional(found4, "coolingLevel", path: path())
+        self.horizontalPosition = try RPCCoding.optional(found5, "horizontalPosition", path: path())
+        self.verticalPosition = try RPCCoding.optional(found6, "verticalPosition", path: path())
+        self.frontVerticalPosition = try RPCCoding.optional(found7, "frontVerticalPosition", path: path())
+        self.backVerticalPosition = try RPCCoding.optional(found8, "backVerticalPosition", path: path())
+        self.backTiltAngle = try RPCCoding.optional(found9, "backTiltAngle", path: path())
+        self.headSupportHorizontalPosition = try RPCCoding.optional(found10, "headSupportHorizontalPosition", path: path())
+        self.headSupportVerticalPosition = try RPCCoding.optional(found11, "headSupportVerticalPosition", path: path())
+        self.massageEnabled = try RPCCoding.optional(found12, "massageEnabled", path: path())
+        self.massageMode = try RPCCoding.optional(found13, "massageMode", path: path())
+        self.massageCushionFirmness = try RPCCoding.optional(found14, "massageCushionFirmness", path: path())
+        self.memory = try RPCCoding.optional(found15, "memory", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4664,24 +5820,64 @@ public struct SeatControlCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
-        self.heatingEnabledAvailable = try RPCCoding.optional(object, "heatingEnabledAvailable", path: path())
-        self.coolingEnabledAvailable = try RPCCoding.optional(object, "coolingEnabledAvailable", path: path())
-        self.heatingLevelAvailable = try RPCCoding.optional(object, "heatingLevelAvailable", path: path())
-        self.coolingLevelAvailable = try RPCCoding.optional(object, "coolingLevelAvailable", path: path())
-        self.horizontalPositionAvailable = try RPCCoding.optional(object, "horizontalPositionAvailable", path: path())
-        self.verticalPositionAvailable = try RPCCoding.optional(object, "verticalPositionAvailable", path: path())
-        self.frontVerticalPositionAvailable = try RPCCoding.optional(object, "frontVerticalPositionAvailable", path: path())
-        self.backVerticalPositionAvailable = try RPCCoding.optional(object, "backVerticalPositionAvailable", path: path())
-        self.backTiltAngleAvailable = try RPCCoding.optional(object, "backTiltAngleAvailable", path: path())
-        self.headSupportHorizontalPositionAvailable = try RPCCoding.optional(object, "headSupportHorizontalPositionAvailable", path: path())
-        self.headSupportVerticalPositionAvailable = try RPCCoding.optional(object, "headSupportVerticalPositionAvailable", path: path())
-        self.massageEnabledAvailable = try RPCCoding.optional(object, "massageEnabledAvailable", path: path())
-        self.massageModeAvailable = try RPCCoding.optional(object, "massageModeAvailable", path: path())
-        self.massageCushionFirmnessAvailable = try RPCCoding.optional(object, "massageCushionFirmnessAvailable", path: path())
-        self.memoryAvailable = try RPCCoding.optional(object, "memoryAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleName": found0 = value
+            case "moduleInfo": found1 = value
+            case "heatingEnabledAvailable": found2 = value
+            case "coolingEnabledAvailable": found3 = value
+            case "heatingLevelAvailable": found4 = value
+            case "coolingLevelAvailable": found5 = value
+            case "horizontalPositionAvailable": found6 = value
+            case "verticalPositionAvailable": found7 = value
+            case "frontVerticalPositionAvailable": found8 = value
+            case "backVerticalPositionAvailable": found9 = value
+            case "backTiltAngleAvailable": found10 = value
+            case "headSupportHorizontalPositionAvailable": found11 = value
+            case "headSupportVerticalPositionAvailable": found12 = value
+            case "massageEnabledAvailable": found13 = value
+            case "massageModeAvailable": found14 = value
+            case "massageCushionFirmnessAvailable": found15 = value
+            case "memoryAvailable": found16 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(found1, "moduleInfo", path: path())
+        self.heatingEnabledAvailable = try RPCCoding.optional(found2, "heatingEnabledAvailable", path: path())
+        self.coolingEnabledAvailable = try RPCCoding.optional(found3, "coolingEnabledAvailable", path: path())
+        self.heatingLevelAvailable = try RPCCoding.optional(found4, "heatingLevelAvailable", path: path())
+        self.coolingLevelAvailable = try RPCCoding.optional(found5, "coolingLevelAvailable", path: path())
+        self.horizontalPositionAvailable = try RPCCoding.optional(found6, "horizontalPositionAvailable", path: path())
+        self.verticalPositionAvailable = try RPCCoding.optional(found7, "verticalPositionAvailable", path: path())
+        self.frontVerticalPositionAvailable = try RPCCoding.optional(found8, "frontVerticalPositionAvailable", path: path())
+        self.backVerticalPositionAvailable = try RPCCoding.optional(found9, "backVerticalPositionAvailable", path: path())
+        self.backTiltAngleAvailable = try RPCCoding.optional(found10, "backTiltAngleAvailable", path: path())
+        self.headSupportHorizontalPositionAvailable = try RPCCoding.optional(found11, "headSupportHorizontalPositionAvailable", path: path())
+        self.headSupportVerticalPositionAvailable = try RPCCoding.optional(found12, "headSupportVerticalPositionAvailable", path: path())
+        self.massageEnabledAvailable = try RPCCoding.optional(found13, "massageEnabledAvailable", path: path())
+        self.massageModeAvailable = try RPCCoding.optional(found14, "massageModeAvailable", path: path())
+        self.massageCushionFirmnessAvailable = try RPCCoding.optional(found15, "massageCushionFirmnessAvailable", path: path())
+        self.memoryAvailable = try RPCCoding.optional(found16, "memoryAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4733,9 +5929,19 @@ public struct Temperature: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.unit = try RPCCoding.required(object, "unit", path: path())
-        self.value = try RPCCoding.required(object, "value", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "unit": found0 = value
+            case "value": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.unit = try RPCCoding.required(found0, "unit", path: path())
+        self.value = try RPCCoding.required(found1, "value", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4806,15 +6012,37 @@ public struct RdsData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.PS = try RPCCoding.optional(object, "PS", path: path())
-        self.RT = try RPCCoding.optional(object, "RT", path: path())
-        self.CT = try RPCCoding.optional(object, "CT", path: path())
-        self.PI = try RPCCoding.optional(object, "PI", path: path())
-        self.PTY = try RPCCoding.optional(object, "PTY", path: path())
-        self.TP = try RPCCoding.optional(object, "TP", path: path())
-        self.TA = try RPCCoding.optional(object, "TA", path: path())
-        self.REG = try RPCCoding.optional(object, "REG", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "PS": found0 = value
+            case "RT": found1 = value
+            case "CT": found2 = value
+            case "PI": found3 = value
+            case "PTY": found4 = value
+            case "TP": found5 = value
+            case "TA": found6 = value
+            case "REG": found7 = value
+            default: unknownKeys = true
+            }
+        }
+        self.PS = try RPCCoding.optional(found0, "PS", path: path())
+        self.RT = try RPCCoding.optional(found1, "RT", path: path())
+        self.CT = try RPCCoding.optional(found2, "CT", path: path())
+        self.PI = try RPCCoding.optional(found3, "PI", path: path())
+        self.PTY = try RPCCoding.optional(found4, "PTY", path: path())
+        self.TP = try RPCCoding.optional(found5, "TP", path: path())
+        self.TA = try RPCCoding.optional(found6, "TA", path: path())
+        self.REG = try RPCCoding.optional(found7, "REG", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4857,9 +6085,19 @@ public struct StationIDNumber: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.countryCode = try RPCCoding.optional(object, "countryCode", path: path())
-        self.fccFacilityId = try RPCCoding.optional(object, "fccFacilityId", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "countryCode": found0 = value
+            case "fccFacilityId": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.countryCode = try RPCCoding.optional(found0, "countryCode", path: path())
+        self.fccFacilityId = try RPCCoding.optional(found1, "fccFacilityId", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4915,12 +6153,28 @@ public struct SisData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.stationShortName = try RPCCoding.optional(object, "stationShortName", path: path())
-        self.stationIDNumber = try RPCCoding.optional(object, "stationIDNumber", path: path())
-        self.stationLongName = try RPCCoding.optional(object, "stationLongName", path: path())
-        self.stationLocation = try RPCCoding.optional(object, "stationLocation", path: path())
-        self.stationMessage = try RPCCoding.optional(object, "stationMessage", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "stationShortName": found0 = value
+            case "stationIDNumber": found1 = value
+            case "stationLongName": found2 = value
+            case "stationLocation": found3 = value
+            case "stationMessage": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.stationShortName = try RPCCoding.optional(found0, "stationShortName", path: path())
+        self.stationIDNumber = try RPCCoding.optional(found1, "stationIDNumber", path: path())
+        self.stationLongName = try RPCCoding.optional(found2, "stationLongName", path: path())
+        self.stationLocation = try RPCCoding.optional(found3, "stationLocation", path: path())
+        self.stationMessage = try RPCCoding.optional(found4, "stationMessage", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5019,20 +6273,52 @@ public struct RadioControlData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.frequencyInteger = try RPCCoding.optional(object, "frequencyInteger", path: path())
-        self.frequencyFraction = try RPCCoding.optional(object, "frequencyFraction", path: path())
-        self.band = try RPCCoding.optional(object, "band", path: path())
-        self.rdsData = try RPCCoding.optional(object, "rdsData", path: path())
-        self.hdRadioEnable = try RPCCoding.optional(object, "hdRadioEnable", path: path())
-        self.availableHDs = try RPCCoding.optional(object, "availableHDs", path: path())
-        self.availableHdChannels = try RPCCoding.optional(object, "availableHdChannels", path: path())
-        self.hdChannel = try RPCCoding.optional(object, "hdChannel", path: path())
-        self.signalStrength = try RPCCoding.optional(object, "signalStrength", path: path())
-        self.signalChangeThreshold = try RPCCoding.optional(object, "signalChangeThreshold", path: path())
-        self.radioEnable = try RPCCoding.optional(object, "radioEnable", path: path())
-        self.state = try RPCCoding.optional(object, "state", path: path())
-        self.sisData = try RPCCoding.optional(object, "sisData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "frequencyInteger": found0 = value
+            case "frequencyFraction": found1 = value
+            case "band": found2 = value
+            case "rdsData": found3 = value
+            case "hdRadioEnable": found4 = value
+            case "availableHDs": found5 = value
+            case "availableHdChannels": found6 = value
+            case "hdChannel": found7 = value
+            case "signalStrength": found8 = value
+            case "signalChangeThreshold": found9 = value
+            case "radioEnable": found10 = value
+            case "state": found11 = value
+            case "sisData": found12 = value
+            default: unknownKeys = true
+            }
+        }
+        self.frequencyInteger = try RPCCoding.optional(found0, "frequencyInteger", path: path())
+        self.frequencyFraction = try RPCCoding.optional(found1, "frequencyFraction", path: path())
+        self.band = try RPCCoding.optional(found2, "band", path: path())
+        self.rdsData = try RPCCoding.optional(found3, "rdsData", path: path())
+        self.hdRadioEnable = try RPCCoding.optional(found4, "hdRadioEnable", path: path())
+        self.availableHDs = try RPCCoding.optional(found5, "availableHDs", path: path())
+        self.availableHdChannels = try RPCCoding.optional(found6, "availableHdChannels", path: path())
+        self.hdChannel = try RPCCoding.optional(found7, "hdChannel", path: path())
+        self.signalStrength = try RPCCoding.optional(found8, "signalStrength", path: path())
+        self.signalChangeThreshold = try RPCCoding.optional(found9, "signalChangeThreshold", path: path())
+        self.radioEnable = try RPCCoding.optional(found10, "radioEnable", path: path())
+        self.state = try RPCCoding.optional(found11, "state", path: path())
+        self.sisData = try RPCCoding.optional(found12, "sisData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5149,22 +6435,58 @@ public struct ClimateControlData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.fanSpeed = try RPCCoding.optional(object, "fanSpeed", path: path())
-        self.currentTemperature = try RPCCoding.optional(object, "currentTemperature", path: path())
-        self.desiredTemperature = try RPCCoding.optional(object, "desiredTemperature", path: path())
-        self.acEnable = try RPCCoding.optional(object, "acEnable", path: path())
-        self.circulateAirEnable = try RPCCoding.optional(object, "circulateAirEnable", path: path())
-        self.autoModeEnable = try RPCCoding.optional(object, "autoModeEnable", path: path())
-        self.defrostZone = try RPCCoding.optional(object, "defrostZone", path: path())
-        self.dualModeEnable = try RPCCoding.optional(object, "dualModeEnable", path: path())
-        self.acMaxEnable = try RPCCoding.optional(object, "acMaxEnable", path: path())
-        self.ventilationMode = try RPCCoding.optional(object, "ventilationMode", path: path())
-        self.heatedSteeringWheelEnable = try RPCCoding.optional(object, "heatedSteeringWheelEnable", path: path())
-        self.heatedWindshieldEnable = try RPCCoding.optional(object, "heatedWindshieldEnable", path: path())
-        self.heatedRearWindowEnable = try RPCCoding.optional(object, "heatedRearWindowEnable", path: path())
-        self.heatedMirrorsEnable = try RPCCoding.optional(object, "heatedMirrorsEnable", path: path())
-        self.climateEnable = try RPCCoding.optional(object, "climateEnable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "fanSpeed": found0 = value
+            case "currentTemperature": found1 = value
+            case "desiredTemperature": found2 = value
+            case "acEnable": found3 = value
+            case "circulateAirEnable": found4 = value
+            case "autoModeEnable": found5 = value
+            case "defrostZone": found6 = value
+            case "dualModeEnable": found7 = value
+            case "acMaxEnable": found8 = value
+            case "ventilationMode": found9 = value
+            case "heatedSteeringWheelEnable": found10 = value
+            case "heatedWindshieldEnable": found11 = value
+            case "heatedRearWindowEnable": found12 = value
+            case "heatedMirrorsEnable": found13 = value
+            case "climateEnable": found14 = value
+            default: unknownKeys = true
+            }
+        }
+        self.fanSpeed = try RPCCoding.optional(found0, "fanSpeed", path: path())
+        self.currentTemperature = try RPCCoding.optional(found1, "currentTemperature", path: path())
+        self.desiredTemperature = try RPCCoding.optional(found2, "desiredTemperature", path: path())
+        self.acEnable = try RPCCoding.optional(found3, "acEnable", path: path())
+        self.circulateAirEnable = try RPCCoding.optional(found4, "circulateAirEnable", path: path())
+        self.autoModeEnable = try RPCCoding.optional(found5, "autoModeEnable", path: path())
+        self.defrostZone = try RPCCoding.optional(found6, "defrostZone", path: path())
+        self.dualModeEnable = try RPCCoding.optional(found7, "dualModeEnable", path: path())
+        self.acMaxEnable = try RPCCoding.optional(found8, "acMaxEnable", path: path())
+        self.ventilationMode = try RPCCoding.optional(found9, "ventilationMode", path: path())
+        self.heatedSteeringWheelEnable = try RPCCoding.optional(found10, "heatedSteeringWheelEnable", path: path())
+        self.heatedWindshieldEnable = try RPCCoding.optional(found11, "heatedWindshieldEnable", path: path())
+        self.heatedRearWindowEnable = try RPCCoding.optional(found12, "heatedRearWindowEnable", path: path())
+        self.heatedMirrorsEnable = try RPCCoding.optional(found13, "heatedMirrorsEnable", path: path())
+        self.climateEnable = try RPCCoding.optional(found14, "climateEnable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5283,22 +6605,58 @@ public struct RadioControlCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
-        self.radioEnableAvailable = try RPCCoding.optional(object, "radioEnableAvailable", path: path())
-        self.radioBandAvailable = try RPCCoding.optional(object, "radioBandAvailable", path: path())
-        self.radioFrequencyAvailable = try RPCCoding.optional(object, "radioFrequencyAvailable", path: path())
-        self.hdChannelAvailable = try RPCCoding.optional(object, "hdChannelAvailable", path: path())
-        self.rdsDataAvailable = try RPCCoding.optional(object, "rdsDataAvailable", path: path())
-        self.availableHDsAvailable = try RPCCoding.optional(object, "availableHDsAvailable", path: path())
-        self.availableHdChannelsAvailable = try RPCCoding.optional(object, "availableHdChannelsAvailable", path: path())
-        self.stateAvailable = try RPCCoding.optional(object, "stateAvailable", path: path())
-        self.signalStrengthAvailable = try RPCCoding.optional(object, "signalStrengthAvailable", path: path())
-        self.signalChangeThresholdAvailable = try RPCCoding.optional(object, "signalChangeThresholdAvailable", path: path())
-        self.sisDataAvailable = try RPCCoding.optional(object, "sisDataAvailable", path: path())
-        self.hdRadioEnableAvailable = try RPCCoding.optional(object, "hdRadioEnableAvailable", path: path())
-        self.siriusxmRadioAvailable = try RPCCoding.optional(object, "siriusxmRadioAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleName": found0 = value
+            case "moduleInfo": found1 = value
+            case "radioEnableAvailable": found2 = value
+            case "radioBandAvailable": found3 = value
+            case "radioFrequencyAvailable": found4 = value
+            case "hdChannelAvailable": found5 = value
+            case "rdsDataAvailable": found6 = value
+            case "availableHDsAvailable": found7 = value
+            case "availableHdChannelsAvailable": found8 = value
+            case "stateAvailable": found9 = value
+            case "signalStrengthAvailable": found10 = value
+            case "signalChangeThresholdAvailable": found11 = value
+            case "sisDataAvailable": found12 = value
+            case "hdRadioEnableAvailable": found13 = value
+            case "siriusxmRadioAvailable": found14 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(found1, "moduleInfo", path: path())
+        self.radioEnableAvailable = try RPCCoding.optional(found2, "radioEnableAvailable", path: path())
+        self.radioBandAvailable = try RPCCoding.optional(found3, "radioBandAvailable", path: path())
+        self.radioFrequencyAvailable = try RPCCoding.optional(found4, "radioFrequencyAvailable", path: path())
+        self.hdChannelAvailable = try RPCCoding.optional(found5, "hdChannelAvailable", path: path())
+        self.rdsDataAvailable = try RPCCoding.optional(found6, "rdsDataAvailable", path: path())
+        self.availableHDsAvailable = try RPCCoding.optional(found7, "availableHDsAvailable", path: path())
+        self.availableHdChannelsAvailable = try RPCCoding.optional(found8, "availableHdChannelsAvailable", path: path())
+        self.stateAvailable = try RPCCoding.optional(found9, "stateAvailable", path: path())
+        self.signalStrengthAvailable = try RPCCoding.optional(found10, "signalStrengthAvailable", path: path())
+        self.signalChangeThresholdAvailable = try RPCCoding.optional(found11, "signalChangeThresholdAvailable", path: path())
+        self.sisDataAvailable = try RPCCoding.optional(found12, "sisDataAvailable", path: path())
+        self.hdRadioEnableAvailable = try RPCCoding.optional(found13, "hdRadioEnableAvailable", path: path())
+        self.siriusxmRadioAvailable = try RPCCoding.optional(found14, "siriusxmRadioAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5437,26 +6795,70 @@ public struct ClimateControlCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
-        self.currentTemperatureAvailable = try RPCCoding.optional(object, "currentTemperatureAvailable", path: path())
-        self.fanSpeedAvailable = try RPCCoding.optional(object, "fanSpeedAvailable", path: path())
-        self.desiredTemperatureAvailable = try RPCCoding.optional(object, "desiredTemperatureAvailable", path: path())
-        self.acEnableAvailable = try RPCCoding.optional(object, "acEnableAvailable", path: path())
-        self.acMaxEnableAvailable = try RPCCoding.optional(object, "acMaxEnableAvailable", path: path())
-        self.circulateAirEnableAvailable = try RPCCoding.optional(object, "circulateAirEnableAvailable", path: path())
-        self.autoModeEnableAvailable = try RPCCoding.optional(object, "autoModeEnableAvailable", path: path())
-        self.dualModeEnableAvailable = try RPCCoding.optional(object, "dualModeEnableAvailable", path: path())
-        self.defrostZoneAvailable = try RPCCoding.optional(object, "defrostZoneAvailable", path: path())
-        self.defrostZone = try RPCCoding.optional(object, "defrostZone", path: path())
-        self.ventilationModeAvailable = try RPCCoding.optional(object, "ventilationModeAvailable", path: path())
-        self.ventilationMode = try RPCCoding.optional(object, "ventilationMode", path: path())
-        self.heatedSteeringWheelAvailable = try RPCCoding.optional(object, "heatedSteeringWheelAvailable", path: path())
-        self.heatedWindshieldAvailable = try RPCCoding.optional(object, "heatedWindshieldAvailable", path: path())
-        self.heatedRearWindowAvailable = try RPCCoding.optional(object, "heatedRearWindowAvailable", path: path())
-        self.heatedMirrorsAvailable = try RPCCoding.optional(object, "heatedMirrorsAvailable", path: path())
-        self.climateEnableAvailable = try RPCCoding.optional(object, "climateEnableAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleName": found0 = value
+            case "moduleInfo": found1 = value
+            case "currentTemperatureAvailable": found2 = value
+            case "fanSpeedAvailable": found3 = value
+            case "desiredTemperatureAvailable": found4 = value
+            case "acEnableAvailable": found5 = value
+            case "acMaxEnableAvailable": found6 = value
+            case "circulateAirEnableAvailable": found7 = value
+            case "autoModeEnableAvailable": found8 = value
+            case "dualModeEnableAvailable": found9 = value
+            case "defrostZoneAvailable": found10 = value
+            case "defrostZone": found11 = value
+            case "ventilationModeAvailable": found12 = value
+            case "ventilationMode": found13 = value
+            case "heatedSteeringWheelAvailable": found14 = value
+            case "heatedWindshieldAvailable": found15 = value
+            case "heatedRearWindowAvailable": found16 = value
+            case "heatedMirrorsAvailable": found17 = value
+            case "climateEnableAvailable": found18 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(found1, "moduleInfo", path: path())
+        self.currentTemperatureAvailable = try RPCCoding.optional(found2, "currentTemperatureAvailable", path: path())
+        self.fanSpeedAvailable = try RPCCoding.optional(found3, "fanSpeedAvailable", path: path())
+        self.desiredTemperatureAvailable = try RPCCoding.optional(found4, "desiredTemperatureAvailable", path: path())
+        self.acEnableAvailable = try RPCCoding.optional(found5, "acEnableAvailable", path: path())
+        self.acMaxEnableAvailable = try RPCCoding.optional(found6, "acMaxEnableAvailable", path: path())
+        self.circulateAirEnableAvailable = try RPCCoding.optional(found7, "circulateAirEnableAvailable", path: path())
+        self.autoModeEnableAvailable = try RPCCoding.optional(found8, "autoModeEnableAvailable", path: path())
+        self.dualModeEnableAvailable = try RPCCoding.optional(found9, "dualModeEnableAvailable", path: path())
+        self.defrostZoneAvailable = try RPCCoding.optional(found10, "defrostZoneAvailable", path: path())
+        self.defrostZone = try RPCCoding.optional(found11, "defrostZone", path: path())
+        self.ventilationModeAvailable = try RPCCoding.optional(found12, "ventilationModeAvailable", path: path())
+        self.ventilationMode = try RPCCoding.optional(found13, "ventilationMode", path: path())
+        self.heatedSteeringWheelAvailable = try RPCCoding.optional(found14, "heatedSteeringWheelAvailable", path: path())
+        self.heatedWindshieldAvailable = try RPCCoding.optional(found15, "heatedWindshieldAvailable", path: path())
+        self.heatedRearWindowAvailable = try RPCCoding.optional(found16, "heatedRearWindowAvailable", path: path())
+        self.heatedMirrorsAvailable = try RPCCoding.optional(found17, "heatedMirrorsAvailable", path: path())
+        self.climateEnableAvailable = try RPCCoding.optional(found18, "climateEnableAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5519,10 +6921,22 @@ public struct EqualizerSettings: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.channelId = try RPCCoding.required(object, "channelId", path: path())
-        self.channelName = try RPCCoding.optional(object, "channelName", path: path())
-        self.channelSetting = try RPCCoding.required(object, "channelSetting", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "channelId": found0 = value
+            case "channelName": found1 = value
+            case "channelSetting": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.channelId = try RPCCoding.required(found0, "channelId", path: path())
+        self.channelName = try RPCCoding.optional(found1, "channelName", path: path())
+        self.channelSetting = try RPCCoding.required(found2, "channelSetting", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5574,11 +6988,25 @@ public struct AudioControlData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.source = try RPCCoding.optional(object, "source", path: path())
-        self.keepContext = try RPCCoding.optional(object, "keepContext", path: path())
-        self.volume = try RPCCoding.optional(object, "volume", path: path())
-        self.equalizerSettings = try RPCCoding.optional(object, "equalizerSettings", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "source": found0 = value
+            case "keepContext": found1 = value
+            case "volume": found2 = value
+            case "equalizerSettings": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.source = try RPCCoding.optional(found0, "source", path: path())
+        self.keepContext = try RPCCoding.optional(found1, "keepContext", path: path())
+        self.volume = try RPCCoding.optional(found2, "volume", path: path())
+        self.equalizerSettings = try RPCCoding.optional(found3, "equalizerSettings", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5646,14 +7074,34 @@ public struct AudioControlCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
-        self.sourceAvailable = try RPCCoding.optional(object, "sourceAvailable", path: path())
-        self.keepContextAvailable = try RPCCoding.optional(object, "keepContextAvailable", path: path())
-        self.volumeAvailable = try RPCCoding.optional(object, "volumeAvailable", path: path())
-        self.equalizerAvailable = try RPCCoding.optional(object, "equalizerAvailable", path: path())
-        self.equalizerMaxChannelId = try RPCCoding.optional(object, "equalizerMaxChannelId", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleName": found0 = value
+            case "moduleInfo": found1 = value
+            case "sourceAvailable": found2 = value
+            case "keepContextAvailable": found3 = value
+            case "volumeAvailable": found4 = value
+            case "equalizerAvailable": found5 = value
+            case "equalizerMaxChannelId": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(found1, "moduleInfo", path: path())
+        self.sourceAvailable = try RPCCoding.optional(found2, "sourceAvailable", path: path())
+        self.keepContextAvailable = try RPCCoding.optional(found3, "keepContextAvailable", path: path())
+        self.volumeAvailable = try RPCCoding.optional(found4, "volumeAvailable", path: path())
+        self.equalizerAvailable = try RPCCoding.optional(found5, "equalizerAvailable", path: path())
+        self.equalizerMaxChannelId = try RPCCoding.optional(found6, "equalizerMaxChannelId", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5709,11 +7157,25 @@ public struct LightCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.name = try RPCCoding.required(object, "name", path: path())
-        self.statusAvailable = try RPCCoding.optional(object, "statusAvailable", path: path())
-        self.densityAvailable = try RPCCoding.optional(object, "densityAvailable", path: path())
-        self.rgbColorSpaceAvailable = try RPCCoding.optional(object, "rgbColorSpaceAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "name": found0 = value
+            case "statusAvailable": found1 = value
+            case "densityAvailable": found2 = value
+            case "rgbColorSpaceAvailable": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.name = try RPCCoding.required(found0, "name", path: path())
+        self.statusAvailable = try RPCCoding.optional(found1, "statusAvailable", path: path())
+        self.densityAvailable = try RPCCoding.optional(found2, "densityAvailable", path: path())
+        self.rgbColorSpaceAvailable = try RPCCoding.optional(found3, "rgbColorSpaceAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5761,10 +7223,22 @@ public struct LightControlCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
-        self.supportedLights = try RPCCoding.requiredArray(object, "supportedLights", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleName": found0 = value
+            case "moduleInfo": found1 = value
+            case "supportedLights": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(found1, "moduleInfo", path: path())
+        self.supportedLights = try RPCCoding.requiredArray(found2, "supportedLights", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5816,11 +7290,25 @@ public struct LightState: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.id = try RPCCoding.required(object, "id", path: path())
-        self.status = try RPCCoding.required(object, "status", path: path())
-        self.density = try RPCCoding.optional(object, "density", path: path())
-        self.color = try RPCCoding.optional(object, "color", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "id": found0 = value
+            case "status": found1 = value
+            case "density": found2 = value
+            case "color": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.id = try RPCCoding.required(found0, "id", path: path())
+        self.status = try RPCCoding.required(found1, "status", path: path())
+        self.density = try RPCCoding.optional(found2, "density", path: path())
+        self.color = try RPCCoding.optional(found3, "color", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5855,8 +7343,16 @@ public struct LightControlData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.lightState = try RPCCoding.requiredArray(object, "lightState", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "lightState": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.lightState = try RPCCoding.requiredArray(found0, "lightState", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5901,10 +7397,22 @@ public struct HMISettingsControlData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.displayMode = try RPCCoding.optional(object, "displayMode", path: path())
-        self.temperatureUnit = try RPCCoding.optional(object, "temperatureUnit", path: path())
-        self.distanceUnit = try RPCCoding.optional(object, "distanceUnit", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "displayMode": found0 = value
+            case "temperatureUnit": found1 = value
+            case "distanceUnit": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.displayMode = try RPCCoding.optional(found0, "displayMode", path: path())
+        self.temperatureUnit = try RPCCoding.optional(found1, "temperatureUnit", path: path())
+        self.distanceUnit = try RPCCoding.optional(found2, "distanceUnit", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5961,12 +7469,28 @@ public struct HMISettingsControlCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleName = try RPCCoding.required(object, "moduleName", path: path())
-        self.moduleInfo = try RPCCoding.optional(object, "moduleInfo", path: path())
-        self.distanceUnitAvailable = try RPCCoding.optional(object, "distanceUnitAvailable", path: path())
-        self.temperatureUnitAvailable = try RPCCoding.optional(object, "temperatureUnitAvailable", path: path())
-        self.displayModeUnitAvailable = try RPCCoding.optional(object, "displayModeUnitAvailable", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleName": found0 = value
+            case "moduleInfo": found1 = value
+            case "distanceUnitAvailable": found2 = value
+            case "temperatureUnitAvailable": found3 = value
+            case "displayModeUnitAvailable": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
+        self.moduleInfo = try RPCCoding.optional(found1, "moduleInfo", path: path())
+        self.distanceUnitAvailable = try RPCCoding.optional(found2, "distanceUnitAvailable", path: path())
+        self.temperatureUnitAvailable = try RPCCoding.optional(found3, "temperatureUnitAvailable", path: path())
+        self.displayModeUnitAvailable = try RPCCoding.optional(found4, "displayModeUnitAvailable", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6040,15 +7564,37 @@ public struct ModuleData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.moduleType = try RPCCoding.required(object, "moduleType", path: path())
-        self.moduleId = try RPCCoding.optional(object, "moduleId", path: path())
-        self.radioControlData = try RPCCoding.optional(object, "radioControlData", path: path())
-        self.climateControlData = try RPCCoding.optional(object, "climateControlData", path: path())
-        self.seatControlData = try RPCCoding.optional(object, "seatControlData", path: path())
-        self.audioControlData = try RPCCoding.optional(object, "audioControlData", path: path())
-        self.lightControlData = try RPCCoding.optional(object, "lightControlData", path: path())
-        self.hmiSettingsControlData = try RPCCoding.optional(object, "hmiSettingsControlData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "moduleType": found0 = value
+            case "moduleId": found1 = value
+            case "radioControlData": found2 = value
+            case "climateControlData": found3 = value
+            case "seatControlData": found4 = value
+            case "audioControlData": found5 = value
+            case "lightControlData": found6 = value
+            case "hmiSettingsControlData": found7 = value
+            default: unknownKeys = true
+            }
+        }
+        self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
+        self.moduleId = try RPCCoding.optional(found1, "moduleId", path: path())
+        self.radioControlData = try RPCCoding.optional(found2, "radioControlData", path: path())
+        self.climateControlData = try RPCCoding.optional(found3, "climateControlData", path: path())
+        self.seatControlData = try RPCCoding.optional(found4, "seatControlData", path: path())
+        self.audioControlData = try RPCCoding.optional(found5, "audioControlData", path: path())
+        self.lightControlData = try RPCCoding.optional(found6, "lightControlData", path: path())
+        self.hmiSettingsControlData = try RPCCoding.optional(found7, "hmiSettingsControlData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6120,14 +7666,34 @@ public struct RemoteControlCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.climateControlCapabilities = try RPCCoding.optional(object, "climateControlCapabilities", path: path())
-        self.radioControlCapabilities = try RPCCoding.optional(object, "radioControlCapabilities", path: path())
-        self.buttonCapabilities = try RPCCoding.optional(object, "buttonCapabilities", path: path())
-        self.audioControlCapabilities = try RPCCoding.optional(object, "audioControlCapabilities", path: path())
-        self.hmiSettingsControlCapabilities = try RPCCoding.optional(object, "hmiSettingsControlCapabilities", path: path())
-        self.lightControlCapabilities = try RPCCoding.optional(object, "lightControlCapabilities", path: path())
-        self.seatControlCapabilities = try RPCCoding.optional(object, "seatControlCapabilities", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "climateControlCapabilities": found0 = value
+            case "radioControlCapabilities": found1 = value
+            case "buttonCapabilities": found2 = value
+            case "audioControlCapabilities": found3 = value
+            case "hmiSettingsControlCapabilities": found4 = value
+            case "lightControlCapabilities": found5 = value
+            case "seatControlCapabilities": found6 = value
+            default: unknownKeys = true
+            }
+        }
+        self.climateControlCapabilities = try RPCCoding.optional(found0, "climateControlCapabilities", path: path())
+        self.radioControlCapabilities = try RPCCoding.optional(found1, "radioControlCapabilities", path: path())
+        self.buttonCapabilities = try RPCCoding.optional(found2, "buttonCapabilities", path: path())
+        self.audioControlCapabilities = try RPCCoding.optional(found3, "audioControlCapabilities", path: path())
+        self.hmiSettingsControlCapabilities = try RPCCoding.optional(found4, "hmiSettingsControlCapabilities", path: path())
+        self.lightControlCapabilities = try RPCCoding.optional(found5, "lightControlCapabilities", path: path())
+        self.seatControlCapabilities = try RPCCoding.optional(found6, "seatControlCapabilities", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6183,11 +7749,25 @@ public struct MetadataTags: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.mainField1 = try RPCCoding.optional(object, "mainField1", path: path())
-        self.mainField2 = try RPCCoding.optional(object, "mainField2", path: path())
-        self.mainField3 = try RPCCoding.optional(object, "mainField3", path: path())
-        self.mainField4 = try RPCCoding.optional(object, "mainField4", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "mainField1": found0 = value
+            case "mainField2": found1 = value
+            case "mainField3": found2 = value
+            case "mainField4": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.mainField1 = try RPCCoding.optional(found0, "mainField1", path: path())
+        self.mainField2 = try RPCCoding.optional(found1, "mainField2", path: path())
+        self.mainField3 = try RPCCoding.optional(found2, "mainField3", path: path())
+        self.mainField4 = try RPCCoding.optional(found3, "mainField4", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6240,11 +7820,25 @@ public struct Rectangle: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.x = try RPCCoding.required(object, "x", path: path())
-        self.y = try RPCCoding.required(object, "y", path: path())
-        self.width = try RPCCoding.required(object, "width", path: path())
-        self.height = try RPCCoding.required(object, "height", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "x": found0 = value
+            case "y": found1 = value
+            case "width": found2 = value
+            case "height": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.x = try RPCCoding.required(found0, "x", path: path())
+        self.y = try RPCCoding.required(found1, "y", path: path())
+        self.width = try RPCCoding.required(found2, "width", path: path())
+        self.height = try RPCCoding.required(found3, "height", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6283,9 +7877,19 @@ public struct HapticRect: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.id = try RPCCoding.required(object, "id", path: path())
-        self.rect = try RPCCoding.required(object, "rect", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "id": found0 = value
+            case "rect": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.id = try RPCCoding.required(found0, "id", path: path())
+        self.rect = try RPCCoding.required(found1, "rect", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6314,7 +7918,7 @@ public struct MediaServiceManifest: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        self.additionalParameters = object
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6406,20 +8010,52 @@ public struct MediaServiceData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.mediaType = try RPCCoding.optional(object, "mediaType", path: path())
-        self.mediaTitle = try RPCCoding.optional(object, "mediaTitle", path: path())
-        self.mediaArtist = try RPCCoding.optional(object, "mediaArtist", path: path())
-        self.mediaAlbum = try RPCCoding.optional(object, "mediaAlbum", path: path())
-        self.playlistName = try RPCCoding.optional(object, "playlistName", path: path())
-        self.isExplicit = try RPCCoding.optional(object, "isExplicit", path: path())
-        self.trackPlaybackProgress = try RPCCoding.optional(object, "trackPlaybackProgress", path: path())
-        self.trackPlaybackDuration = try RPCCoding.optional(object, "trackPlaybackDuration", path: path())
-        self.queuePlaybackProgress = try RPCCoding.optional(object, "queuePlaybackProgress", path: path())
-        self.queuePlaybackDuration = try RPCCoding.optional(object, "queuePlaybackDuration", path: path())
-        self.queueCurrentTrackNumber = try RPCCoding.optional(object, "queueCurrentTrackNumber", path: path())
-        self.queueTotalTrackCount = try RPCCoding.optional(object, "queueTotalTrackCount", path: path())
-        self.mediaImage = try RPCCoding.optional(object, "mediaImage", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "mediaType": found0 = value
+            case "mediaTitle": found1 = value
+            case "mediaArtist": found2 = value
+            case "mediaAlbum": found3 = value
+            case "playlistName": found4 = value
+            case "isExplicit": found5 = value
+            case "trackPlaybackProgress": found6 = value
+            case "trackPlaybackDuration": found7 = value
+            case "queuePlaybackProgress": found8 = value
+            case "queuePlaybackDuration": found9 = value
+            case "queueCurrentTrackNumber": found10 = value
+            case "queueTotalTrackCount": found11 = value
+            case "mediaImage": found12 = value
+            default: unknownKeys = true
+            }
+        }
+        self.mediaType = try RPCCoding.optional(found0, "mediaType", path: path())
+        self.mediaTitle = try RPCCoding.optional(found1, "mediaTitle", path: path())
+        self.mediaArtist = try RPCCoding.optional(found2, "mediaArtist", path: path())
+        self.mediaAlbum = try RPCCoding.optional(found3, "mediaAlbum", path: path())
+        self.playlistName = try RPCCoding.optional(found4, "playlistName", path: path())
+        self.isExplicit = try RPCCoding.optional(found5, "isExplicit", path: path())
+        self.trackPlaybackProgress = try RPCCoding.optional(found6, "trackPlaybackProgress", path: path())
+        self.trackPlaybackDuration = try RPCCoding.optional(found7, "trackPlaybackDuration", path: path())
+        self.queuePlaybackProgress = try RPCCoding.optional(found8, "queuePlaybackProgress", path: path())
+        self.queuePlaybackDuration = try RPCCoding.optional(found9, "queuePlaybackDuration", path: path())
+        self.queueCurrentTrackNumber = try RPCCoding.optional(found10, "queueCurrentTrackNumber", path: path())
+        self.queueTotalTrackCount = try RPCCoding.optional(found11, "queueTotalTrackCount", path: path())
+        self.mediaImage = try RPCCoding.optional(found12, "mediaImage", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6486,12 +8122,28 @@ public struct WeatherServiceManifest: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.currentForecastSupported = try RPCCoding.optional(object, "currentForecastSupported", path: path())
-        self.maxMultidayForecastAmount = try RPCCoding.optional(object, "maxMultidayForecastAmount", path: path())
-        self.maxHourlyForecastAmount = try RPCCoding.optional(object, "maxHourlyForecastAmount", path: path())
-        self.maxMinutelyForecastAmount = try RPCCoding.optional(object, "maxMinutelyForecastAmount", path: path())
-        self.weatherForLocationSupported = try RPCCoding.optional(object, "weatherForLocationSupported", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "currentForecastSupported": found0 = value
+            case "maxMultidayForecastAmount": found1 = value
+            case "maxHourlyForecastAmount": found2 = value
+            case "maxMinutelyForecastAmount": found3 = value
+            case "weatherForLocationSupported": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.currentForecastSupported = try RPCCoding.optional(found0, "currentForecastSupported", path: path())
+        self.maxMultidayForecastAmount = try RPCCoding.optional(found1, "maxMultidayForecastAmount", path: path())
+        self.maxHourlyForecastAmount = try RPCCoding.optional(found2, "maxHourlyForecastAmount", path: path())
+        self.maxMinutelyForecastAmount = try RPCCoding.optional(found3, "maxMinutelyForecastAmount", path: path())
+        self.weatherForLocationSupported = try RPCCoding.optional(found4, "weatherForLocationSupported", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6555,13 +8207,31 @@ public struct WeatherAlert: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.title = try RPCCoding.optional(object, "title", path: path())
-        self.summary = try RPCCoding.optional(object, "summary", path: path())
-        self.expires = try RPCCoding.optional(object, "expires", path: path())
-        self.regions = try RPCCoding.optional(object, "regions", path: path())
-        self.severity = try RPCCoding.optional(object, "severity", path: path())
-        self.timeIssued = try RPCCoding.optional(object, "timeIssued", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "title": found0 = value
+            case "summary": found1 = value
+            case "expires": found2 = value
+            case "regions": found3 = value
+            case "severity": found4 = value
+            case "timeIssued": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.title = try RPCCoding.optional(found0, "title", path: path())
+        self.summary = try RPCCoding.optional(found1, "summary", path: path())
+        self.expires = try RPCCoding.optional(found2, "expires", path: path())
+        self.regions = try RPCCoding.optional(found3, "regions", path: path())
+        self.severity = try RPCCoding.optional(found4, "severity", path: path())
+        self.timeIssued = try RPCCoding.optional(found5, "timeIssued", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6706,29 +8376,79 @@ public struct WeatherData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.currentTemperature = try RPCCoding.optional(object, "currentTemperature", path: path())
-        self.temperatureHigh = try RPCCoding.optional(object, "temperatureHigh", path: path())
-        self.temperatureLow = try RPCCoding.optional(object, "temperatureLow", path: path())
-        self.apparentTemperature = try RPCCoding.optional(object, "apparentTemperature", path: path())
-        self.apparentTemperatureHigh = try RPCCoding.optional(object, "apparentTemperatureHigh", path: path())
-        self.apparentTemperatureLow = try RPCCoding.optional(object, "apparentTemperatureLow", path: path())
-        self.weatherSummary = try RPCCoding.optional(object, "weatherSummary", path: path())
-        self.time = try RPCCoding.optional(object, "time", path: path())
-        self.humidity = try RPCCoding.optional(object, "humidity", path: path())
-        self.cloudCover = try RPCCoding.optional(object, "cloudCover", path: path())
-        self.moonPhase = try RPCCoding.optional(object, "moonPhase", path: path())
-        self.windBearing = try RPCCoding.optional(object, "windBearing", path: path())
-        self.windGust = try RPCCoding.optional(object, "windGust", path: path())
-        self.windSpeed = try RPCCoding.optional(object, "windSpeed", path: path())
-        self.nearestStormBearing = try RPCCoding.optional(object, "nearestStormBearing", path: path())
-        self.nearestStormDistance = try RPCCoding.optional(object, "nearestStormDistance", path: path())
-        self.precipAccumulation = try RPCCoding.optional(object, "precipAccumulation", path: path())
-        self.precipIntensity = try RPCCoding.optional(object, "precipIntensity", path: path())
-        self.precipProbability = try RPCCoding.optional(object, "precipProbability", path: path())
-        self.precipType = try RPCCoding.optional(object, "precipType", path: path())
-        self.visibility = try RPCCoding.optional(object, "visibility", path: path())
-        self.weatherIcon = try RPCCoding.optional(object, "weatherIcon", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var found9: JSONValue?
+        var found10: JSONValue?
+        var found11: JSONValue?
+        var found12: JSONValue?
+        var found13: JSONValue?
+        var found14: JSONValue?
+        var found15: JSONValue?
+        var found16: JSONValue?
+        var found17: JSONValue?
+        var found18: JSONValue?
+        var found19: JSONValue?
+        var found20: JSONValue?
+        var found21: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "currentTemperature": found0 = value
+            case "temperatureHigh": found1 = value
+            case "temperatureLow": found2 = value
+            case "apparentTemperature": found3 = value
+            case "apparentTemperatureHigh": found4 = value
+            case "apparentTemperatureLow": found5 = value
+            case "weatherSummary": found6 = value
+            case "time": found7 = value
+            case "humidity": found8 = value
+            case "cloudCover": found9 = value
+            case "moonPhase": found10 = value
+            case "windBearing": found11 = value
+            case "windGust": found12 = value
+            case "windSpeed": found13 = value
+            case "nearestStormBearing": found14 = value
+            case "nearestStormDistance": found15 = value
+            case "precipAccumulation": found16 = value
+            case "precipIntensity": found17 = value
+            case "precipProbability": found18 = value
+            case "precipType": found19 = value
+            case "visibility": found20 = value
+            case "weatherIcon": found21 = value
+            default: unknownKeys = true
+            }
+        }
+        self.currentTemperature = try RPCCoding.optional(found0, "currentTemperature", path: path())
+        self.temperatureHigh = try RPCCoding.optional(found1, "temperatureHigh", path: path())
+        self.temperatureLow = try RPCCoding.optional(found2, "temperatureLow", path: path())
+        self.apparentTemperature = try RPCCoding.optional(found3, "apparentTemperature", path: path())
+        self.apparentTemperatureHigh = try RPCCoding.optional(found4, "apparentTemperatureHigh", path: path())
+        self.apparentTemperatureLow = try RPCCoding.optional(found5, "apparentTemperatureLow", path: path())
+        self.weatherSummary = try RPCCoding.optional(found6, "weatherSummary", path: path())
+        self.time = try RPCCoding.optional(found7, "time", path: path())
+        self.humidity = try RPCCoding.optional(found8, "humidity", path: path())
+        self.cloudCover = try RPCCoding.optional(found9, "cloudCover", path: path())
+        self.moonPhase = try RPCCoding.optional(found10, "moonPhase", path: path())
+        self.windBearing = try RPCCoding.optional(found11, "windBearing", path: path())
+        self.windGust = try RPCCoding.optional(found12, "windGust", path: path())
+        self.windSpeed = try RPCCoding.optional(found13, "windSpeed", path: path())
+        self.nearestStormBearing = try RPCCoding.optional(found14, "nearestStormBearing", path: path())
+        self.nearestStormDistance = try RPCCoding.optional(found15, "nearestStormDistance", path: path())
+        self.precipAccumulation = try RPCCoding.optional(found16, "precipAccumulation", path: path())
+        self.precipIntensity = try RPCCoding.optional(found17, "precipIntensity", path: path())
+        self.precipProbability = try RPCCoding.optional(found18, "precipProbability", path: path())
+        self.precipType = try RPCCoding.optional(found19, "precipType", path: path())
+        self.visibility = try RPCCoding.optional(found20, "visibility", path: path())
+        self.weatherIcon = try RPCCoding.optional(found21, "weatherIcon", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6809,13 +8529,31 @@ public struct WeatherServiceData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.location = try RPCCoding.required(object, "location", path: path())
-        self.currentForecast = try RPCCoding.optional(object, "currentForecast", path: path())
-        self.minuteForecast = try RPCCoding.optional(object, "minuteForecast", path: path())
-        self.hourlyForecast = try RPCCoding.optional(object, "hourlyForecast", path: path())
-        self.multidayForecast = try RPCCoding.optional(object, "multidayForecast", path: path())
-        self.alerts = try RPCCoding.optional(object, "alerts", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "location": found0 = value
+            case "currentForecast": found1 = value
+            case "minuteForecast": found2 = value
+            case "hourlyForecast": found3 = value
+            case "multidayForecast": found4 = value
+            case "alerts": found5 = value
+            default: unknownKeys = true
+            }
+        }
+        self.location = try RPCCoding.required(found0, "location", path: path())
+        self.currentForecast = try RPCCoding.optional(found1, "currentForecast", path: path())
+        self.minuteForecast = try RPCCoding.optional(found2, "minuteForecast", path: path())
+        self.hourlyForecast = try RPCCoding.optional(found3, "hourlyForecast", path: path())
+        self.multidayForecast = try RPCCoding.optional(found4, "multidayForecast", path: path())
+        self.alerts = try RPCCoding.optional(found5, "alerts", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6852,8 +8590,16 @@ public struct NavigationServiceManifest: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.acceptsWayPoints = try RPCCoding.optional(object, "acceptsWayPoints", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "acceptsWayPoints": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.acceptsWayPoints = try RPCCoding.optional(found0, "acceptsWayPoints", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6923,15 +8669,37 @@ public struct NavigationInstruction: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.locationDetails = try RPCCoding.required(object, "locationDetails", path: path())
-        self.action = try RPCCoding.required(object, "action", path: path())
-        self.eta = try RPCCoding.optional(object, "eta", path: path())
-        self.bearing = try RPCCoding.optional(object, "bearing", path: path())
-        self.junctionType = try RPCCoding.optional(object, "junctionType", path: path())
-        self.drivingSide = try RPCCoding.optional(object, "drivingSide", path: path())
-        self.details = try RPCCoding.optional(object, "details", path: path())
-        self.image = try RPCCoding.optional(object, "image", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "locationDetails": found0 = value
+            case "action": found1 = value
+            case "eta": found2 = value
+            case "bearing": found3 = value
+            case "junctionType": found4 = value
+            case "drivingSide": found5 = value
+            case "details": found6 = value
+            case "image": found7 = value
+            default: unknownKeys = true
+            }
+        }
+        self.locationDetails = try RPCCoding.required(found0, "locationDetails", path: path())
+        self.action = try RPCCoding.required(found1, "action", path: path())
+        self.eta = try RPCCoding.optional(found2, "eta", path: path())
+        self.bearing = try RPCCoding.optional(found3, "bearing", path: path())
+        self.junctionType = try RPCCoding.optional(found4, "junctionType", path: path())
+        self.drivingSide = try RPCCoding.optional(found5, "drivingSide", path: path())
+        self.details = try RPCCoding.optional(found6, "details", path: path())
+        self.image = try RPCCoding.optional(found7, "image", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7013,16 +8781,40 @@ public struct NavigationServiceData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.timeStamp = try RPCCoding.required(object, "timeStamp", path: path())
-        self.origin = try RPCCoding.optional(object, "origin", path: path())
-        self.destination = try RPCCoding.optional(object, "destination", path: path())
-        self.destinationETA = try RPCCoding.optional(object, "destinationETA", path: path())
-        self.instructions = try RPCCoding.optional(object, "instructions", path: path())
-        self.nextInstructionETA = try RPCCoding.optional(object, "nextInstructionETA", path: path())
-        self.nextInstructionDistance = try RPCCoding.optional(object, "nextInstructionDistance", path: path())
-        self.nextInstructionDistanceScale = try RPCCoding.optional(object, "nextInstructionDistanceScale", path: path())
-        self.prompt = try RPCCoding.optional(object, "prompt", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "timeStamp": found0 = value
+            case "origin": found1 = value
+            case "destination": found2 = value
+            case "destinationETA": found3 = value
+            case "instructions": found4 = value
+            case "nextInstructionETA": found5 = value
+            case "nextInstructionDistance": found6 = value
+            case "nextInstructionDistanceScale": found7 = value
+            case "prompt": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.timeStamp = try RPCCoding.required(found0, "timeStamp", path: path())
+        self.origin = try RPCCoding.optional(found1, "origin", path: path())
+        self.destination = try RPCCoding.optional(found2, "destination", path: path())
+        self.destinationETA = try RPCCoding.optional(found3, "destinationETA", path: path())
+        self.instructions = try RPCCoding.optional(found4, "instructions", path: path())
+        self.nextInstructionETA = try RPCCoding.optional(found5, "nextInstructionETA", path: path())
+        self.nextInstructionDistance = try RPCCoding.optional(found6, "nextInstructionDistance", path: path())
+        self.nextInstructionDistanceScale = try RPCCoding.optional(found7, "nextInstructionDistanceScale", path: path())
+        self.prompt = try RPCCoding.optional(found8, "prompt", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7105,16 +8897,40 @@ public struct AppServiceManifest: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.serviceName = try RPCCoding.optional(object, "serviceName", path: path())
-        self.serviceType = try RPCCoding.required(object, "serviceType", path: path())
-        self.serviceIcon = try RPCCoding.optional(object, "serviceIcon", path: path())
-        self.allowAppConsumers = try RPCCoding.optional(object, "allowAppConsumers", path: path())
-        self.rpcSpecVersion = try RPCCoding.optional(object, "rpcSpecVersion", path: path())
-        self.handledRPCs = try RPCCoding.optional(object, "handledRPCs", path: path())
-        self.mediaServiceManifest = try RPCCoding.optional(object, "mediaServiceManifest", path: path())
-        self.weatherServiceManifest = try RPCCoding.optional(object, "weatherServiceManifest", path: path())
-        self.navigationServiceManifest = try RPCCoding.optional(object, "navigationServiceManifest", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "serviceName": found0 = value
+            case "serviceType": found1 = value
+            case "serviceIcon": found2 = value
+            case "allowAppConsumers": found3 = value
+            case "rpcSpecVersion": found4 = value
+            case "handledRPCs": found5 = value
+            case "mediaServiceManifest": found6 = value
+            case "weatherServiceManifest": found7 = value
+            case "navigationServiceManifest": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.serviceName = try RPCCoding.optional(found0, "serviceName", path: path())
+        self.serviceType = try RPCCoding.required(found1, "serviceType", path: path())
+        self.serviceIcon = try RPCCoding.optional(found2, "serviceIcon", path: path())
+        self.allowAppConsumers = try RPCCoding.optional(found3, "allowAppConsumers", path: path())
+        self.rpcSpecVersion = try RPCCoding.optional(found4, "rpcSpecVersion", path: path())
+        self.handledRPCs = try RPCCoding.optional(found5, "handledRPCs", path: path())
+        self.mediaServiceManifest = try RPCCoding.optional(found6, "mediaServiceManifest", path: path())
+        self.weatherServiceManifest = try RPCCoding.optional(found7, "weatherServiceManifest", path: path())
+        self.navigationServiceManifest = try RPCCoding.optional(found8, "navigationServiceManifest", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7172,11 +8988,25 @@ public struct AppServiceRecord: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.serviceID = try RPCCoding.required(object, "serviceID", path: path())
-        self.serviceManifest = try RPCCoding.required(object, "serviceManifest", path: path())
-        self.servicePublished = try RPCCoding.required(object, "servicePublished", path: path())
-        self.serviceActive = try RPCCoding.required(object, "serviceActive", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "serviceID": found0 = value
+            case "serviceManifest": found1 = value
+            case "servicePublished": found2 = value
+            case "serviceActive": found3 = value
+            default: unknownKeys = true
+            }
+        }
+        self.serviceID = try RPCCoding.required(found0, "serviceID", path: path())
+        self.serviceManifest = try RPCCoding.required(found1, "serviceManifest", path: path())
+        self.servicePublished = try RPCCoding.required(found2, "servicePublished", path: path())
+        self.serviceActive = try RPCCoding.required(found3, "serviceActive", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7234,12 +9064,28 @@ public struct AppServiceData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.serviceType = try RPCCoding.required(object, "serviceType", path: path())
-        self.serviceID = try RPCCoding.required(object, "serviceID", path: path())
-        self.mediaServiceData = try RPCCoding.optional(object, "mediaServiceData", path: path())
-        self.weatherServiceData = try RPCCoding.optional(object, "weatherServiceData", path: path())
-        self.navigationServiceData = try RPCCoding.optional(object, "navigationServiceData", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "serviceType": found0 = value
+            case "serviceID": found1 = value
+            case "mediaServiceData": found2 = value
+            case "weatherServiceData": found3 = value
+            case "navigationServiceData": found4 = value
+            default: unknownKeys = true
+            }
+        }
+        self.serviceType = try RPCCoding.required(found0, "serviceType", path: path())
+        self.serviceID = try RPCCoding.required(found1, "serviceID", path: path())
+        self.mediaServiceData = try RPCCoding.optional(found2, "mediaServiceData", path: path())
+        self.weatherServiceData = try RPCCoding.optional(found3, "weatherServiceData", path: path())
+        self.navigationServiceData = try RPCCoding.optional(found4, "navigationServiceData", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7279,9 +9125,19 @@ public struct AppServiceCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.updateReason = try RPCCoding.optional(object, "updateReason", path: path())
-        self.updatedAppServiceRecord = try RPCCoding.required(object, "updatedAppServiceRecord", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "updateReason": found0 = value
+            case "updatedAppServiceRecord": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.updateReason = try RPCCoding.optional(found0, "updateReason", path: path())
+        self.updatedAppServiceRecord = try RPCCoding.required(found1, "updatedAppServiceRecord", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7314,8 +9170,16 @@ public struct AppServicesCapabilities: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.appServices = try RPCCoding.optional(object, "appServices", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "appServices": found0 = value
+            default: unknownKeys = true
+            }
+        }
+        self.appServices = try RPCCoding.optional(found0, "appServices", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7390,16 +9254,40 @@ public struct SystemCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.systemCapabilityType = try RPCCoding.required(object, "systemCapabilityType", path: path())
-        self.navigationCapability = try RPCCoding.optional(object, "navigationCapability", path: path())
-        self.phoneCapability = try RPCCoding.optional(object, "phoneCapability", path: path())
-        self.videoStreamingCapability = try RPCCoding.optional(object, "videoStreamingCapability", path: path())
-        self.remoteControlCapability = try RPCCoding.optional(object, "remoteControlCapability", path: path())
-        self.appServicesCapabilities = try RPCCoding.optional(object, "appServicesCapabilities", path: path())
-        self.seatLocationCapability = try RPCCoding.optional(object, "seatLocationCapability", path: path())
-        self.displayCapabilities = try RPCCoding.optional(object, "displayCapabilities", path: path())
-        self.driverDistractionCapability = try RPCCoding.optional(object, "driverDistractionCapability", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var found3: JSONValue?
+        var found4: JSONValue?
+        var found5: JSONValue?
+        var found6: JSONValue?
+        var found7: JSONValue?
+        var found8: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "systemCapabilityType": found0 = value
+            case "navigationCapability": found1 = value
+            case "phoneCapability": found2 = value
+            case "videoStreamingCapability": found3 = value
+            case "remoteControlCapability": found4 = value
+            case "appServicesCapabilities": found5 = value
+            case "seatLocationCapability": found6 = value
+            case "displayCapabilities": found7 = value
+            case "driverDistractionCapability": found8 = value
+            default: unknownKeys = true
+            }
+        }
+        self.systemCapabilityType = try RPCCoding.required(found0, "systemCapabilityType", path: path())
+        self.navigationCapability = try RPCCoding.optional(found1, "navigationCapability", path: path())
+        self.phoneCapability = try RPCCoding.optional(found2, "phoneCapability", path: path())
+        self.videoStreamingCapability = try RPCCoding.optional(found3, "videoStreamingCapability", path: path())
+        self.remoteControlCapability = try RPCCoding.optional(found4, "remoteControlCapability", path: path())
+        self.appServicesCapabilities = try RPCCoding.optional(found5, "appServicesCapabilities", path: path())
+        self.seatLocationCapability = try RPCCoding.optional(found6, "seatLocationCapability", path: path())
+        self.displayCapabilities = try RPCCoding.optional(found7, "displayCapabilities", path: path())
+        self.driverDistractionCapability = try RPCCoding.optional(found8, "driverDistractionCapability", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7452,10 +9340,22 @@ public struct ClimateData: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.externalTemperature = try RPCCoding.optional(object, "externalTemperature", path: path())
-        self.cabinTemperature = try RPCCoding.optional(object, "cabinTemperature", path: path())
-        self.atmosphericPressure = try RPCCoding.optional(object, "atmosphericPressure", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "externalTemperature": found0 = value
+            case "cabinTemperature": found1 = value
+            case "atmosphericPressure": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.externalTemperature = try RPCCoding.optional(found0, "externalTemperature", path: path())
+        self.cabinTemperature = try RPCCoding.optional(found1, "cabinTemperature", path: path())
+        self.atmosphericPressure = try RPCCoding.optional(found2, "atmosphericPressure", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7502,10 +9402,22 @@ public struct GearStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.userSelectedGear = try RPCCoding.optional(object, "userSelectedGear", path: path())
-        self.actualGear = try RPCCoding.optional(object, "actualGear", path: path())
-        self.transmissionType = try RPCCoding.optional(object, "transmissionType", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var found2: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "userSelectedGear": found0 = value
+            case "actualGear": found1 = value
+            case "transmissionType": found2 = value
+            default: unknownKeys = true
+            }
+        }
+        self.userSelectedGear = try RPCCoding.optional(found0, "userSelectedGear", path: path())
+        self.actualGear = try RPCCoding.optional(found1, "actualGear", path: path())
+        self.transmissionType = try RPCCoding.optional(found2, "transmissionType", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7543,9 +9455,19 @@ public struct SeatStatus: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.seatLocation = try RPCCoding.required(object, "seatLocation", path: path())
-        self.conditionActive = try RPCCoding.required(object, "conditionActive", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "seatLocation": found0 = value
+            case "conditionActive": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.seatLocation = try RPCCoding.required(found0, "seatLocation", path: path())
+        self.conditionActive = try RPCCoding.required(found1, "conditionActive", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7582,9 +9504,19 @@ public struct SeatOccupancy: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.seatsOccupied = try RPCCoding.optional(object, "seatsOccupied", path: path())
-        self.seatsBelted = try RPCCoding.optional(object, "seatsBelted", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "seatsOccupied": found0 = value
+            case "seatsBelted": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.seatsOccupied = try RPCCoding.optional(found0, "seatsOccupied", path: path())
+        self.seatsBelted = try RPCCoding.optional(found1, "seatsBelted", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7621,9 +9553,19 @@ public struct SeekStreamingIndicator: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.type = try RPCCoding.required(object, "type", path: path())
-        self.seekTime = try RPCCoding.optional(object, "seekTime", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "type": found0 = value
+            case "seekTime": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.type = try RPCCoding.required(found0, "type", path: path())
+        self.seekTime = try RPCCoding.optional(found1, "seekTime", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7660,9 +9602,19 @@ public struct AppCapability: RPCStruct {
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
-        self.appCapabilityType = try RPCCoding.required(object, "appCapabilityType", path: path())
-        self.videoStreamingCapability = try RPCCoding.optional(object, "videoStreamingCapability", path: path())
-        self.additionalParameters = RPCCoding.additional(object, known: Self.knownKeys)
+        var found0: JSONValue?
+        var found1: JSONValue?
+        var unknownKeys = false
+        for (key, value) in object {
+            switch key {
+            case "appCapabilityType": found0 = value
+            case "videoStreamingCapability": found1 = value
+            default: unknownKeys = true
+            }
+        }
+        self.appCapabilityType = try RPCCoding.required(found0, "appCapabilityType", path: path())
+        self.videoStreamingCapability = try RPCCoding.optional(found1, "videoStreamingCapability", path: path())
+        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
