@@ -114,57 +114,65 @@ struct Bench {
         }
         record("JSON parse+write RAI response ×\(iterations)", "Foundation JSONSerialization", ours, foundation)
 
-        // 3. Round trips over loopback TCP: Show against the emulator, against a raw TCP echo of the same sizes.
+        // 3. Round trips over loopback TCP: Show against the emulator and against the
+        // protocol-only head unit, and a raw TCP echo of the same sizes; medians of five, in turns.
         let (headUnit, connection) = try await registeredOverTCP(unlimited)
         try await headUnit.activateApp("bench")
         let trips = 300 * scale
         let show = Show(mainField1: "Hello", mainField2: "bench")
         let clock = ContinuousClock()
-        var start = clock.now
-        for _ in 0..<trips {
-            let answer = try await connection.send(show)
-            precondition(answer.success)
-        }
-        let sdl = clock.now - start
         let requestSize = 12 + 12 + show.json.serializedBytes().count
         let responseSize = 12 + 12 + ThinHeadUnit.success.count
-        let raw = try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize)
-        let library = try await thinRoundTrips(count: trips, show)
-        record("Show round trips ×\(trips), TCP, protocol-only head unit", "raw TCP echo, same sizes", library, raw)
-        record("Show round trips ×\(trips), TCP + emulator", "raw TCP echo, same sizes", sdl, raw)
+        let roundTrips = try await inTurns([
+            { try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize) },
+            { try await thinRoundTrips(count: trips, show) },
+            {
+                try await clock.measure {
+                    for _ in 0..<trips {
+                        let answer = try await connection.send(show)
+                        precondition(answer.success)
+                    }
+                }
+            },
+        ])
+        record("Show round trips ×\(trips), TCP, protocol-only head unit", "raw TCP echo, same sizes", roundTrips[1], roundTrips[0])
+        record("Show round trips ×\(trips), TCP + emulator", "raw TCP echo, same sizes", roundTrips[2], roundTrips[0])
 
-        // 4. Bulk: PutFile of 8 MiB in 64 KiB chunks against raw TCP carrying the same bytes.
+        // 4. Bulk: PutFile of 8 MiB in 64 KiB chunks against raw TCP carrying the same bytes:
+        // by hand, one at a time; through the file manager with one and four chunks in flight
+        // (no rate cap); and to the protocol-only head unit (no CRC check, no disk), so the
+        // library's share shows apart from the emulator's. Medians of five, in turns.
         let file = [UInt8](repeating: 0x5A, count: (quick ? 2 : 8) << 20)
         let chunk = 64 * 1024
-        start = clock.now
-        var offset = 0
-        while offset < file.count {
-            let part = Array(file[offset..<min(offset + chunk, file.count)])
-            var request = PutFile(syncFileName: "bench.bin", fileType: .binary, persistentFile: false, systemFile: false,
-                                  offset: offset, length: offset == 0 ? file.count : part.count, crc: Int(CRC32.checksum(part)))
-            request.bulkData = part
-            let answer = try await connection.send(request)
-            precondition(answer.success, "\(answer.resultCode)")
-            offset += part.count
-        }
-        let putFile = clock.now - start
-        let rawBulk = try await rawTCPBulk(bytes: file.count, chunk: chunk)
-        record("PutFile \(file.count >> 20) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", putFile, rawBulk)
-
-        // 4b. The file manager: one chunk at a time against a window of four in flight (no rate cap).
-        for window in [1, 4] {
+        @Sendable func upload(window: Int, to connection: SDLConnection) async throws {
             let files = SDLFileManager(channel: connection, chunkSize: chunk, pacing: UploadPacing(window: window, maximumRequestsPerSecond: nil))
-            start = clock.now
             try await files.upload(SDLFile(name: "window-\(window).bin", source: .data(file), fileType: .binary))
-            record("upload \(file.count >> 20) MiB, 64 KiB chunks, \(window) in flight", "raw TCP, same chunks, acked", clock.now - start, rawBulk)
         }
-        // 4c. The same upload to the protocol-only head unit: no CRC check, no disk, so the
-        // library's share of the rows above shows apart from the emulator's.
-        let thinUpload = try await thinRoundTrips { connection in
-            let files = SDLFileManager(channel: connection, chunkSize: chunk, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
-            try await files.upload(SDLFile(name: "thin.bin", source: .data(file), fileType: .binary))
-        }
-        record("upload \(file.count >> 20) MiB, 4 in flight, protocol-only head unit", "raw TCP, same chunks, acked", thinUpload, rawBulk)
+        let uploads = try await inTurns([
+            { try await rawTCPBulk(bytes: file.count, chunk: chunk) },
+            {
+                try await clock.measure {
+                    var offset = 0
+                    while offset < file.count {
+                        let part = Array(file[offset..<min(offset + chunk, file.count)])
+                        var request = PutFile(syncFileName: "bench.bin", fileType: .binary, persistentFile: false, systemFile: false,
+                                              offset: offset, length: offset == 0 ? file.count : part.count, crc: Int(CRC32.checksum(part)))
+                        request.bulkData = part
+                        let answer = try await connection.send(request)
+                        precondition(answer.success, "\(answer.resultCode)")
+                        offset += part.count
+                    }
+                }
+            },
+            { try await clock.measure { try await upload(window: 1, to: connection) } },
+            { try await clock.measure { try await upload(window: 4, to: connection) } },
+            { try await thinRoundTrips { try await upload(window: 4, to: $0) } },
+        ])
+        let megabytes = file.count >> 20
+        record("PutFile \(megabytes) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", uploads[1], uploads[0])
+        record("upload \(megabytes) MiB, 64 KiB chunks, 1 in flight", "raw TCP, same chunks, acked", uploads[2], uploads[0])
+        record("upload \(megabytes) MiB, 64 KiB chunks, 4 in flight", "raw TCP, same chunks, acked", uploads[3], uploads[0])
+        record("upload \(megabytes) MiB, 4 in flight, protocol-only head unit", "raw TCP, same chunks, acked", uploads[4], uploads[0])
         await connection.stop()
         await headUnit.stop()
 
@@ -173,9 +181,9 @@ struct Bench {
         let (limited, paced) = try await registeredOverTCP(.standard)
         let small = 16 * 1024
         let pacedFile = [UInt8](repeating: 0x3C, count: (quick ? 4 : 16) << 20)
-        start = clock.now
-        try await SDLFileManager(channel: paced, chunkSize: small).upload(SDLFile(name: "paced.bin", source: .data(pacedFile), fileType: .binary))
-        let pacedTime = clock.now - start
+        let pacedTime = try await clock.measure {
+            try await SDLFileManager(channel: paced, chunkSize: small).upload(SDLFile(name: "paced.bin", source: .data(pacedFile), fileType: .binary))
+        }
         let rawSmall = try await rawTCPBulk(bytes: pacedFile.count, chunk: small)
         record("upload \(pacedFile.count >> 20) MiB, 16 KiB chunks, paced ≤800/s", "raw TCP, same chunks, acked", pacedTime, rawSmall)
         await paced.stop()
@@ -276,6 +284,17 @@ struct Bench {
             timings.1.append(clock.measure(baseline))
         }
         return (timings.0.sorted()[2], timings.1.sorted()[2])
+    }
+
+    /// The median of five timings of each workload, taken in turns after one warm-up run of
+    /// each (as ``interleaved(_:against:)``, for workloads that await).
+    static func inTurns(_ workloads: [@Sendable () async throws -> Duration]) async throws -> [Duration] {
+        for workload in workloads { _ = try await workload() }
+        var timings = [[Duration]](repeating: [], count: workloads.count)
+        for _ in 0..<5 {
+            for (index, workload) in workloads.enumerated() { timings[index].append(try await workload()) }
+        }
+        return timings.map { $0.sorted()[2] }
     }
 
     static func registrationResponseJSON() async throws -> JSONValue {
