@@ -47,6 +47,20 @@ struct RPCValidationTests {
             + "is 2 characters long, shorter than the minimum length 4; make it at least 4 characters long.")
     }
 
+    @Test("lengths count Unicode scalars, not bytes, on both sides of each limit")
+    func lengthsOfMultibyteText() throws {
+        func text(_ value: String) -> JSONObject { ["mainField1": .string(value)] }
+        #expect(error("Show", text(String(repeating: "é", count: 500))) == nil)  // 1,000 bytes
+        let long = try #require(error("Show", text(String(repeating: "é", count: 501))))
+        #expect(long.limit == .maxLength(500) && long.found == "501")
+        func station(_ name: String) -> JSONObject {
+            ["moduleData": ["moduleType": "RADIO", "radioControlData": ["sisData": ["stationShortName": .string(name)]]]]
+        }
+        #expect(error("SetInteriorVehicleData", station("😀😀😀😀")) == nil)  // 4 scalars, 16 bytes
+        let short = try #require(error("SetInteriorVehicleData", station("😀😀é")))  // 3 scalars, 10 bytes
+        #expect(short.limit == .minLength(4) && short.found == "3")
+    }
+
     @Test func minAndMaxArraySize() throws {
         let few = try #require(error("AddCommand", ["cmdID": 1, "vrCommands": []]))
         #expect(few.path == "AddCommand.vrCommands" && few.limit == .minSize(1) && few.found == "0")

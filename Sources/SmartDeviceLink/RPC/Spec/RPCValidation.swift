@@ -224,6 +224,12 @@ extension RPCSpec {
             guard case .string(let string) = value else {
                 throw context.error(path(), .kind(expected: "a string"), found: Self.describe(value))
             }
+            // A scalar takes one to four UTF-8 bytes, so the byte count (known at once)
+            // bounds the length from both sides; the scalars are counted only when those
+            // bounds leave it open, which text within its limits rarely does.
+            let bytes = string.utf8.count
+            let withinBounds = (param.minLength.map { bytes / 4 >= $0 } ?? true) && (param.maxLength.map { bytes <= $0 } ?? true)
+            guard !withinBounds else { break }
             let length = string.unicodeScalars.count
             if let min = param.minLength, length < min {
                 throw context.error(path(), .minLength(min), found: String(length))
