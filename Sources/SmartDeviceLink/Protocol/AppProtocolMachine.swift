@@ -168,10 +168,10 @@ package struct AppProtocolMachine: ProtocolMachine {
 
     package var nextDeadline: ContinuousClock.Instant? {
         let expiry = input.reassembler.nextExpiry
+        // Through a method of the session: binding its fields through `session?.` copied the
+        // whole session (its sets and dictionaries) twice per message.
         guard let interval = configuration.heartbeatInterval, case .running = phase,
-              let version = session?.info.version, version.major >= 3,
-              let lastReceived = session?.lastReceived, let lastSent = session?.lastSent else { return expiry }
-        let heartbeat = min(lastReceived + interval * 2, max(lastSent, lastReceived) + interval)
+              let heartbeat = session?.heartbeatDeadline(interval: interval) else { return expiry }
         return expiry.map { min($0, heartbeat) } ?? heartbeat
     }
 
@@ -316,5 +316,14 @@ package struct AppProtocolMachine: ProtocolMachine {
             session!.endNonRPC(service)
             actions.append(.serviceEnded(sessionID: sessionID, serviceType: service))
         }
+    }
+}
+
+extension Session where Side == AppProtocolMachine.AppSide {
+    /// When the app next sends a heartbeat (a quiet link) or gives up on the head unit
+    /// (nothing heard for two intervals); nil before protocol 3, which has no heartbeat.
+    fileprivate func heartbeatDeadline(interval: Duration) -> ContinuousClock.Instant? {
+        guard info.version.major >= 3 else { return nil }
+        return min(lastReceived + interval * 2, max(lastSent, lastReceived) + interval)
     }
 }

@@ -203,7 +203,9 @@ package struct FrameReassembler: Sendable {
     /// When the oldest partial message expires, if any is pending: the time a driver
     /// should next call ``expire(now:)``.
     package var nextExpiry: ContinuousClock.Instant? {
-        partials.values.lazy.map(\.startedAt).min().map { $0 + timeout }
+        // Read twice per message, nearly always with nothing in progress.
+        guard !partials.isEmpty else { return nil }
+        return partials.values.lazy.map(\.startedAt).min().map { $0 + timeout }
     }
 
     /// Forgets everything, as on a disconnect.
