@@ -93,7 +93,8 @@ private final class LinkOwnership: Sendable {
 /// The I/O half of a ``LinkDriver``: the reader, the single writer, the timer.
 ///
 /// It holds no protocol state, so it is a `Sendable` class shared by the driver's copies
-/// and its tasks. The tasks call back into the owner with `await`, one hop per event.
+/// and its tasks. The tasks call back into the owner with `await`; on a socket the reader
+/// task runs on the socket's reader thread (``ReaderThreadExecutor``).
 package final class LinkIO: Sendable {
     package let transport: any SDLTransport
     private let clock: LinkClock
