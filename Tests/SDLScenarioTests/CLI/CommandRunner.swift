@@ -73,14 +73,28 @@ final class BackgroundProcess: Sendable {
     init(_ executable: String, _ arguments: [String]) async throws {
         let process = Process()
         let output = Pipe()
+        // Its diagnostics go through a pipe of ours to our stderr. Given our stderr itself, a
+        // peer outliving a crashed test process kept swift test's pipe open, and swift test
+        // waited for it forever: a 90-minute CI timeout instead of a crash report.
+        let diagnostics = Pipe()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        process.standardError = diagnostics
+        process.standardInput = FileHandle.nullDevice
         try process.run()
+        Thread.detachNewThread {
+            let reading = diagnostics.fileHandleForReading
+            while case let data = reading.availableData, !data.isEmpty { FileHandle.standardError.write(data) }
+        }
         self.process = process
         self.output = output
         firstLine = await Self.readLine(output.fileHandleForReading)
+    }
+
+    /// The file descriptor `fd` of this process, as /proc shows its target (`pipe:[1234]`).
+    func descriptorTarget(_ fd: Int32) -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/\(fd)")
     }
 
     /// The next line the process prints.

@@ -16,6 +16,18 @@ struct RegisterCommandTests {
         return (result, peerExit, peerOutput)
     }
 
+    @Test("a peer holds none of the test process's standard streams, so a crashed test run ends")
+    func peerHoldsNoStreamOfOurs() async throws {
+        let headUnit = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
+        defer { headUnit.stop() }
+        let ours = (0...2).map { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+        for fd: Int32 in 0...2 {
+            let theirs = try #require(headUnit.descriptorTarget(fd))
+            // /dev/null holds nothing open; a pipe or socket of ours would.
+            #expect(theirs == "/dev/null" || !ours.contains(theirs), "the peer's descriptor \(fd) is ours: \(theirs)")
+        }
+    }
+
     func lines(_ text: String) throws -> [JSONObject] {
         try text.split(separator: "\n").map { try #require(JSONValue.parse(String($0)).objectValue) }
     }
