@@ -81,7 +81,7 @@ RPCValidationError RPCRegistry
 """.split())
 
 # Members every generated type has; parameters must not take these names.
-RESERVED_MEMBERS = {"json", "additionalParameters", "bulkData", "hashValue", "knownKeys"}
+RESERVED_MEMBERS = {"json", "additionalParameters", "bulkData", "hashValue"}
 ENUM_RESERVED = {"rawValue", "knownValues", "isKnown", "description", "value"}
 
 PRIMITIVES = {"String": "String", "Integer": "Int", "Float": "Double", "Boolean": "Bool"}

@@ -208,11 +208,6 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
     out("    }")
     out()
 
-    out("    static let knownKeys: Set<String> = [")
-    for p in params:
-        out(f"        \"{p['name']}\",")
-    out("    ]")
-    out()
     out("    /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.")
     out("    public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {")
     out("        let object = try RPCCoding.object(json, path: path())")
@@ -220,15 +215,16 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
         # One pass over the keys that are there, matched by comparison: looking up each
         # parameter the spec defines hashed every name, present or not (a ShowResponse
         # spent 1.7% of a round trip hashing). Decoding then runs in spec order, so the
-        # first error is the same whatever order the keys came in.
+        # first error is the same whatever order the keys came in. Keys the spec does not
+        # define are kept as the scan meets them.
         for i, _ in enumerate(params):
             out(f"        var found{i}: JSONValue?")
-        out("        var unknownKeys = false")
+        out("        var additional: JSONObject = [:]")
         out("        for (key, value) in object {")
         out("            switch key {")
         for i, p in enumerate(params):
             out(f"            case \"{p['name']}\": found{i} = value")
-        out("            default: unknownKeys = true")
+        out("            default: additional[key] = value")
         out("            }")
         out("        }")
     for i, p in enumerate(params):
@@ -236,10 +232,7 @@ def _gen_value_type(out, item, swift, conformance, doc, message=None):
         # A missing mandatory array reads as empty (RPCCoding.requiredArray says why).
         fn = ("requiredArray" if p.get("array") else "required") if p.get("mandatory") else "optional"
         out(f"        self.{ident} = try RPCCoding.{fn}(found{i}, \"{p['name']}\", path: path())")
-    if params:
-        out("        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]")
-    else:
-        out("        self.additionalParameters = object")
+    out(f"        self.additionalParameters = {'additional' if params else 'object'}")
     if message:
         out("        self.bulkData = nil")
     out("    }")

@@ -128,12 +128,6 @@ public enum RPCCoding {
         guard let value = found, !value.isNull else { return nil }
         return try T(json: value, path: "\(path()).\(key)")
     }
-
-    /// The keys of `object` not in `known`: kept so nothing a newer head unit sent is lost.
-    /// (Decoders call it only when their scan met such a key.)
-    public static func additional(_ object: JSONObject, known: Set<String>) -> JSONObject {
-        object.filter { !known.contains($0.key) }
-    }
 }
 
 // MARK: - Primitive types of the spec

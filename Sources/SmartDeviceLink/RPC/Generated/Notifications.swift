@@ -19,9 +19,6 @@ public struct OnSubtleAlertPressed: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -78,14 +75,6 @@ public struct OnHMIStatus: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "hmiLevel",
-        "audioStreamingState",
-        "systemContext",
-        "videoStreamingState",
-        "windowID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -94,7 +83,7 @@ public struct OnHMIStatus: RPCNotification {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "hmiLevel": found0 = value
@@ -102,7 +91,7 @@ public struct OnHMIStatus: RPCNotification {
             case "systemContext": found2 = value
             case "videoStreamingState": found3 = value
             case "windowID": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.hmiLevel = try RPCCoding.required(found0, "hmiLevel", path: path())
@@ -110,7 +99,7 @@ public struct OnHMIStatus: RPCNotification {
         self.systemContext = try RPCCoding.required(found2, "systemContext", path: path())
         self.videoStreamingState = try RPCCoding.optional(found3, "videoStreamingState", path: path())
         self.windowID = try RPCCoding.optional(found4, "windowID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -150,23 +139,19 @@ public struct OnAppInterfaceUnregistered: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "reason",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "reason": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.reason = try RPCCoding.required(found0, "reason", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -214,31 +199,25 @@ public struct OnButtonEvent: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "buttonName",
-        "buttonEventMode",
-        "customButtonID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "buttonName": found0 = value
             case "buttonEventMode": found1 = value
             case "customButtonID": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.buttonName = try RPCCoding.required(found0, "buttonName", path: path())
         self.buttonEventMode = try RPCCoding.required(found1, "buttonEventMode", path: path())
         self.customButtonID = try RPCCoding.optional(found2, "customButtonID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -288,31 +267,25 @@ public struct OnButtonPress: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "buttonName",
-        "buttonPressMode",
-        "customButtonID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "buttonName": found0 = value
             case "buttonPressMode": found1 = value
             case "customButtonID": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.buttonName = try RPCCoding.required(found0, "buttonName", path: path())
         self.buttonPressMode = try RPCCoding.required(found1, "buttonPressMode", path: path())
         self.customButtonID = try RPCCoding.optional(found2, "customButtonID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -494,45 +467,6 @@ public struct OnVehicleData: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "gps",
-        "speed",
-        "rpm",
-        "fuelLevel",
-        "fuelLevel_State",
-        "instantFuelConsumption",
-        "fuelRange",
-        "climateData",
-        "externalTemperature",
-        "turnSignal",
-        "vin",
-        "gearStatus",
-        "prndl",
-        "tirePressure",
-        "odometer",
-        "beltStatus",
-        "bodyInformation",
-        "deviceStatus",
-        "driverBraking",
-        "wiperStatus",
-        "headLampStatus",
-        "engineTorque",
-        "accPedalPosition",
-        "steeringWheelAngle",
-        "engineOilLife",
-        "electronicParkBrakeStatus",
-        "cloudAppVehicleID",
-        "stabilityControlsStatus",
-        "eCallInfo",
-        "airbagStatus",
-        "emergencyEvent",
-        "clusterModeStatus",
-        "myKey",
-        "windowStatus",
-        "handsOffSteering",
-        "seatOccupancy",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -572,7 +506,7 @@ public struct OnVehicleData: RPCNotification {
         var found33: JSONValue?
         var found34: JSONValue?
         var found35: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "gps": found0 = value
@@ -611,7 +545,7 @@ public struct OnVehicleData: RPCNotification {
             case "windowStatus": found33 = value
             case "handsOffSteering": found34 = value
             case "seatOccupancy": found35 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.gps = try RPCCoding.optional(found0, "gps", path: path())
@@ -650,7 +584,7 @@ public struct OnVehicleData: RPCNotification {
         self.windowStatus = try RPCCoding.optional(found33, "windowStatus", path: path())
         self.handsOffSteering = try RPCCoding.optional(found34, "handsOffSteering", path: path())
         self.seatOccupancy = try RPCCoding.optional(found35, "seatOccupancy", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -729,27 +663,22 @@ public struct OnCommand: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "cmdID",
-        "triggerSource",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "cmdID": found0 = value
             case "triggerSource": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.cmdID = try RPCCoding.required(found0, "cmdID", path: path())
         self.triggerSource = try RPCCoding.required(found1, "triggerSource", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -786,23 +715,19 @@ public struct OnTBTClientState: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "state",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "state": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.state = try RPCCoding.required(found0, "state", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -850,31 +775,25 @@ public struct OnDriverDistraction: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "state",
-        "lockScreenDismissalEnabled",
-        "lockScreenDismissalWarning",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "state": found0 = value
             case "lockScreenDismissalEnabled": found1 = value
             case "lockScreenDismissalWarning": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.state = try RPCCoding.required(found0, "state", path: path())
         self.lockScreenDismissalEnabled = try RPCCoding.optional(found1, "lockScreenDismissalEnabled", path: path())
         self.lockScreenDismissalWarning = try RPCCoding.optional(found2, "lockScreenDismissalWarning", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -920,27 +839,22 @@ public struct OnPermissionsChange: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "permissionItem",
-        "requireEncryption",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "permissionItem": found0 = value
             case "requireEncryption": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.permissionItem = try RPCCoding.requiredArray(found0, "permissionItem", path: path())
         self.requireEncryption = try RPCCoding.optional(found1, "requireEncryption", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -973,9 +887,6 @@ public struct OnAudioPassThru: RPCNotification {
         self.additionalParameters = additionalParameters
         self.bulkData = bulkData
     }
-
-    static let knownKeys: Set<String> = [
-    ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
@@ -1021,27 +932,22 @@ public struct OnLanguageChange: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "language",
-        "hmiDisplayLanguage",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "language": found0 = value
             case "hmiDisplayLanguage": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.language = try RPCCoding.required(found0, "language", path: path())
         self.hmiDisplayLanguage = try RPCCoding.required(found1, "hmiDisplayLanguage", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1086,27 +992,22 @@ public struct OnKeyboardInput: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "event",
-        "data",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "event": found0 = value
             case "data": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.event = try RPCCoding.required(found0, "event", path: path())
         self.data = try RPCCoding.optional(found1, "data", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1151,27 +1052,22 @@ public struct OnTouchEvent: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "type",
-        "event",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "type": found0 = value
             case "event": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.type = try RPCCoding.required(found0, "type", path: path())
         self.event = try RPCCoding.requiredArray(found1, "event", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1236,16 +1132,6 @@ public struct OnSystemRequest: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "requestType",
-        "requestSubType",
-        "url",
-        "timeout",
-        "fileType",
-        "offset",
-        "length",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1256,7 +1142,7 @@ public struct OnSystemRequest: RPCNotification {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "requestType": found0 = value
@@ -1266,7 +1152,7 @@ public struct OnSystemRequest: RPCNotification {
             case "fileType": found4 = value
             case "offset": found5 = value
             case "length": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.requestType = try RPCCoding.required(found0, "requestType", path: path())
@@ -1276,7 +1162,7 @@ public struct OnSystemRequest: RPCNotification {
         self.fileType = try RPCCoding.optional(found4, "fileType", path: path())
         self.offset = try RPCCoding.optional(found5, "offset", path: path())
         self.length = try RPCCoding.optional(found6, "length", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1318,23 +1204,19 @@ public struct OnHashChange: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "hashID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "hashID": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.hashID = try RPCCoding.required(found0, "hashID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1370,23 +1252,19 @@ public struct OnWayPointChange: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "wayPoints",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "wayPoints": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.wayPoints = try RPCCoding.requiredArray(found0, "wayPoints", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1422,23 +1300,19 @@ public struct OnInteriorVehicleData: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleData": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleData = try RPCCoding.required(found0, "moduleData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1486,31 +1360,25 @@ public struct OnRCStatus: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "allowed",
-        "allocatedModules",
-        "freeModules",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "allowed": found0 = value
             case "allocatedModules": found1 = value
             case "freeModules": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.allowed = try RPCCoding.optional(found0, "allowed", path: path())
         self.allocatedModules = try RPCCoding.requiredArray(found1, "allocatedModules", path: path())
         self.freeModules = try RPCCoding.requiredArray(found2, "freeModules", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1548,23 +1416,19 @@ public struct OnAppServiceData: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "serviceData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "serviceData": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.serviceData = try RPCCoding.required(found0, "serviceData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1600,23 +1464,19 @@ public struct OnSystemCapabilityUpdated: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "systemCapability",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "systemCapability": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.systemCapability = try RPCCoding.required(found0, "systemCapability", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1652,23 +1512,19 @@ public struct OnAppCapabilityUpdated: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "appCapability",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "appCapability": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.appCapability = try RPCCoding.required(found0, "appCapability", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1704,23 +1560,19 @@ public struct OnUpdateFile: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "fileName",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "fileName": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.fileName = try RPCCoding.required(found0, "fileName", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1764,27 +1616,22 @@ public struct OnUpdateSubMenu: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "menuID",
-        "updateSubCells",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "menuID": found0 = value
             case "updateSubCells": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.menuID = try RPCCoding.required(found0, "menuID", path: path())
         self.updateSubCells = try RPCCoding.optional(found1, "updateSubCells", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1833,31 +1680,25 @@ public struct OnEncodedSyncPData: RPCNotification {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "data",
-        "URL",
-        "Timeout",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "data": found0 = value
             case "URL": found1 = value
             case "Timeout": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.data = try RPCCoding.requiredArray(found0, "data", path: path())
         self.URL = try RPCCoding.optional(found1, "URL", path: path())
         self.Timeout = try RPCCoding.optional(found2, "Timeout", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 

@@ -88,25 +88,6 @@ public struct RegisterAppInterface: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "syncMsgVersion",
-        "appName",
-        "ttsName",
-        "ngnMediaScreenAppName",
-        "vrSynonyms",
-        "isMediaApplication",
-        "languageDesired",
-        "hmiDisplayLanguageDesired",
-        "appHMIType",
-        "hashID",
-        "deviceInfo",
-        "appID",
-        "fullAppID",
-        "appInfo",
-        "dayColorScheme",
-        "nightColorScheme",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -126,7 +107,7 @@ public struct RegisterAppInterface: RPCRequest {
         var found13: JSONValue?
         var found14: JSONValue?
         var found15: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "syncMsgVersion": found0 = value
@@ -145,7 +126,7 @@ public struct RegisterAppInterface: RPCRequest {
             case "appInfo": found13 = value
             case "dayColorScheme": found14 = value
             case "nightColorScheme": found15 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.syncMsgVersion = try RPCCoding.required(found0, "syncMsgVersion", path: path())
@@ -164,7 +145,7 @@ public struct RegisterAppInterface: RPCRequest {
         self.appInfo = try RPCCoding.optional(found13, "appInfo", path: path())
         self.dayColorScheme = try RPCCoding.optional(found14, "dayColorScheme", path: path())
         self.nightColorScheme = try RPCCoding.optional(found15, "nightColorScheme", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -213,9 +194,6 @@ public struct UnregisterAppInterface: RPCRequest {
         self.additionalParameters = additionalParameters
         self.bulkData = bulkData
     }
-
-    static let knownKeys: Set<String> = [
-    ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
@@ -275,14 +253,6 @@ public struct CreateWindow: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "windowID",
-        "windowName",
-        "type",
-        "associatedServiceType",
-        "duplicateUpdatesFromWindowID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -291,7 +261,7 @@ public struct CreateWindow: RPCRequest {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "windowID": found0 = value
@@ -299,7 +269,7 @@ public struct CreateWindow: RPCRequest {
             case "type": found2 = value
             case "associatedServiceType": found3 = value
             case "duplicateUpdatesFromWindowID": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.windowID = try RPCCoding.required(found0, "windowID", path: path())
@@ -307,7 +277,7 @@ public struct CreateWindow: RPCRequest {
         self.type = try RPCCoding.required(found2, "type", path: path())
         self.associatedServiceType = try RPCCoding.optional(found3, "associatedServiceType", path: path())
         self.duplicateUpdatesFromWindowID = try RPCCoding.optional(found4, "duplicateUpdatesFromWindowID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -349,23 +319,19 @@ public struct DeleteWindow: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "windowID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "windowID": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.windowID = try RPCCoding.required(found0, "windowID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -439,18 +405,6 @@ public struct SetGlobalProperties: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "userLocation",
-        "helpPrompt",
-        "timeoutPrompt",
-        "vrHelpTitle",
-        "vrHelp",
-        "menuTitle",
-        "menuIcon",
-        "keyboardProperties",
-        "menuLayout",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -463,7 +417,7 @@ public struct SetGlobalProperties: RPCRequest {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "userLocation": found0 = value
@@ -475,7 +429,7 @@ public struct SetGlobalProperties: RPCRequest {
             case "menuIcon": found6 = value
             case "keyboardProperties": found7 = value
             case "menuLayout": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.userLocation = try RPCCoding.optional(found0, "userLocation", path: path())
@@ -487,7 +441,7 @@ public struct SetGlobalProperties: RPCRequest {
         self.menuIcon = try RPCCoding.optional(found6, "menuIcon", path: path())
         self.keyboardProperties = try RPCCoding.optional(found7, "keyboardProperties", path: path())
         self.menuLayout = try RPCCoding.optional(found8, "menuLayout", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -533,23 +487,19 @@ public struct ResetGlobalProperties: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "properties",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "properties": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.properties = try RPCCoding.requiredArray(found0, "properties", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -607,14 +557,6 @@ public struct AddCommand: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "cmdID",
-        "menuParams",
-        "vrCommands",
-        "cmdIcon",
-        "secondaryImage",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -623,7 +565,7 @@ public struct AddCommand: RPCRequest {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "cmdID": found0 = value
@@ -631,7 +573,7 @@ public struct AddCommand: RPCRequest {
             case "vrCommands": found2 = value
             case "cmdIcon": found3 = value
             case "secondaryImage": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.cmdID = try RPCCoding.required(found0, "cmdID", path: path())
@@ -639,7 +581,7 @@ public struct AddCommand: RPCRequest {
         self.vrCommands = try RPCCoding.optional(found2, "vrCommands", path: path())
         self.cmdIcon = try RPCCoding.optional(found3, "cmdIcon", path: path())
         self.secondaryImage = try RPCCoding.optional(found4, "secondaryImage", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -681,23 +623,19 @@ public struct DeleteCommand: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "cmdID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "cmdID": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.cmdID = try RPCCoding.required(found0, "cmdID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -771,18 +709,6 @@ public struct AddSubMenu: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "menuID",
-        "position",
-        "menuName",
-        "menuIcon",
-        "menuLayout",
-        "parentID",
-        "secondaryText",
-        "tertiaryText",
-        "secondaryImage",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -795,7 +721,7 @@ public struct AddSubMenu: RPCRequest {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "menuID": found0 = value
@@ -807,7 +733,7 @@ public struct AddSubMenu: RPCRequest {
             case "secondaryText": found6 = value
             case "tertiaryText": found7 = value
             case "secondaryImage": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.menuID = try RPCCoding.required(found0, "menuID", path: path())
@@ -819,7 +745,7 @@ public struct AddSubMenu: RPCRequest {
         self.secondaryText = try RPCCoding.optional(found6, "secondaryText", path: path())
         self.tertiaryText = try RPCCoding.optional(found7, "tertiaryText", path: path())
         self.secondaryImage = try RPCCoding.optional(found8, "secondaryImage", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -865,23 +791,19 @@ public struct DeleteSubMenu: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "menuID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "menuID": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.menuID = try RPCCoding.required(found0, "menuID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -919,23 +841,19 @@ public struct ShowAppMenu: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "menuID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "menuID": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.menuID = try RPCCoding.optional(found0, "menuID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -981,27 +899,22 @@ public struct CreateInteractionChoiceSet: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "interactionChoiceSetID",
-        "choiceSet",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "interactionChoiceSetID": found0 = value
             case "choiceSet": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.interactionChoiceSetID = try RPCCoding.required(found0, "interactionChoiceSetID", path: path())
         self.choiceSet = try RPCCoding.requiredArray(found1, "choiceSet", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1080,19 +993,6 @@ public struct PerformInteraction: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "initialText",
-        "initialPrompt",
-        "interactionMode",
-        "interactionChoiceSetIDList",
-        "helpPrompt",
-        "timeoutPrompt",
-        "timeout",
-        "vrHelp",
-        "interactionLayout",
-        "cancelID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1106,7 +1006,7 @@ public struct PerformInteraction: RPCRequest {
         var found7: JSONValue?
         var found8: JSONValue?
         var found9: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "initialText": found0 = value
@@ -1119,7 +1019,7 @@ public struct PerformInteraction: RPCRequest {
             case "vrHelp": found7 = value
             case "interactionLayout": found8 = value
             case "cancelID": found9 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.initialText = try RPCCoding.required(found0, "initialText", path: path())
@@ -1132,7 +1032,7 @@ public struct PerformInteraction: RPCRequest {
         self.vrHelp = try RPCCoding.optional(found7, "vrHelp", path: path())
         self.interactionLayout = try RPCCoding.optional(found8, "interactionLayout", path: path())
         self.cancelID = try RPCCoding.optional(found9, "cancelID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1179,23 +1079,19 @@ public struct DeleteInteractionChoiceSet: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "interactionChoiceSetID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "interactionChoiceSetID": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.interactionChoiceSetID = try RPCCoding.required(found0, "interactionChoiceSetID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1273,19 +1169,6 @@ public struct Alert: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "alertText1",
-        "alertText2",
-        "alertText3",
-        "ttsChunks",
-        "duration",
-        "playTone",
-        "progressIndicator",
-        "softButtons",
-        "alertIcon",
-        "cancelID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1299,7 +1182,7 @@ public struct Alert: RPCRequest {
         var found7: JSONValue?
         var found8: JSONValue?
         var found9: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "alertText1": found0 = value
@@ -1312,7 +1195,7 @@ public struct Alert: RPCRequest {
             case "softButtons": found7 = value
             case "alertIcon": found8 = value
             case "cancelID": found9 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.alertText1 = try RPCCoding.optional(found0, "alertText1", path: path())
@@ -1325,7 +1208,7 @@ public struct Alert: RPCRequest {
         self.softButtons = try RPCCoding.optional(found7, "softButtons", path: path())
         self.alertIcon = try RPCCoding.optional(found8, "alertIcon", path: path())
         self.cancelID = try RPCCoding.optional(found9, "cancelID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1400,16 +1283,6 @@ public struct SubtleAlert: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "alertText1",
-        "alertText2",
-        "alertIcon",
-        "ttsChunks",
-        "duration",
-        "softButtons",
-        "cancelID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1420,7 +1293,7 @@ public struct SubtleAlert: RPCRequest {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "alertText1": found0 = value
@@ -1430,7 +1303,7 @@ public struct SubtleAlert: RPCRequest {
             case "duration": found4 = value
             case "softButtons": found5 = value
             case "cancelID": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.alertText1 = try RPCCoding.optional(found0, "alertText1", path: path())
@@ -1440,7 +1313,7 @@ public struct SubtleAlert: RPCRequest {
         self.duration = try RPCCoding.optional(found4, "duration", path: path())
         self.softButtons = try RPCCoding.optional(found5, "softButtons", path: path())
         self.cancelID = try RPCCoding.optional(found6, "cancelID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1548,25 +1421,6 @@ public struct Show: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "mainField1",
-        "mainField2",
-        "mainField3",
-        "mainField4",
-        "alignment",
-        "statusBar",
-        "mediaClock",
-        "mediaTrack",
-        "graphic",
-        "secondaryGraphic",
-        "softButtons",
-        "customPresets",
-        "metadataTags",
-        "templateTitle",
-        "windowID",
-        "templateConfiguration",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1586,7 +1440,7 @@ public struct Show: RPCRequest {
         var found13: JSONValue?
         var found14: JSONValue?
         var found15: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "mainField1": found0 = value
@@ -1605,7 +1459,7 @@ public struct Show: RPCRequest {
             case "templateTitle": found13 = value
             case "windowID": found14 = value
             case "templateConfiguration": found15 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.mainField1 = try RPCCoding.optional(found0, "mainField1", path: path())
@@ -1624,7 +1478,7 @@ public struct Show: RPCRequest {
         self.templateTitle = try RPCCoding.optional(found13, "templateTitle", path: path())
         self.windowID = try RPCCoding.optional(found14, "windowID", path: path())
         self.templateConfiguration = try RPCCoding.optional(found15, "templateConfiguration", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1677,23 +1531,19 @@ public struct Speak: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "ttsChunks",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "ttsChunks": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.ttsChunks = try RPCCoding.requiredArray(found0, "ttsChunks", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1759,16 +1609,6 @@ public struct SetMediaClockTimer: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "startTime",
-        "endTime",
-        "updateMode",
-        "audioStreamingIndicator",
-        "forwardSeekIndicator",
-        "backSeekIndicator",
-        "countRate",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1779,7 +1619,7 @@ public struct SetMediaClockTimer: RPCRequest {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "startTime": found0 = value
@@ -1789,7 +1629,7 @@ public struct SetMediaClockTimer: RPCRequest {
             case "forwardSeekIndicator": found4 = value
             case "backSeekIndicator": found5 = value
             case "countRate": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.startTime = try RPCCoding.optional(found0, "startTime", path: path())
@@ -1799,7 +1639,7 @@ public struct SetMediaClockTimer: RPCRequest {
         self.forwardSeekIndicator = try RPCCoding.optional(found4, "forwardSeekIndicator", path: path())
         self.backSeekIndicator = try RPCCoding.optional(found5, "backSeekIndicator", path: path())
         self.countRate = try RPCCoding.optional(found6, "countRate", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1875,17 +1715,6 @@ public struct PerformAudioPassThru: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "initialPrompt",
-        "audioPassThruDisplayText1",
-        "audioPassThruDisplayText2",
-        "samplingRate",
-        "maxDuration",
-        "bitsPerSample",
-        "audioType",
-        "muteAudio",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1897,7 +1726,7 @@ public struct PerformAudioPassThru: RPCRequest {
         var found5: JSONValue?
         var found6: JSONValue?
         var found7: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "initialPrompt": found0 = value
@@ -1908,7 +1737,7 @@ public struct PerformAudioPassThru: RPCRequest {
             case "bitsPerSample": found5 = value
             case "audioType": found6 = value
             case "muteAudio": found7 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.initialPrompt = try RPCCoding.optional(found0, "initialPrompt", path: path())
@@ -1919,7 +1748,7 @@ public struct PerformAudioPassThru: RPCRequest {
         self.bitsPerSample = try RPCCoding.required(found5, "bitsPerSample", path: path())
         self.audioType = try RPCCoding.required(found6, "audioType", path: path())
         self.muteAudio = try RPCCoding.optional(found7, "muteAudio", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1961,9 +1790,6 @@ public struct EndAudioPassThru: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2002,23 +1828,19 @@ public struct SubscribeButton: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "buttonName",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "buttonName": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.buttonName = try RPCCoding.required(found0, "buttonName", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -2056,23 +1878,19 @@ public struct UnsubscribeButton: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "buttonName",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "buttonName": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.buttonName = try RPCCoding.required(found0, "buttonName", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -2250,44 +2068,6 @@ public struct SubscribeVehicleData: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "gps",
-        "speed",
-        "rpm",
-        "fuelLevel",
-        "fuelLevel_State",
-        "instantFuelConsumption",
-        "fuelRange",
-        "climateData",
-        "externalTemperature",
-        "turnSignal",
-        "gearStatus",
-        "prndl",
-        "tirePressure",
-        "odometer",
-        "beltStatus",
-        "bodyInformation",
-        "deviceStatus",
-        "driverBraking",
-        "wiperStatus",
-        "headLampStatus",
-        "engineTorque",
-        "accPedalPosition",
-        "steeringWheelAngle",
-        "engineOilLife",
-        "electronicParkBrakeStatus",
-        "cloudAppVehicleID",
-        "stabilityControlsStatus",
-        "eCallInfo",
-        "airbagStatus",
-        "emergencyEvent",
-        "clusterModeStatus",
-        "myKey",
-        "windowStatus",
-        "handsOffSteering",
-        "seatOccupancy",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2326,7 +2106,7 @@ public struct SubscribeVehicleData: RPCRequest {
         var found32: JSONValue?
         var found33: JSONValue?
         var found34: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "gps": found0 = value
@@ -2364,7 +2144,7 @@ public struct SubscribeVehicleData: RPCRequest {
             case "windowStatus": found32 = value
             case "handsOffSteering": found33 = value
             case "seatOccupancy": found34 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.gps = try RPCCoding.optional(found0, "gps", path: path())
@@ -2402,7 +2182,7 @@ public struct SubscribeVehicleData: RPCRequest {
         self.windowStatus = try RPCCoding.optional(found32, "windowStatus", path: path())
         self.handsOffSteering = try RPCCoding.optional(found33, "handsOffSteering", path: path())
         self.seatOccupancy = try RPCCoding.optional(found34, "seatOccupancy", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -2614,44 +2394,6 @@ public struct UnsubscribeVehicleData: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "gps",
-        "speed",
-        "rpm",
-        "fuelLevel",
-        "fuelLevel_State",
-        "instantFuelConsumption",
-        "fuelRange",
-        "climateData",
-        "externalTemperature",
-        "turnSignal",
-        "gearStatus",
-        "prndl",
-        "tirePressure",
-        "odometer",
-        "beltStatus",
-        "bodyInformation",
-        "deviceStatus",
-        "driverBraking",
-        "wiperStatus",
-        "headLampStatus",
-        "engineTorque",
-        "accPedalPosition",
-        "steeringWheelAngle",
-        "engineOilLife",
-        "electronicParkBrakeStatus",
-        "cloudAppVehicleID",
-        "stabilityControlsStatus",
-        "eCallInfo",
-        "airbagStatus",
-        "emergencyEvent",
-        "clusterModeStatus",
-        "myKey",
-        "windowStatus",
-        "handsOffSteering",
-        "seatOccupancy",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2690,7 +2432,7 @@ public struct UnsubscribeVehicleData: RPCRequest {
         var found32: JSONValue?
         var found33: JSONValue?
         var found34: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "gps": found0 = value
@@ -2728,7 +2470,7 @@ public struct UnsubscribeVehicleData: RPCRequest {
             case "windowStatus": found32 = value
             case "handsOffSteering": found33 = value
             case "seatOccupancy": found34 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.gps = try RPCCoding.optional(found0, "gps", path: path())
@@ -2766,7 +2508,7 @@ public struct UnsubscribeVehicleData: RPCRequest {
         self.windowStatus = try RPCCoding.optional(found32, "windowStatus", path: path())
         self.handsOffSteering = try RPCCoding.optional(found33, "handsOffSteering", path: path())
         self.seatOccupancy = try RPCCoding.optional(found34, "seatOccupancy", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -2982,45 +2724,6 @@ public struct GetVehicleData: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "gps",
-        "speed",
-        "rpm",
-        "fuelLevel",
-        "fuelLevel_State",
-        "instantFuelConsumption",
-        "fuelRange",
-        "climateData",
-        "externalTemperature",
-        "turnSignal",
-        "vin",
-        "gearStatus",
-        "prndl",
-        "tirePressure",
-        "odometer",
-        "beltStatus",
-        "bodyInformation",
-        "deviceStatus",
-        "driverBraking",
-        "wiperStatus",
-        "headLampStatus",
-        "engineTorque",
-        "accPedalPosition",
-        "steeringWheelAngle",
-        "engineOilLife",
-        "electronicParkBrakeStatus",
-        "cloudAppVehicleID",
-        "stabilityControlsStatus",
-        "eCallInfo",
-        "airbagStatus",
-        "emergencyEvent",
-        "clusterModeStatus",
-        "myKey",
-        "windowStatus",
-        "handsOffSteering",
-        "seatOccupancy",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3060,7 +2763,7 @@ public struct GetVehicleData: RPCRequest {
         var found33: JSONValue?
         var found34: JSONValue?
         var found35: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "gps": found0 = value
@@ -3099,7 +2802,7 @@ public struct GetVehicleData: RPCRequest {
             case "windowStatus": found33 = value
             case "handsOffSteering": found34 = value
             case "seatOccupancy": found35 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.gps = try RPCCoding.optional(found0, "gps", path: path())
@@ -3138,7 +2841,7 @@ public struct GetVehicleData: RPCRequest {
         self.windowStatus = try RPCCoding.optional(found33, "windowStatus", path: path())
         self.handsOffSteering = try RPCCoding.optional(found34, "handsOffSteering", path: path())
         self.seatOccupancy = try RPCCoding.optional(found35, "seatOccupancy", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3219,27 +2922,22 @@ public struct ReadDID: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "ecuName",
-        "didLocation",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "ecuName": found0 = value
             case "didLocation": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.ecuName = try RPCCoding.required(found0, "ecuName", path: path())
         self.didLocation = try RPCCoding.requiredArray(found1, "didLocation", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3286,27 +2984,22 @@ public struct GetDTCs: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "ecuName",
-        "dtcMask",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "ecuName": found0 = value
             case "dtcMask": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.ecuName = try RPCCoding.required(found0, "ecuName", path: path())
         self.dtcMask = try RPCCoding.optional(found1, "dtcMask", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3357,31 +3050,25 @@ public struct DiagnosticMessage: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "targetID",
-        "messageLength",
-        "messageData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "targetID": found0 = value
             case "messageLength": found1 = value
             case "messageData": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.targetID = try RPCCoding.required(found0, "targetID", path: path())
         self.messageLength = try RPCCoding.required(found1, "messageLength", path: path())
         self.messageData = try RPCCoding.requiredArray(found2, "messageData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3437,13 +3124,6 @@ public struct ScrollableMessage: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "scrollableMessageBody",
-        "timeout",
-        "softButtons",
-        "cancelID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3451,21 +3131,21 @@ public struct ScrollableMessage: RPCRequest {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "scrollableMessageBody": found0 = value
             case "timeout": found1 = value
             case "softButtons": found2 = value
             case "cancelID": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.scrollableMessageBody = try RPCCoding.required(found0, "scrollableMessageBody", path: path())
         self.timeout = try RPCCoding.optional(found1, "timeout", path: path())
         self.softButtons = try RPCCoding.optional(found2, "softButtons", path: path())
         self.cancelID = try RPCCoding.optional(found3, "cancelID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3530,15 +3210,6 @@ public struct Slider: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "numTicks",
-        "position",
-        "sliderHeader",
-        "sliderFooter",
-        "timeout",
-        "cancelID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3548,7 +3219,7 @@ public struct Slider: RPCRequest {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "numTicks": found0 = value
@@ -3557,7 +3228,7 @@ public struct Slider: RPCRequest {
             case "sliderFooter": found3 = value
             case "timeout": found4 = value
             case "cancelID": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.numTicks = try RPCCoding.required(found0, "numTicks", path: path())
@@ -3566,7 +3237,7 @@ public struct Slider: RPCRequest {
         self.sliderFooter = try RPCCoding.optional(found3, "sliderFooter", path: path())
         self.timeout = try RPCCoding.optional(found4, "timeout", path: path())
         self.cancelID = try RPCCoding.optional(found5, "cancelID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3653,20 +3324,6 @@ public struct ShowConstantTBT: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "navigationText1",
-        "navigationText2",
-        "eta",
-        "timeToDestination",
-        "totalDistance",
-        "turnIcon",
-        "nextTurnIcon",
-        "distanceToManeuver",
-        "distanceToManeuverScale",
-        "maneuverComplete",
-        "softButtons",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3681,7 +3338,7 @@ public struct ShowConstantTBT: RPCRequest {
         var found8: JSONValue?
         var found9: JSONValue?
         var found10: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "navigationText1": found0 = value
@@ -3695,7 +3352,7 @@ public struct ShowConstantTBT: RPCRequest {
             case "distanceToManeuverScale": found8 = value
             case "maneuverComplete": found9 = value
             case "softButtons": found10 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.navigationText1 = try RPCCoding.optional(found0, "navigationText1", path: path())
@@ -3709,7 +3366,7 @@ public struct ShowConstantTBT: RPCRequest {
         self.distanceToManeuverScale = try RPCCoding.optional(found8, "distanceToManeuverScale", path: path())
         self.maneuverComplete = try RPCCoding.optional(found9, "maneuverComplete", path: path())
         self.softButtons = try RPCCoding.optional(found10, "softButtons", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3765,27 +3422,22 @@ public struct AlertManeuver: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "ttsChunks",
-        "softButtons",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "ttsChunks": found0 = value
             case "softButtons": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.ttsChunks = try RPCCoding.optional(found0, "ttsChunks", path: path())
         self.softButtons = try RPCCoding.optional(found1, "softButtons", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3832,27 +3484,22 @@ public struct UpdateTurnList: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "turnList",
-        "softButtons",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "turnList": found0 = value
             case "softButtons": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.turnList = try RPCCoding.optional(found0, "turnList", path: path())
         self.softButtons = try RPCCoding.optional(found1, "softButtons", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3915,15 +3562,6 @@ public struct ChangeRegistration: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "language",
-        "hmiDisplayLanguage",
-        "appName",
-        "ttsName",
-        "ngnMediaScreenAppName",
-        "vrSynonyms",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3933,7 +3571,7 @@ public struct ChangeRegistration: RPCRequest {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "language": found0 = value
@@ -3942,7 +3580,7 @@ public struct ChangeRegistration: RPCRequest {
             case "ttsName": found3 = value
             case "ngnMediaScreenAppName": found4 = value
             case "vrSynonyms": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.language = try RPCCoding.required(found0, "language", path: path())
@@ -3951,7 +3589,7 @@ public struct ChangeRegistration: RPCRequest {
         self.ttsName = try RPCCoding.optional(found3, "ttsName", path: path())
         self.ngnMediaScreenAppName = try RPCCoding.optional(found4, "ngnMediaScreenAppName", path: path())
         self.vrSynonyms = try RPCCoding.optional(found5, "vrSynonyms", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4022,16 +3660,6 @@ public struct PutFile: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "syncFileName",
-        "fileType",
-        "persistentFile",
-        "systemFile",
-        "offset",
-        "length",
-        "crc",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4042,7 +3670,7 @@ public struct PutFile: RPCRequest {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "syncFileName": found0 = value
@@ -4052,7 +3680,7 @@ public struct PutFile: RPCRequest {
             case "offset": found4 = value
             case "length": found5 = value
             case "crc": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.syncFileName = try RPCCoding.required(found0, "syncFileName", path: path())
@@ -4062,7 +3690,7 @@ public struct PutFile: RPCRequest {
         self.offset = try RPCCoding.optional(found4, "offset", path: path())
         self.length = try RPCCoding.optional(found5, "length", path: path())
         self.crc = try RPCCoding.optional(found6, "crc", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4126,14 +3754,6 @@ public struct GetFile: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "fileName",
-        "appServiceId",
-        "fileType",
-        "offset",
-        "length",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4142,7 +3762,7 @@ public struct GetFile: RPCRequest {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "fileName": found0 = value
@@ -4150,7 +3770,7 @@ public struct GetFile: RPCRequest {
             case "fileType": found2 = value
             case "offset": found3 = value
             case "length": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.fileName = try RPCCoding.required(found0, "fileName", path: path())
@@ -4158,7 +3778,7 @@ public struct GetFile: RPCRequest {
         self.fileType = try RPCCoding.optional(found2, "fileType", path: path())
         self.offset = try RPCCoding.optional(found3, "offset", path: path())
         self.length = try RPCCoding.optional(found4, "length", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4200,23 +3820,19 @@ public struct DeleteFile: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "syncFileName",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "syncFileName": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.syncFileName = try RPCCoding.required(found0, "syncFileName", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4250,9 +3866,6 @@ public struct ListFiles: RPCRequest {
         self.additionalParameters = additionalParameters
         self.bulkData = bulkData
     }
-
-    static let knownKeys: Set<String> = [
-    ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
@@ -4292,23 +3905,19 @@ public struct SetAppIcon: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "syncFileName",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "syncFileName": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.syncFileName = try RPCCoding.required(found0, "syncFileName", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4358,31 +3967,25 @@ public struct SetDisplayLayout: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "displayLayout",
-        "dayColorScheme",
-        "nightColorScheme",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "displayLayout": found0 = value
             case "dayColorScheme": found1 = value
             case "nightColorScheme": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.displayLayout = try RPCCoding.required(found0, "displayLayout", path: path())
         self.dayColorScheme = try RPCCoding.optional(found1, "dayColorScheme", path: path())
         self.nightColorScheme = try RPCCoding.optional(found2, "nightColorScheme", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4434,31 +4037,25 @@ public struct SystemRequest: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "requestType",
-        "requestSubType",
-        "fileName",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "requestType": found0 = value
             case "requestSubType": found1 = value
             case "fileName": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.requestType = try RPCCoding.required(found0, "requestType", path: path())
         self.requestSubType = try RPCCoding.optional(found1, "requestSubType", path: path())
         self.fileName = try RPCCoding.optional(found2, "fileName", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4538,19 +4135,6 @@ public struct SendLocation: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "longitudeDegrees",
-        "latitudeDegrees",
-        "locationName",
-        "locationDescription",
-        "addressLines",
-        "phoneNumber",
-        "locationImage",
-        "timeStamp",
-        "address",
-        "deliveryMode",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4564,7 +4148,7 @@ public struct SendLocation: RPCRequest {
         var found7: JSONValue?
         var found8: JSONValue?
         var found9: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "longitudeDegrees": found0 = value
@@ -4577,7 +4161,7 @@ public struct SendLocation: RPCRequest {
             case "timeStamp": found7 = value
             case "address": found8 = value
             case "deliveryMode": found9 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.longitudeDegrees = try RPCCoding.optional(found0, "longitudeDegrees", path: path())
@@ -4590,7 +4174,7 @@ public struct SendLocation: RPCRequest {
         self.timeStamp = try RPCCoding.optional(found7, "timeStamp", path: path())
         self.address = try RPCCoding.optional(found8, "address", path: path())
         self.deliveryMode = try RPCCoding.optional(found9, "deliveryMode", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4637,23 +4221,19 @@ public struct DialNumber: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "number",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "number": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.number = try RPCCoding.required(found0, "number", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4707,13 +4287,6 @@ public struct ButtonPress: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleType",
-        "moduleId",
-        "buttonName",
-        "buttonPressMode",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4721,21 +4294,21 @@ public struct ButtonPress: RPCRequest {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleType": found0 = value
             case "moduleId": found1 = value
             case "buttonName": found2 = value
             case "buttonPressMode": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
         self.moduleId = try RPCCoding.optional(found1, "moduleId", path: path())
         self.buttonName = try RPCCoding.required(found2, "buttonName", path: path())
         self.buttonPressMode = try RPCCoding.required(found3, "buttonPressMode", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4788,31 +4361,25 @@ public struct GetInteriorVehicleData: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleType",
-        "moduleId",
-        "subscribe",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleType": found0 = value
             case "moduleId": found1 = value
             case "subscribe": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
         self.moduleId = try RPCCoding.optional(found1, "moduleId", path: path())
         self.subscribe = try RPCCoding.optional(found2, "subscribe", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4860,27 +4427,22 @@ public struct GetInteriorVehicleDataConsent: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleType",
-        "moduleIds",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleType": found0 = value
             case "moduleIds": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
         self.moduleIds = try RPCCoding.requiredArray(found1, "moduleIds", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4927,27 +4489,22 @@ public struct ReleaseInteriorVehicleDataModule: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleType",
-        "moduleId",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleType": found0 = value
             case "moduleId": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
         self.moduleId = try RPCCoding.optional(found1, "moduleId", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4986,23 +4543,19 @@ public struct SetInteriorVehicleData: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleData": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleData = try RPCCoding.required(found0, "moduleData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5036,9 +4589,6 @@ public struct SubscribeWayPoints: RPCRequest {
         self.additionalParameters = additionalParameters
         self.bulkData = bulkData
     }
-
-    static let knownKeys: Set<String> = [
-    ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
@@ -5078,23 +4628,19 @@ public struct GetWayPoints: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "wayPointType",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "wayPointType": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.wayPointType = try RPCCoding.required(found0, "wayPointType", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5128,9 +4674,6 @@ public struct UnsubscribeWayPoints: RPCRequest {
         self.additionalParameters = additionalParameters
         self.bulkData = bulkData
     }
-
-    static let knownKeys: Set<String> = [
-    ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
@@ -5178,27 +4721,22 @@ public struct GetSystemCapability: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "systemCapabilityType",
-        "subscribe",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "systemCapabilityType": found0 = value
             case "subscribe": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.systemCapabilityType = try RPCCoding.required(found0, "systemCapabilityType", path: path())
         self.subscribe = try RPCCoding.optional(found1, "subscribe", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5237,23 +4775,19 @@ public struct SendHapticData: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "hapticRectData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "hapticRectData": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.hapticRectData = try RPCCoding.optional(found0, "hapticRectData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5291,23 +4825,19 @@ public struct SetCloudAppProperties: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "properties",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "properties": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.properties = try RPCCoding.required(found0, "properties", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5345,23 +4875,19 @@ public struct GetCloudAppProperties: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "appID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "appID": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.appID = try RPCCoding.required(found0, "appID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5399,23 +4925,19 @@ public struct PublishAppService: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "appServiceManifest",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "appServiceManifest": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.appServiceManifest = try RPCCoding.required(found0, "appServiceManifest", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5453,23 +4975,19 @@ public struct UnpublishAppService: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "serviceID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "serviceID": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.serviceID = try RPCCoding.required(found0, "serviceID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5515,27 +5033,22 @@ public struct GetAppServiceData: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "serviceType",
-        "subscribe",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "serviceType": found0 = value
             case "subscribe": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.serviceType = try RPCCoding.required(found0, "serviceType", path: path())
         self.subscribe = try RPCCoding.optional(found1, "subscribe", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5590,13 +5103,6 @@ public struct PerformAppServiceInteraction: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "serviceUri",
-        "serviceID",
-        "originApp",
-        "requestServiceActive",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5604,21 +5110,21 @@ public struct PerformAppServiceInteraction: RPCRequest {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "serviceUri": found0 = value
             case "serviceID": found1 = value
             case "originApp": found2 = value
             case "requestServiceActive": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.serviceUri = try RPCCoding.required(found0, "serviceUri", path: path())
         self.serviceID = try RPCCoding.required(found1, "serviceID", path: path())
         self.originApp = try RPCCoding.required(found2, "originApp", path: path())
         self.requestServiceActive = try RPCCoding.optional(found3, "requestServiceActive", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5667,27 +5173,22 @@ public struct CancelInteraction: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "cancelID",
-        "functionID",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "cancelID": found0 = value
             case "functionID": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.cancelID = try RPCCoding.optional(found0, "cancelID", path: path())
         self.functionID = try RPCCoding.required(found1, "functionID", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5722,9 +5223,6 @@ public struct CloseApplication: RPCRequest {
         self.additionalParameters = additionalParameters
         self.bulkData = bulkData
     }
-
-    static let knownKeys: Set<String> = [
-    ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
@@ -5764,23 +5262,19 @@ public struct EncodedSyncPData: RPCRequest {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "data",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "data": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.data = try RPCCoding.requiredArray(found0, "data", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 

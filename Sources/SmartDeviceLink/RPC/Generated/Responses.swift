@@ -110,31 +110,6 @@ public struct RegisterAppInterfaceResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "syncMsgVersion",
-        "language",
-        "hmiDisplayLanguage",
-        "displayCapabilities",
-        "buttonCapabilities",
-        "softButtonCapabilities",
-        "presetBankCapabilities",
-        "hmiZoneCapabilities",
-        "speechCapabilities",
-        "prerecordedSpeech",
-        "vrCapabilities",
-        "audioPassThruCapabilities",
-        "pcmStreamCapabilities",
-        "vehicleType",
-        "supportedDiagModes",
-        "hmiCapabilities",
-        "sdlVersion",
-        "systemSoftwareVersion",
-        "iconResumed",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -160,7 +135,7 @@ public struct RegisterAppInterfaceResponse: RPCResponse {
         var found19: JSONValue?
         var found20: JSONValue?
         var found21: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -185,7 +160,7 @@ public struct RegisterAppInterfaceResponse: RPCResponse {
             case "sdlVersion": found19 = value
             case "systemSoftwareVersion": found20 = value
             case "iconResumed": found21 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -210,7 +185,7 @@ public struct RegisterAppInterfaceResponse: RPCResponse {
         self.sdlVersion = try RPCCoding.optional(found19, "sdlVersion", path: path())
         self.systemSoftwareVersion = try RPCCoding.optional(found20, "systemSoftwareVersion", path: path())
         self.iconResumed = try RPCCoding.optional(found21, "iconResumed", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -279,31 +254,25 @@ public struct UnregisterAppInterfaceResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -353,31 +322,25 @@ public struct CreateWindowResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "info",
-        "resultCode",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "info": found1 = value
             case "resultCode": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.info = try RPCCoding.optional(found1, "info", path: path())
         self.resultCode = try RPCCoding.required(found2, "resultCode", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -427,31 +390,25 @@ public struct DeleteWindowResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "info",
-        "resultCode",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "info": found1 = value
             case "resultCode": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.info = try RPCCoding.optional(found1, "info", path: path())
         self.resultCode = try RPCCoding.required(found2, "resultCode", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -501,31 +458,25 @@ public struct SetGlobalPropertiesResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -575,31 +526,25 @@ public struct ResetGlobalPropertiesResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -649,31 +594,25 @@ public struct AddCommandResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -723,31 +662,25 @@ public struct DeleteCommandResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -797,31 +730,25 @@ public struct AddSubMenuResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -871,31 +798,25 @@ public struct DeleteSubMenuResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -945,31 +866,25 @@ public struct ShowAppMenuResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1019,31 +934,25 @@ public struct CreateInteractionChoiceSetResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1105,15 +1014,6 @@ public struct PerformInteractionResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "choiceID",
-        "manualTextEntry",
-        "triggerSource",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1123,7 +1023,7 @@ public struct PerformInteractionResponse: RPCResponse {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -1132,7 +1032,7 @@ public struct PerformInteractionResponse: RPCResponse {
             case "choiceID": found3 = value
             case "manualTextEntry": found4 = value
             case "triggerSource": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -1141,7 +1041,7 @@ public struct PerformInteractionResponse: RPCResponse {
         self.choiceID = try RPCCoding.optional(found3, "choiceID", path: path())
         self.manualTextEntry = try RPCCoding.optional(found4, "manualTextEntry", path: path())
         self.triggerSource = try RPCCoding.optional(found5, "triggerSource", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1194,31 +1094,25 @@ public struct DeleteInteractionChoiceSetResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1272,13 +1166,6 @@ public struct AlertResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "tryAgainTime",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1286,21 +1173,21 @@ public struct AlertResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "tryAgainTime": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.tryAgainTime = try RPCCoding.optional(found3, "tryAgainTime", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1355,13 +1242,6 @@ public struct SubtleAlertResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "tryAgainTime",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1369,21 +1249,21 @@ public struct SubtleAlertResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "tryAgainTime": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.tryAgainTime = try RPCCoding.optional(found3, "tryAgainTime", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1434,31 +1314,25 @@ public struct ShowResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1508,31 +1382,25 @@ public struct SpeakResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1582,31 +1450,25 @@ public struct SetMediaClockTimerResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1656,31 +1518,25 @@ public struct PerformAudioPassThruResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1730,31 +1586,25 @@ public struct EndAudioPassThruResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1804,31 +1654,25 @@ public struct SubscribeButtonResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -1878,31 +1722,25 @@ public struct UnsubscribeButtonResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -2092,47 +1930,6 @@ public struct SubscribeVehicleDataResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "gps",
-        "speed",
-        "rpm",
-        "fuelLevel",
-        "fuelLevel_State",
-        "instantFuelConsumption",
-        "fuelRange",
-        "climateData",
-        "externalTemperature",
-        "turnSignal",
-        "gearStatus",
-        "prndl",
-        "tirePressure",
-        "odometer",
-        "beltStatus",
-        "bodyInformation",
-        "deviceStatus",
-        "driverBraking",
-        "wiperStatus",
-        "headLampStatus",
-        "engineTorque",
-        "accPedalPosition",
-        "steeringWheelAngle",
-        "engineOilLife",
-        "electronicParkBrakeStatus",
-        "cloudAppVehicleID",
-        "stabilityControlsStatus",
-        "eCallInfo",
-        "airbagStatus",
-        "emergencyEvent",
-        "clusterModes",
-        "myKey",
-        "windowStatus",
-        "handsOffSteering",
-        "seatOccupancy",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2174,7 +1971,7 @@ public struct SubscribeVehicleDataResponse: RPCResponse {
         var found35: JSONValue?
         var found36: JSONValue?
         var found37: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -2215,7 +2012,7 @@ public struct SubscribeVehicleDataResponse: RPCResponse {
             case "windowStatus": found35 = value
             case "handsOffSteering": found36 = value
             case "seatOccupancy": found37 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -2256,7 +2053,7 @@ public struct SubscribeVehicleDataResponse: RPCResponse {
         self.windowStatus = try RPCCoding.optional(found35, "windowStatus", path: path())
         self.handsOffSteering = try RPCCoding.optional(found36, "handsOffSteering", path: path())
         self.seatOccupancy = try RPCCoding.optional(found37, "seatOccupancy", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -2481,47 +2278,6 @@ public struct UnsubscribeVehicleDataResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "gps",
-        "speed",
-        "rpm",
-        "fuelLevel",
-        "fuelLevel_State",
-        "instantFuelConsumption",
-        "fuelRange",
-        "climateData",
-        "externalTemperature",
-        "turnSignal",
-        "gearStatus",
-        "prndl",
-        "tirePressure",
-        "odometer",
-        "beltStatus",
-        "bodyInformation",
-        "deviceStatus",
-        "driverBraking",
-        "wiperStatus",
-        "headLampStatus",
-        "engineTorque",
-        "accPedalPosition",
-        "steeringWheelAngle",
-        "engineOilLife",
-        "electronicParkBrakeStatus",
-        "cloudAppVehicleID",
-        "stabilityControlsStatus",
-        "eCallInfo",
-        "airbagStatus",
-        "emergencyEvent",
-        "clusterModes",
-        "myKey",
-        "windowStatus",
-        "handsOffSteering",
-        "seatOccupancy",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2563,7 +2319,7 @@ public struct UnsubscribeVehicleDataResponse: RPCResponse {
         var found35: JSONValue?
         var found36: JSONValue?
         var found37: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -2604,7 +2360,7 @@ public struct UnsubscribeVehicleDataResponse: RPCResponse {
             case "windowStatus": found35 = value
             case "handsOffSteering": found36 = value
             case "seatOccupancy": found37 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -2645,7 +2401,7 @@ public struct UnsubscribeVehicleDataResponse: RPCResponse {
         self.windowStatus = try RPCCoding.optional(found35, "windowStatus", path: path())
         self.handsOffSteering = try RPCCoding.optional(found36, "handsOffSteering", path: path())
         self.seatOccupancy = try RPCCoding.optional(found37, "seatOccupancy", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -2874,48 +2630,6 @@ public struct GetVehicleDataResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "gps",
-        "speed",
-        "rpm",
-        "fuelLevel",
-        "fuelLevel_State",
-        "instantFuelConsumption",
-        "fuelRange",
-        "climateData",
-        "externalTemperature",
-        "turnSignal",
-        "vin",
-        "gearStatus",
-        "prndl",
-        "tirePressure",
-        "odometer",
-        "beltStatus",
-        "bodyInformation",
-        "deviceStatus",
-        "driverBraking",
-        "wiperStatus",
-        "headLampStatus",
-        "engineTorque",
-        "accPedalPosition",
-        "steeringWheelAngle",
-        "engineOilLife",
-        "electronicParkBrakeStatus",
-        "cloudAppVehicleID",
-        "stabilityControlsStatus",
-        "eCallInfo",
-        "airbagStatus",
-        "emergencyEvent",
-        "clusterModeStatus",
-        "myKey",
-        "windowStatus",
-        "handsOffSteering",
-        "seatOccupancy",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2958,7 +2672,7 @@ public struct GetVehicleDataResponse: RPCResponse {
         var found36: JSONValue?
         var found37: JSONValue?
         var found38: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -3000,7 +2714,7 @@ public struct GetVehicleDataResponse: RPCResponse {
             case "windowStatus": found36 = value
             case "handsOffSteering": found37 = value
             case "seatOccupancy": found38 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -3042,7 +2756,7 @@ public struct GetVehicleDataResponse: RPCResponse {
         self.windowStatus = try RPCCoding.optional(found36, "windowStatus", path: path())
         self.handsOffSteering = try RPCCoding.optional(found37, "handsOffSteering", path: path())
         self.seatOccupancy = try RPCCoding.optional(found38, "seatOccupancy", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3132,13 +2846,6 @@ public struct ReadDIDResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "didResult",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3146,21 +2853,21 @@ public struct ReadDIDResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "didResult": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.didResult = try RPCCoding.optional(found3, "didResult", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3219,14 +2926,6 @@ public struct GetDTCsResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "ecuHeader",
-        "dtc",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3235,7 +2934,7 @@ public struct GetDTCsResponse: RPCResponse {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -3243,7 +2942,7 @@ public struct GetDTCsResponse: RPCResponse {
             case "info": found2 = value
             case "ecuHeader": found3 = value
             case "dtc": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -3251,7 +2950,7 @@ public struct GetDTCsResponse: RPCResponse {
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.ecuHeader = try RPCCoding.optional(found3, "ecuHeader", path: path())
         self.dtc = try RPCCoding.optional(found4, "dtc", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3307,13 +3006,6 @@ public struct DiagnosticMessageResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "messageDataResult",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3321,21 +3013,21 @@ public struct DiagnosticMessageResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "messageDataResult": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.messageDataResult = try RPCCoding.optional(found3, "messageDataResult", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3386,31 +3078,25 @@ public struct ScrollableMessageResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3464,13 +3150,6 @@ public struct SliderResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "sliderPosition",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3478,21 +3157,21 @@ public struct SliderResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "sliderPosition": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.sliderPosition = try RPCCoding.optional(found3, "sliderPosition", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3543,31 +3222,25 @@ public struct ShowConstantTBTResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3617,31 +3290,25 @@ public struct AlertManeuverResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3691,31 +3358,25 @@ public struct UpdateTurnListResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3765,31 +3426,25 @@ public struct ChangeRegistrationResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3839,31 +3494,25 @@ public struct GenericResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -3917,13 +3566,6 @@ public struct PutFileResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "spaceAvailable",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3931,21 +3573,21 @@ public struct PutFileResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "spaceAvailable": found2 = value
             case "info": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.spaceAvailable = try RPCCoding.optional(found2, "spaceAvailable", path: path())
         self.info = try RPCCoding.optional(found3, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4012,16 +3654,6 @@ public struct GetFileResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "offset",
-        "length",
-        "fileType",
-        "crc",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4032,7 +3664,7 @@ public struct GetFileResponse: RPCResponse {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -4042,7 +3674,7 @@ public struct GetFileResponse: RPCResponse {
             case "length": found4 = value
             case "fileType": found5 = value
             case "crc": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -4052,7 +3684,7 @@ public struct GetFileResponse: RPCResponse {
         self.length = try RPCCoding.optional(found4, "length", path: path())
         self.fileType = try RPCCoding.optional(found5, "fileType", path: path())
         self.crc = try RPCCoding.optional(found6, "crc", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4110,13 +3742,6 @@ public struct DeleteFileResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "spaceAvailable",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4124,21 +3749,21 @@ public struct DeleteFileResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "spaceAvailable": found2 = value
             case "info": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.spaceAvailable = try RPCCoding.optional(found2, "spaceAvailable", path: path())
         self.info = try RPCCoding.optional(found3, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4197,14 +3822,6 @@ public struct ListFilesResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "filenames",
-        "spaceAvailable",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4213,7 +3830,7 @@ public struct ListFilesResponse: RPCResponse {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -4221,7 +3838,7 @@ public struct ListFilesResponse: RPCResponse {
             case "filenames": found2 = value
             case "spaceAvailable": found3 = value
             case "info": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -4229,7 +3846,7 @@ public struct ListFilesResponse: RPCResponse {
         self.filenames = try RPCCoding.optional(found2, "filenames", path: path())
         self.spaceAvailable = try RPCCoding.optional(found3, "spaceAvailable", path: path())
         self.info = try RPCCoding.optional(found4, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4281,31 +3898,25 @@ public struct SetAppIconResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4371,16 +3982,6 @@ public struct SetDisplayLayoutResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "displayCapabilities",
-        "buttonCapabilities",
-        "softButtonCapabilities",
-        "presetBankCapabilities",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4391,7 +3992,7 @@ public struct SetDisplayLayoutResponse: RPCResponse {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
@@ -4401,7 +4002,7 @@ public struct SetDisplayLayoutResponse: RPCResponse {
             case "softButtonCapabilities": found4 = value
             case "presetBankCapabilities": found5 = value
             case "info": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
@@ -4411,7 +4012,7 @@ public struct SetDisplayLayoutResponse: RPCResponse {
         self.softButtonCapabilities = try RPCCoding.optional(found4, "softButtonCapabilities", path: path())
         self.presetBankCapabilities = try RPCCoding.optional(found5, "presetBankCapabilities", path: path())
         self.info = try RPCCoding.optional(found6, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4465,31 +4066,25 @@ public struct SystemRequestResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4539,31 +4134,25 @@ public struct SendLocationResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4613,31 +4202,25 @@ public struct DialNumberResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4687,31 +4270,25 @@ public struct ButtonPressResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "resultCode",
-        "info",
-        "success",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "resultCode": found0 = value
             case "info": found1 = value
             case "success": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.resultCode = try RPCCoding.required(found0, "resultCode", path: path())
         self.info = try RPCCoding.optional(found1, "info", path: path())
         self.success = try RPCCoding.required(found2, "success", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4769,14 +4346,6 @@ public struct GetInteriorVehicleDataResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleData",
-        "resultCode",
-        "info",
-        "success",
-        "isSubscribed",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4785,7 +4354,7 @@ public struct GetInteriorVehicleDataResponse: RPCResponse {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleData": found0 = value
@@ -4793,7 +4362,7 @@ public struct GetInteriorVehicleDataResponse: RPCResponse {
             case "info": found2 = value
             case "success": found3 = value
             case "isSubscribed": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleData = try RPCCoding.optional(found0, "moduleData", path: path())
@@ -4801,7 +4370,7 @@ public struct GetInteriorVehicleDataResponse: RPCResponse {
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.success = try RPCCoding.required(found3, "success", path: path())
         self.isSubscribed = try RPCCoding.optional(found4, "isSubscribed", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4857,13 +4426,6 @@ public struct GetInteriorVehicleDataConsentResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "allowed",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4871,21 +4433,21 @@ public struct GetInteriorVehicleDataConsentResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "allowed": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.allowed = try RPCCoding.optional(found3, "allowed", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -4936,31 +4498,25 @@ public struct ReleaseInteriorVehicleDataModuleResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5014,13 +4570,6 @@ public struct SetInteriorVehicleDataResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleData",
-        "resultCode",
-        "info",
-        "success",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5028,21 +4577,21 @@ public struct SetInteriorVehicleDataResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleData": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "success": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleData = try RPCCoding.optional(found0, "moduleData", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.success = try RPCCoding.required(found3, "success", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5093,31 +4642,25 @@ public struct SubscribeWayPointsResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5171,13 +4714,6 @@ public struct GetWayPointsResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "wayPoints",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5185,21 +4721,21 @@ public struct GetWayPointsResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "wayPoints": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.wayPoints = try RPCCoding.optional(found3, "wayPoints", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5254,13 +4790,6 @@ public struct UnsubscribeWayPointsResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "wayPoints",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5268,21 +4797,21 @@ public struct UnsubscribeWayPointsResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "wayPoints": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.wayPoints = try RPCCoding.optional(found3, "wayPoints", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5337,13 +4866,6 @@ public struct GetSystemCapabilityResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "systemCapability",
-        "resultCode",
-        "info",
-        "success",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5351,21 +4873,21 @@ public struct GetSystemCapabilityResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "systemCapability": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "success": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.systemCapability = try RPCCoding.optional(found0, "systemCapability", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.success = try RPCCoding.required(found3, "success", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5416,31 +4938,25 @@ public struct SendHapticDataResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "info",
-        "resultCode",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "info": found1 = value
             case "resultCode": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.info = try RPCCoding.optional(found1, "info", path: path())
         self.resultCode = try RPCCoding.required(found2, "resultCode", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5490,31 +5006,25 @@ public struct SetCloudAppPropertiesResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5568,13 +5078,6 @@ public struct GetCloudAppPropertiesResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "properties",
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5582,21 +5085,21 @@ public struct GetCloudAppPropertiesResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "properties": found0 = value
             case "success": found1 = value
             case "resultCode": found2 = value
             case "info": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.properties = try RPCCoding.optional(found0, "properties", path: path())
         self.success = try RPCCoding.required(found1, "success", path: path())
         self.resultCode = try RPCCoding.required(found2, "resultCode", path: path())
         self.info = try RPCCoding.optional(found3, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5651,13 +5154,6 @@ public struct PublishAppServiceResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "appServiceRecord",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5665,21 +5161,21 @@ public struct PublishAppServiceResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "appServiceRecord": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.appServiceRecord = try RPCCoding.optional(found3, "appServiceRecord", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5730,31 +5226,25 @@ public struct UnpublishAppServiceResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5808,13 +5298,6 @@ public struct GetAppServiceDataResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "serviceData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5822,21 +5305,21 @@ public struct GetAppServiceDataResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "serviceData": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.serviceData = try RPCCoding.optional(found3, "serviceData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5891,13 +5374,6 @@ public struct PerformAppServiceInteractionResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-        "serviceSpecificResult",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5905,21 +5381,21 @@ public struct PerformAppServiceInteractionResponse: RPCResponse {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
             case "serviceSpecificResult": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
         self.serviceSpecificResult = try RPCCoding.optional(found3, "serviceSpecificResult", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -5970,31 +5446,25 @@ public struct CancelInteractionResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -6044,31 +5514,25 @@ public struct CloseApplicationResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 
@@ -6118,31 +5582,25 @@ public struct EncodedSyncPDataResponse: RPCResponse {
         self.bulkData = bulkData
     }
 
-    static let knownKeys: Set<String> = [
-        "success",
-        "resultCode",
-        "info",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "success": found0 = value
             case "resultCode": found1 = value
             case "info": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.success = try RPCCoding.required(found0, "success", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.info = try RPCCoding.optional(found2, "info", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
         self.bulkData = nil
     }
 

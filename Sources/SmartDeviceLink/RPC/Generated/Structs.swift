@@ -23,31 +23,25 @@ public struct AudioPassThruCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "samplingRate",
-        "bitsPerSample",
-        "audioType",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "samplingRate": found0 = value
             case "bitsPerSample": found1 = value
             case "audioType": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.samplingRate = try RPCCoding.required(found0, "samplingRate", path: path())
         self.bitsPerSample = try RPCCoding.required(found1, "bitsPerSample", path: path())
         self.audioType = try RPCCoding.required(found2, "audioType", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -101,16 +95,6 @@ public struct CloudAppProperties: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "nicknames",
-        "appID",
-        "enabled",
-        "authToken",
-        "cloudTransportType",
-        "hybridAppPreference",
-        "endpoint",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -121,7 +105,7 @@ public struct CloudAppProperties: RPCStruct {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "nicknames": found0 = value
@@ -131,7 +115,7 @@ public struct CloudAppProperties: RPCStruct {
             case "cloudTransportType": found4 = value
             case "hybridAppPreference": found5 = value
             case "endpoint": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.nicknames = try RPCCoding.optional(found0, "nicknames", path: path())
@@ -141,7 +125,7 @@ public struct CloudAppProperties: RPCStruct {
         self.cloudTransportType = try RPCCoding.optional(found4, "cloudTransportType", path: path())
         self.hybridAppPreference = try RPCCoding.optional(found5, "hybridAppPreference", path: path())
         self.endpoint = try RPCCoding.optional(found6, "endpoint", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -183,31 +167,25 @@ public struct Image: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "value",
-        "imageType",
-        "isTemplate",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "value": found0 = value
             case "imageType": found1 = value
             case "isTemplate": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.value = try RPCCoding.required(found0, "value", path: path())
         self.imageType = try RPCCoding.required(found1, "imageType", path: path())
         self.isTemplate = try RPCCoding.optional(found2, "isTemplate", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -257,15 +235,6 @@ public struct SoftButton: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "type",
-        "text",
-        "image",
-        "isHighlighted",
-        "softButtonID",
-        "systemAction",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -275,7 +244,7 @@ public struct SoftButton: RPCStruct {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "type": found0 = value
@@ -284,7 +253,7 @@ public struct SoftButton: RPCStruct {
             case "isHighlighted": found3 = value
             case "softButtonID": found4 = value
             case "systemAction": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.type = try RPCCoding.required(found0, "type", path: path())
@@ -293,7 +262,7 @@ public struct SoftButton: RPCStruct {
         self.isHighlighted = try RPCCoding.optional(found3, "isHighlighted", path: path())
         self.softButtonID = try RPCCoding.required(found4, "softButtonID", path: path())
         self.systemAction = try RPCCoding.optional(found5, "systemAction", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -350,16 +319,6 @@ public struct Choice: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "choiceID",
-        "menuName",
-        "vrCommands",
-        "image",
-        "secondaryText",
-        "tertiaryText",
-        "secondaryImage",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -370,7 +329,7 @@ public struct Choice: RPCStruct {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "choiceID": found0 = value
@@ -380,7 +339,7 @@ public struct Choice: RPCStruct {
             case "secondaryText": found4 = value
             case "tertiaryText": found5 = value
             case "secondaryImage": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.choiceID = try RPCCoding.required(found0, "choiceID", path: path())
@@ -390,7 +349,7 @@ public struct Choice: RPCStruct {
         self.secondaryText = try RPCCoding.optional(found4, "secondaryText", path: path())
         self.tertiaryText = try RPCCoding.optional(found5, "tertiaryText", path: path())
         self.secondaryImage = try RPCCoding.optional(found6, "secondaryImage", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -432,31 +391,25 @@ public struct VrHelpItem: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "text",
-        "image",
-        "position",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "text": found0 = value
             case "image": found1 = value
             case "position": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.text = try RPCCoding.required(found0, "text", path: path())
         self.image = try RPCCoding.optional(found1, "image", path: path())
         self.position = try RPCCoding.required(found2, "position", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -494,31 +447,25 @@ public struct SyncMsgVersion: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "majorVersion",
-        "minorVersion",
-        "patchVersion",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "majorVersion": found0 = value
             case "minorVersion": found1 = value
             case "patchVersion": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.majorVersion = try RPCCoding.required(found0, "majorVersion", path: path())
         self.minorVersion = try RPCCoding.required(found1, "minorVersion", path: path())
         self.patchVersion = try RPCCoding.optional(found2, "patchVersion", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -568,15 +515,6 @@ public struct FuelRange: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "type",
-        "range",
-        "level",
-        "levelState",
-        "capacity",
-        "capacityUnit",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -586,7 +524,7 @@ public struct FuelRange: RPCStruct {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "type": found0 = value
@@ -595,7 +533,7 @@ public struct FuelRange: RPCStruct {
             case "levelState": found3 = value
             case "capacity": found4 = value
             case "capacityUnit": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.type = try RPCCoding.optional(found0, "type", path: path())
@@ -604,7 +542,7 @@ public struct FuelRange: RPCStruct {
         self.levelState = try RPCCoding.optional(found3, "levelState", path: path())
         self.capacity = try RPCCoding.optional(found4, "capacity", path: path())
         self.capacityUnit = try RPCCoding.optional(found5, "capacityUnit", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -645,31 +583,25 @@ public struct SingleTireStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "status",
-        "tpms",
-        "pressure",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "status": found0 = value
             case "tpms": found1 = value
             case "pressure": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.status = try RPCCoding.required(found0, "status", path: path())
         self.tpms = try RPCCoding.optional(found1, "tpms", path: path())
         self.pressure = try RPCCoding.optional(found2, "pressure", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -755,24 +687,6 @@ public struct BeltStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "driverBeltDeployed",
-        "passengerBeltDeployed",
-        "passengerBuckleBelted",
-        "driverBuckleBelted",
-        "leftRow2BuckleBelted",
-        "passengerChildDetected",
-        "rightRow2BuckleBelted",
-        "middleRow2BuckleBelted",
-        "middleRow3BuckleBelted",
-        "leftRow3BuckleBelted",
-        "rightRow3BuckleBelted",
-        "leftRearInflatableBelted",
-        "rightRearInflatableBelted",
-        "middleRow1BeltDeployed",
-        "middleRow1BuckleBelted",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -791,7 +705,7 @@ public struct BeltStatus: RPCStruct {
         var found12: JSONValue?
         var found13: JSONValue?
         var found14: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "driverBeltDeployed": found0 = value
@@ -809,7 +723,7 @@ public struct BeltStatus: RPCStruct {
             case "rightRearInflatableBelted": found12 = value
             case "middleRow1BeltDeployed": found13 = value
             case "middleRow1BuckleBelted": found14 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.driverBeltDeployed = try RPCCoding.required(found0, "driverBeltDeployed", path: path())
@@ -827,7 +741,7 @@ public struct BeltStatus: RPCStruct {
         self.rightRearInflatableBelted = try RPCCoding.required(found12, "rightRearInflatableBelted", path: path())
         self.middleRow1BeltDeployed = try RPCCoding.required(found13, "middleRow1BeltDeployed", path: path())
         self.middleRow1BuckleBelted = try RPCCoding.required(found14, "middleRow1BuckleBelted", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -889,15 +803,6 @@ public struct Grid: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "col",
-        "row",
-        "level",
-        "colspan",
-        "rowspan",
-        "levelspan",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -907,7 +812,7 @@ public struct Grid: RPCStruct {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "col": found0 = value
@@ -916,7 +821,7 @@ public struct Grid: RPCStruct {
             case "colspan": found3 = value
             case "rowspan": found4 = value
             case "levelspan": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.col = try RPCCoding.required(found0, "col", path: path())
@@ -925,7 +830,7 @@ public struct Grid: RPCStruct {
         self.colspan = try RPCCoding.optional(found3, "colspan", path: path())
         self.rowspan = try RPCCoding.optional(found4, "rowspan", path: path())
         self.levelspan = try RPCCoding.optional(found5, "levelspan", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -958,27 +863,22 @@ public struct DoorStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "location",
-        "status",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "location": found0 = value
             case "status": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.location = try RPCCoding.required(found0, "location", path: path())
         self.status = try RPCCoding.required(found1, "status", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1007,27 +907,22 @@ public struct GateStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "location",
-        "status",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "location": found0 = value
             case "status": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.location = try RPCCoding.required(found0, "location", path: path())
         self.status = try RPCCoding.required(found1, "status", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1056,27 +951,22 @@ public struct WindowState: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "approximatePosition",
-        "deviation",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "approximatePosition": found0 = value
             case "deviation": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.approximatePosition = try RPCCoding.required(found0, "approximatePosition", path: path())
         self.deviation = try RPCCoding.required(found1, "deviation", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1113,31 +1003,25 @@ public struct RoofStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "location",
-        "status",
-        "state",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "location": found0 = value
             case "status": found1 = value
             case "state": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.location = try RPCCoding.required(found0, "location", path: path())
         self.status = try RPCCoding.required(found1, "status", path: path())
         self.state = try RPCCoding.optional(found2, "state", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1203,19 +1087,6 @@ public struct BodyInformation: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "parkBrakeActive",
-        "ignitionStableStatus",
-        "ignitionStatus",
-        "driverDoorAjar",
-        "passengerDoorAjar",
-        "rearLeftDoorAjar",
-        "rearRightDoorAjar",
-        "doorStatuses",
-        "gateStatuses",
-        "roofStatuses",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1229,7 +1100,7 @@ public struct BodyInformation: RPCStruct {
         var found7: JSONValue?
         var found8: JSONValue?
         var found9: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "parkBrakeActive": found0 = value
@@ -1242,7 +1113,7 @@ public struct BodyInformation: RPCStruct {
             case "doorStatuses": found7 = value
             case "gateStatuses": found8 = value
             case "roofStatuses": found9 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.parkBrakeActive = try RPCCoding.required(found0, "parkBrakeActive", path: path())
@@ -1255,7 +1126,7 @@ public struct BodyInformation: RPCStruct {
         self.doorStatuses = try RPCCoding.optional(found7, "doorStatuses", path: path())
         self.gateStatuses = try RPCCoding.optional(found8, "gateStatuses", path: path())
         self.roofStatuses = try RPCCoding.optional(found9, "roofStatuses", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1332,20 +1203,6 @@ public struct DeviceStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "voiceRecOn",
-        "btIconOn",
-        "callActive",
-        "phoneRoaming",
-        "textMsgAvailable",
-        "battLevelStatus",
-        "stereoAudioOutputMuted",
-        "monoAudioOutputMuted",
-        "signalLevelStatus",
-        "primaryAudioSource",
-        "eCallEventActive",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1360,7 +1217,7 @@ public struct DeviceStatus: RPCStruct {
         var found8: JSONValue?
         var found9: JSONValue?
         var found10: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "voiceRecOn": found0 = value
@@ -1374,7 +1231,7 @@ public struct DeviceStatus: RPCStruct {
             case "signalLevelStatus": found8 = value
             case "primaryAudioSource": found9 = value
             case "eCallEventActive": found10 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.voiceRecOn = try RPCCoding.required(found0, "voiceRecOn", path: path())
@@ -1388,7 +1245,7 @@ public struct DeviceStatus: RPCStruct {
         self.signalLevelStatus = try RPCCoding.required(found8, "signalLevelStatus", path: path())
         self.primaryAudioSource = try RPCCoding.required(found9, "primaryAudioSource", path: path())
         self.eCallEventActive = try RPCCoding.required(found10, "eCallEventActive", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1434,31 +1291,25 @@ public struct HeadLampStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "lowBeamsOn",
-        "highBeamsOn",
-        "ambientLightSensorStatus",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "lowBeamsOn": found0 = value
             case "highBeamsOn": found1 = value
             case "ambientLightSensorStatus": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.lowBeamsOn = try RPCCoding.required(found0, "lowBeamsOn", path: path())
         self.highBeamsOn = try RPCCoding.required(found1, "highBeamsOn", path: path())
         self.ambientLightSensorStatus = try RPCCoding.optional(found2, "ambientLightSensorStatus", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1500,13 +1351,6 @@ public struct AppInfo: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "appDisplayName",
-        "appBundleID",
-        "appVersion",
-        "appIcon",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1514,21 +1358,21 @@ public struct AppInfo: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "appDisplayName": found0 = value
             case "appBundleID": found1 = value
             case "appVersion": found2 = value
             case "appIcon": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.appDisplayName = try RPCCoding.required(found0, "appDisplayName", path: path())
         self.appBundleID = try RPCCoding.required(found1, "appBundleID", path: path())
         self.appVersion = try RPCCoding.required(found2, "appVersion", path: path())
         self.appIcon = try RPCCoding.optional(found3, "appIcon", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1567,31 +1411,25 @@ public struct ECallInfo: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "eCallNotificationStatus",
-        "auxECallNotificationStatus",
-        "eCallConfirmationStatus",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "eCallNotificationStatus": found0 = value
             case "auxECallNotificationStatus": found1 = value
             case "eCallConfirmationStatus": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.eCallNotificationStatus = try RPCCoding.required(found0, "eCallNotificationStatus", path: path())
         self.auxECallNotificationStatus = try RPCCoding.required(found1, "auxECallNotificationStatus", path: path())
         self.eCallConfirmationStatus = try RPCCoding.required(found2, "eCallConfirmationStatus", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1649,17 +1487,6 @@ public struct AirbagStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "driverAirbagDeployed",
-        "driverSideAirbagDeployed",
-        "driverCurtainAirbagDeployed",
-        "passengerAirbagDeployed",
-        "passengerCurtainAirbagDeployed",
-        "driverKneeAirbagDeployed",
-        "passengerSideAirbagDeployed",
-        "passengerKneeAirbagDeployed",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1671,7 +1498,7 @@ public struct AirbagStatus: RPCStruct {
         var found5: JSONValue?
         var found6: JSONValue?
         var found7: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "driverAirbagDeployed": found0 = value
@@ -1682,7 +1509,7 @@ public struct AirbagStatus: RPCStruct {
             case "driverKneeAirbagDeployed": found5 = value
             case "passengerSideAirbagDeployed": found6 = value
             case "passengerKneeAirbagDeployed": found7 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.driverAirbagDeployed = try RPCCoding.required(found0, "driverAirbagDeployed", path: path())
@@ -1693,7 +1520,7 @@ public struct AirbagStatus: RPCStruct {
         self.driverKneeAirbagDeployed = try RPCCoding.required(found5, "driverKneeAirbagDeployed", path: path())
         self.passengerSideAirbagDeployed = try RPCCoding.required(found6, "passengerSideAirbagDeployed", path: path())
         self.passengerKneeAirbagDeployed = try RPCCoding.required(found7, "passengerKneeAirbagDeployed", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1744,14 +1571,6 @@ public struct EmergencyEvent: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "emergencyEventType",
-        "fuelCutoffStatus",
-        "rolloverEvent",
-        "maximumChangeVelocity",
-        "multipleEvents",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1760,7 +1579,7 @@ public struct EmergencyEvent: RPCStruct {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "emergencyEventType": found0 = value
@@ -1768,7 +1587,7 @@ public struct EmergencyEvent: RPCStruct {
             case "rolloverEvent": found2 = value
             case "maximumChangeVelocity": found3 = value
             case "multipleEvents": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.emergencyEventType = try RPCCoding.required(found0, "emergencyEventType", path: path())
@@ -1776,7 +1595,7 @@ public struct EmergencyEvent: RPCStruct {
         self.rolloverEvent = try RPCCoding.required(found2, "rolloverEvent", path: path())
         self.maximumChangeVelocity = try RPCCoding.required(found3, "maximumChangeVelocity", path: path())
         self.multipleEvents = try RPCCoding.required(found4, "multipleEvents", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1820,13 +1639,6 @@ public struct ClusterModeStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "powerModeActive",
-        "powerModeQualificationStatus",
-        "carModeStatus",
-        "powerModeStatus",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1834,21 +1646,21 @@ public struct ClusterModeStatus: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "powerModeActive": found0 = value
             case "powerModeQualificationStatus": found1 = value
             case "carModeStatus": found2 = value
             case "powerModeStatus": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.powerModeActive = try RPCCoding.required(found0, "powerModeActive", path: path())
         self.powerModeQualificationStatus = try RPCCoding.required(found1, "powerModeQualificationStatus", path: path())
         self.carModeStatus = try RPCCoding.required(found2, "carModeStatus", path: path())
         self.powerModeStatus = try RPCCoding.required(found3, "powerModeStatus", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1876,23 +1688,19 @@ public struct MyKey: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "e911Override",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "e911Override": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.e911Override = try RPCCoding.required(found0, "e911Override", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -1944,16 +1752,6 @@ public struct TireStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "pressureTelltale",
-        "leftFront",
-        "rightFront",
-        "leftRear",
-        "rightRear",
-        "innerLeftRear",
-        "innerRightRear",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -1964,7 +1762,7 @@ public struct TireStatus: RPCStruct {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "pressureTelltale": found0 = value
@@ -1974,7 +1772,7 @@ public struct TireStatus: RPCStruct {
             case "rightRear": found4 = value
             case "innerLeftRear": found5 = value
             case "innerRightRear": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.pressureTelltale = try RPCCoding.optional(found0, "pressureTelltale", path: path())
@@ -1984,7 +1782,7 @@ public struct TireStatus: RPCStruct {
         self.rightRear = try RPCCoding.optional(found4, "rightRear", path: path())
         self.innerLeftRear = try RPCCoding.optional(found5, "innerLeftRear", path: path())
         self.innerRightRear = try RPCCoding.optional(found6, "innerRightRear", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2018,27 +1816,22 @@ public struct StabilityControlsStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "escSystem",
-        "trailerSwayControl",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "escSystem": found0 = value
             case "trailerSwayControl": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.escSystem = try RPCCoding.optional(found0, "escSystem", path: path())
         self.trailerSwayControl = try RPCCoding.optional(found1, "trailerSwayControl", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2139,28 +1932,6 @@ public struct GPSData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "longitudeDegrees",
-        "latitudeDegrees",
-        "utcYear",
-        "utcMonth",
-        "utcDay",
-        "utcHours",
-        "utcMinutes",
-        "utcSeconds",
-        "compassDirection",
-        "pdop",
-        "hdop",
-        "vdop",
-        "actual",
-        "satellites",
-        "dimension",
-        "altitude",
-        "heading",
-        "speed",
-        "shifted",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2183,7 +1954,7 @@ public struct GPSData: RPCStruct {
         var found16: JSONValue?
         var found17: JSONValue?
         var found18: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "longitudeDegrees": found0 = value
@@ -2205,7 +1976,7 @@ public struct GPSData: RPCStruct {
             case "heading": found16 = value
             case "speed": found17 = value
             case "shifted": found18 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.longitudeDegrees = try RPCCoding.required(found0, "longitudeDegrees", path: path())
@@ -2227,7 +1998,7 @@ public struct GPSData: RPCStruct {
         self.heading = try RPCCoding.optional(found16, "heading", path: path())
         self.speed = try RPCCoding.optional(found17, "speed", path: path())
         self.shifted = try RPCCoding.optional(found18, "shifted", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2281,31 +2052,25 @@ public struct VehicleDataResult: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "dataType",
-        "resultCode",
-        "oemCustomDataType",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "dataType": found0 = value
             case "resultCode": found1 = value
             case "oemCustomDataType": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.dataType = try RPCCoding.required(found0, "dataType", path: path())
         self.resultCode = try RPCCoding.required(found1, "resultCode", path: path())
         self.oemCustomDataType = try RPCCoding.optional(found2, "oemCustomDataType", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2343,31 +2108,25 @@ public struct DIDResult: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "resultCode",
-        "didLocation",
-        "data",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "resultCode": found0 = value
             case "didLocation": found1 = value
             case "data": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.resultCode = try RPCCoding.required(found0, "resultCode", path: path())
         self.didLocation = try RPCCoding.required(found1, "didLocation", path: path())
         self.data = try RPCCoding.optional(found2, "data", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2405,31 +2164,25 @@ public struct StartTime: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "hours",
-        "minutes",
-        "seconds",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "hours": found0 = value
             case "minutes": found1 = value
             case "seconds": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.hours = try RPCCoding.required(found0, "hours", path: path())
         self.minutes = try RPCCoding.required(found1, "minutes", path: path())
         self.seconds = try RPCCoding.required(found2, "seconds", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2471,13 +2224,6 @@ public struct TextField: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "name",
-        "characterSet",
-        "width",
-        "rows",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2485,21 +2231,21 @@ public struct TextField: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "name": found0 = value
             case "characterSet": found1 = value
             case "width": found2 = value
             case "rows": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.name = try RPCCoding.required(found0, "name", path: path())
         self.characterSet = try RPCCoding.required(found1, "characterSet", path: path())
         self.width = try RPCCoding.required(found2, "width", path: path())
         self.rows = try RPCCoding.required(found3, "rows", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2530,27 +2276,22 @@ public struct ImageResolution: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "resolutionWidth",
-        "resolutionHeight",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "resolutionWidth": found0 = value
             case "resolutionHeight": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.resolutionWidth = try RPCCoding.required(found0, "resolutionWidth", path: path())
         self.resolutionHeight = try RPCCoding.required(found1, "resolutionHeight", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2587,31 +2328,25 @@ public struct ImageField: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "name",
-        "imageTypeSupported",
-        "imageResolution",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "name": found0 = value
             case "imageTypeSupported": found1 = value
             case "imageResolution": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.name = try RPCCoding.required(found0, "name", path: path())
         self.imageTypeSupported = try RPCCoding.requiredArray(found1, "imageTypeSupported", path: path())
         self.imageResolution = try RPCCoding.optional(found2, "imageResolution", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2641,27 +2376,22 @@ public struct TouchCoord: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "x",
-        "y",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "x": found0 = value
             case "y": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.x = try RPCCoding.required(found0, "x", path: path())
         self.y = try RPCCoding.required(found1, "y", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2698,31 +2428,25 @@ public struct TouchEvent: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "id",
-        "ts",
-        "c",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "id": found0 = value
             case "ts": found1 = value
             case "c": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.id = try RPCCoding.required(found0, "id", path: path())
         self.ts = try RPCCoding.requiredArray(found1, "ts", path: path())
         self.c = try RPCCoding.requiredArray(found2, "c", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2760,31 +2484,25 @@ public struct TouchEventCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "pressAvailable",
-        "multiTouchAvailable",
-        "doublePressAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "pressAvailable": found0 = value
             case "multiTouchAvailable": found1 = value
             case "doublePressAvailable": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.pressAvailable = try RPCCoding.required(found0, "pressAvailable", path: path())
         self.multiTouchAvailable = try RPCCoding.required(found1, "multiTouchAvailable", path: path())
         self.doublePressAvailable = try RPCCoding.required(found2, "doublePressAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2814,27 +2532,22 @@ public struct ScreenParams: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "resolution",
-        "touchEventAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "resolution": found0 = value
             case "touchEventAvailable": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.resolution = try RPCCoding.required(found0, "resolution", path: path())
         self.touchEventAvailable = try RPCCoding.optional(found1, "touchEventAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2863,27 +2576,22 @@ public struct HMIPermissions: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "allowed",
-        "userDisallowed",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "allowed": found0 = value
             case "userDisallowed": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.allowed = try RPCCoding.requiredArray(found0, "allowed", path: path())
         self.userDisallowed = try RPCCoding.requiredArray(found1, "userDisallowed", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2912,27 +2620,22 @@ public struct ParameterPermissions: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "allowed",
-        "userDisallowed",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "allowed": found0 = value
             case "userDisallowed": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.allowed = try RPCCoding.requiredArray(found0, "allowed", path: path())
         self.userDisallowed = try RPCCoding.requiredArray(found1, "userDisallowed", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -2973,13 +2676,6 @@ public struct PermissionItem: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "rpcName",
-        "hmiPermissions",
-        "parameterPermissions",
-        "requireEncryption",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -2987,21 +2683,21 @@ public struct PermissionItem: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "rpcName": found0 = value
             case "hmiPermissions": found1 = value
             case "parameterPermissions": found2 = value
             case "requireEncryption": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.rpcName = try RPCCoding.required(found0, "rpcName", path: path())
         self.hmiPermissions = try RPCCoding.required(found1, "hmiPermissions", path: path())
         self.parameterPermissions = try RPCCoding.required(found2, "parameterPermissions", path: path())
         self.requireEncryption = try RPCCoding.optional(found3, "requireEncryption", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3064,18 +2760,6 @@ public struct DisplayCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "displayType",
-        "displayName",
-        "textFields",
-        "imageFields",
-        "mediaClockFormats",
-        "graphicSupported",
-        "templatesAvailable",
-        "screenParams",
-        "numCustomPresetsAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3088,7 +2772,7 @@ public struct DisplayCapabilities: RPCStruct {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "displayType": found0 = value
@@ -3100,7 +2784,7 @@ public struct DisplayCapabilities: RPCStruct {
             case "templatesAvailable": found6 = value
             case "screenParams": found7 = value
             case "numCustomPresetsAvailable": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.displayType = try RPCCoding.required(found0, "displayType", path: path())
@@ -3112,7 +2796,7 @@ public struct DisplayCapabilities: RPCStruct {
         self.templatesAvailable = try RPCCoding.optional(found6, "templatesAvailable", path: path())
         self.screenParams = try RPCCoding.optional(found7, "screenParams", path: path())
         self.numCustomPresetsAvailable = try RPCCoding.optional(found8, "numCustomPresetsAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3148,27 +2832,22 @@ public struct WindowStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "location",
-        "state",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "location": found0 = value
             case "state": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.location = try RPCCoding.required(found0, "location", path: path())
         self.state = try RPCCoding.required(found1, "state", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3209,13 +2888,6 @@ public struct ModuleInfo: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleId",
-        "location",
-        "serviceArea",
-        "allowMultipleAccess",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3223,21 +2895,21 @@ public struct ModuleInfo: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleId": found0 = value
             case "location": found1 = value
             case "serviceArea": found2 = value
             case "allowMultipleAccess": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleId = try RPCCoding.required(found0, "moduleId", path: path())
         self.location = try RPCCoding.optional(found1, "location", path: path())
         self.serviceArea = try RPCCoding.optional(found2, "serviceArea", path: path())
         self.allowMultipleAccess = try RPCCoding.optional(found3, "allowMultipleAccess", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3284,14 +2956,6 @@ public struct ButtonCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "name",
-        "moduleInfo",
-        "shortPressAvailable",
-        "longPressAvailable",
-        "upDownAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3300,7 +2964,7 @@ public struct ButtonCapabilities: RPCStruct {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "name": found0 = value
@@ -3308,7 +2972,7 @@ public struct ButtonCapabilities: RPCStruct {
             case "shortPressAvailable": found2 = value
             case "longPressAvailable": found3 = value
             case "upDownAvailable": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.name = try RPCCoding.required(found0, "name", path: path())
@@ -3316,7 +2980,7 @@ public struct ButtonCapabilities: RPCStruct {
         self.shortPressAvailable = try RPCCoding.required(found2, "shortPressAvailable", path: path())
         self.longPressAvailable = try RPCCoding.required(found3, "longPressAvailable", path: path())
         self.upDownAvailable = try RPCCoding.required(found4, "upDownAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3364,14 +3028,6 @@ public struct SoftButtonCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "shortPressAvailable",
-        "longPressAvailable",
-        "upDownAvailable",
-        "imageSupported",
-        "textSupported",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3380,7 +3036,7 @@ public struct SoftButtonCapabilities: RPCStruct {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "shortPressAvailable": found0 = value
@@ -3388,7 +3044,7 @@ public struct SoftButtonCapabilities: RPCStruct {
             case "upDownAvailable": found2 = value
             case "imageSupported": found3 = value
             case "textSupported": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.shortPressAvailable = try RPCCoding.required(found0, "shortPressAvailable", path: path())
@@ -3396,7 +3052,7 @@ public struct SoftButtonCapabilities: RPCStruct {
         self.upDownAvailable = try RPCCoding.required(found2, "upDownAvailable", path: path())
         self.imageSupported = try RPCCoding.required(found3, "imageSupported", path: path())
         self.textSupported = try RPCCoding.optional(found4, "textSupported", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3425,23 +3081,19 @@ public struct PresetBankCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "onScreenPresetsAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "onScreenPresetsAvailable": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.onScreenPresetsAvailable = try RPCCoding.required(found0, "onScreenPresetsAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3469,27 +3121,22 @@ public struct DynamicUpdateCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "supportedDynamicImageFieldNames",
-        "supportsDynamicSubMenus",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "supportedDynamicImageFieldNames": found0 = value
             case "supportsDynamicSubMenus": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.supportedDynamicImageFieldNames = try RPCCoding.optional(found0, "supportedDynamicImageFieldNames", path: path())
         self.supportsDynamicSubMenus = try RPCCoding.optional(found1, "supportsDynamicSubMenus", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3518,27 +3165,22 @@ public struct KeyboardLayoutCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "keyboardLayout",
-        "numConfigurableKeys",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "keyboardLayout": found0 = value
             case "numConfigurableKeys": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.keyboardLayout = try RPCCoding.required(found0, "keyboardLayout", path: path())
         self.numConfigurableKeys = try RPCCoding.required(found1, "numConfigurableKeys", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3567,27 +3209,22 @@ public struct KeyboardCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "maskInputCharactersSupported",
-        "supportedKeyboards",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "maskInputCharactersSupported": found0 = value
             case "supportedKeyboards": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.maskInputCharactersSupported = try RPCCoding.optional(found0, "maskInputCharactersSupported", path: path())
         self.supportedKeyboards = try RPCCoding.optional(found1, "supportedKeyboards", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3656,20 +3293,6 @@ public struct WindowCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "windowID",
-        "textFields",
-        "imageFields",
-        "imageTypeSupported",
-        "templatesAvailable",
-        "numCustomPresetsAvailable",
-        "buttonCapabilities",
-        "softButtonCapabilities",
-        "menuLayoutsAvailable",
-        "dynamicUpdateCapabilities",
-        "keyboardCapabilities",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3684,7 +3307,7 @@ public struct WindowCapability: RPCStruct {
         var found8: JSONValue?
         var found9: JSONValue?
         var found10: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "windowID": found0 = value
@@ -3698,7 +3321,7 @@ public struct WindowCapability: RPCStruct {
             case "menuLayoutsAvailable": found8 = value
             case "dynamicUpdateCapabilities": found9 = value
             case "keyboardCapabilities": found10 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.windowID = try RPCCoding.optional(found0, "windowID", path: path())
@@ -3712,7 +3335,7 @@ public struct WindowCapability: RPCStruct {
         self.menuLayoutsAvailable = try RPCCoding.optional(found8, "menuLayoutsAvailable", path: path())
         self.dynamicUpdateCapabilities = try RPCCoding.optional(found9, "dynamicUpdateCapabilities", path: path())
         self.keyboardCapabilities = try RPCCoding.optional(found10, "keyboardCapabilities", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3750,27 +3373,22 @@ public struct WindowTypeCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "type",
-        "maximumNumberOfWindows",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "type": found0 = value
             case "maximumNumberOfWindows": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.type = try RPCCoding.required(found0, "type", path: path())
         self.maximumNumberOfWindows = try RPCCoding.required(found1, "maximumNumberOfWindows", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3807,31 +3425,25 @@ public struct DisplayCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "displayName",
-        "windowTypeSupported",
-        "windowCapabilities",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "displayName": found0 = value
             case "windowTypeSupported": found1 = value
             case "windowCapabilities": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.displayName = try RPCCoding.optional(found0, "displayName", path: path())
         self.windowTypeSupported = try RPCCoding.optional(found1, "windowTypeSupported", path: path())
         self.windowCapabilities = try RPCCoding.optional(found2, "windowCapabilities", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3889,17 +3501,6 @@ public struct HMICapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "navigation",
-        "phoneCall",
-        "videoStreaming",
-        "remoteControl",
-        "appServices",
-        "displays",
-        "seatLocation",
-        "driverDistraction",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -3911,7 +3512,7 @@ public struct HMICapabilities: RPCStruct {
         var found5: JSONValue?
         var found6: JSONValue?
         var found7: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "navigation": found0 = value
@@ -3922,7 +3523,7 @@ public struct HMICapabilities: RPCStruct {
             case "displays": found5 = value
             case "seatLocation": found6 = value
             case "driverDistraction": found7 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.navigation = try RPCCoding.optional(found0, "navigation", path: path())
@@ -3933,7 +3534,7 @@ public struct HMICapabilities: RPCStruct {
         self.displays = try RPCCoding.optional(found5, "displays", path: path())
         self.seatLocation = try RPCCoding.optional(found6, "seatLocation", path: path())
         self.driverDistraction = try RPCCoding.optional(found7, "driverDistraction", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -3984,14 +3585,6 @@ public struct MenuParams: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "parentID",
-        "position",
-        "menuName",
-        "secondaryText",
-        "tertiaryText",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4000,7 +3593,7 @@ public struct MenuParams: RPCStruct {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "parentID": found0 = value
@@ -4008,7 +3601,7 @@ public struct MenuParams: RPCStruct {
             case "menuName": found2 = value
             case "secondaryText": found3 = value
             case "tertiaryText": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.parentID = try RPCCoding.optional(found0, "parentID", path: path())
@@ -4016,7 +3609,7 @@ public struct MenuParams: RPCStruct {
         self.menuName = try RPCCoding.required(found2, "menuName", path: path())
         self.secondaryText = try RPCCoding.optional(found3, "secondaryText", path: path())
         self.tertiaryText = try RPCCoding.optional(found4, "tertiaryText", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4048,27 +3641,22 @@ public struct TTSChunk: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "text",
-        "type",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "text": found0 = value
             case "type": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.text = try RPCCoding.required(found0, "text", path: path())
         self.type = try RPCCoding.required(found1, "type", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4097,27 +3685,22 @@ public struct Turn: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "navigationText",
-        "turnIcon",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "navigationText": found0 = value
             case "turnIcon": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.navigationText = try RPCCoding.optional(found0, "navigationText", path: path())
         self.turnIcon = try RPCCoding.optional(found1, "turnIcon", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4158,13 +3741,6 @@ public struct VehicleType: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "make",
-        "model",
-        "modelYear",
-        "trim",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4172,21 +3748,21 @@ public struct VehicleType: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "make": found0 = value
             case "model": found1 = value
             case "modelYear": found2 = value
             case "trim": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.make = try RPCCoding.optional(found0, "make", path: path())
         self.model = try RPCCoding.optional(found1, "model", path: path())
         self.modelYear = try RPCCoding.optional(found2, "modelYear", path: path())
         self.trim = try RPCCoding.optional(found3, "trim", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4245,17 +3821,6 @@ public struct KeyboardProperties: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "language",
-        "keyboardLayout",
-        "keypressMode",
-        "limitedCharacterList",
-        "autoCompleteText",
-        "autoCompleteList",
-        "maskInputCharacters",
-        "customKeys",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4267,7 +3832,7 @@ public struct KeyboardProperties: RPCStruct {
         var found5: JSONValue?
         var found6: JSONValue?
         var found7: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "language": found0 = value
@@ -4278,7 +3843,7 @@ public struct KeyboardProperties: RPCStruct {
             case "autoCompleteList": found5 = value
             case "maskInputCharacters": found6 = value
             case "customKeys": found7 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.language = try RPCCoding.optional(found0, "language", path: path())
@@ -4289,7 +3854,7 @@ public struct KeyboardProperties: RPCStruct {
         self.autoCompleteList = try RPCCoding.optional(found5, "autoCompleteList", path: path())
         self.maskInputCharacters = try RPCCoding.optional(found6, "maskInputCharacters", path: path())
         self.customKeys = try RPCCoding.optional(found7, "customKeys", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4344,15 +3909,6 @@ public struct DeviceInfo: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "hardware",
-        "firmwareRev",
-        "os",
-        "osVersion",
-        "carrier",
-        "maxNumberRFCOMMPorts",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4362,7 +3918,7 @@ public struct DeviceInfo: RPCStruct {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "hardware": found0 = value
@@ -4371,7 +3927,7 @@ public struct DeviceInfo: RPCStruct {
             case "osVersion": found3 = value
             case "carrier": found4 = value
             case "maxNumberRFCOMMPorts": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.hardware = try RPCCoding.optional(found0, "hardware", path: path())
@@ -4380,7 +3936,7 @@ public struct DeviceInfo: RPCStruct {
         self.osVersion = try RPCCoding.optional(found3, "osVersion", path: path())
         self.carrier = try RPCCoding.optional(found4, "carrier", path: path())
         self.maxNumberRFCOMMPorts = try RPCCoding.optional(found5, "maxNumberRFCOMMPorts", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4445,18 +4001,6 @@ public struct DateTime: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "millisecond",
-        "second",
-        "minute",
-        "hour",
-        "day",
-        "month",
-        "year",
-        "tz_hour",
-        "tz_minute",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4469,7 +4013,7 @@ public struct DateTime: RPCStruct {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "millisecond": found0 = value
@@ -4481,7 +4025,7 @@ public struct DateTime: RPCStruct {
             case "year": found6 = value
             case "tz_hour": found7 = value
             case "tz_minute": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.millisecond = try RPCCoding.optional(found0, "millisecond", path: path())
@@ -4493,7 +4037,7 @@ public struct DateTime: RPCStruct {
         self.year = try RPCCoding.optional(found6, "year", path: path())
         self.tz_hour = try RPCCoding.optional(found7, "tz_hour", path: path())
         self.tz_minute = try RPCCoding.optional(found8, "tz_minute", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4529,27 +4073,22 @@ public struct Coordinate: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "latitudeDegrees",
-        "longitudeDegrees",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "latitudeDegrees": found0 = value
             case "longitudeDegrees": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.latitudeDegrees = try RPCCoding.required(found0, "latitudeDegrees", path: path())
         self.longitudeDegrees = try RPCCoding.required(found1, "longitudeDegrees", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4610,18 +4149,6 @@ public struct OASISAddress: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "countryName",
-        "countryCode",
-        "postalCode",
-        "administrativeArea",
-        "subAdministrativeArea",
-        "locality",
-        "subLocality",
-        "thoroughfare",
-        "subThoroughfare",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4634,7 +4161,7 @@ public struct OASISAddress: RPCStruct {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "countryName": found0 = value
@@ -4646,7 +4173,7 @@ public struct OASISAddress: RPCStruct {
             case "subLocality": found6 = value
             case "thoroughfare": found7 = value
             case "subThoroughfare": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.countryName = try RPCCoding.optional(found0, "countryName", path: path())
@@ -4658,7 +4185,7 @@ public struct OASISAddress: RPCStruct {
         self.subLocality = try RPCCoding.optional(found6, "subLocality", path: path())
         self.thoroughfare = try RPCCoding.optional(found7, "thoroughfare", path: path())
         self.subThoroughfare = try RPCCoding.optional(found8, "subThoroughfare", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4718,16 +4245,6 @@ public struct LocationDetails: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "coordinate",
-        "locationName",
-        "addressLines",
-        "locationDescription",
-        "phoneNumber",
-        "locationImage",
-        "searchAddress",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4738,7 +4255,7 @@ public struct LocationDetails: RPCStruct {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "coordinate": found0 = value
@@ -4748,7 +4265,7 @@ public struct LocationDetails: RPCStruct {
             case "phoneNumber": found4 = value
             case "locationImage": found5 = value
             case "searchAddress": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.coordinate = try RPCCoding.optional(found0, "coordinate", path: path())
@@ -4758,7 +4275,7 @@ public struct LocationDetails: RPCStruct {
         self.phoneNumber = try RPCCoding.optional(found4, "phoneNumber", path: path())
         self.locationImage = try RPCCoding.optional(found5, "locationImage", path: path())
         self.searchAddress = try RPCCoding.optional(found6, "searchAddress", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4792,27 +4309,22 @@ public struct NavigationCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "sendLocationEnabled",
-        "getWayPointsEnabled",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "sendLocationEnabled": found0 = value
             case "getWayPointsEnabled": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.sendLocationEnabled = try RPCCoding.optional(found0, "sendLocationEnabled", path: path())
         self.getWayPointsEnabled = try RPCCoding.optional(found1, "getWayPointsEnabled", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4838,23 +4350,19 @@ public struct PhoneCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "dialNumberEnabled",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "dialNumberEnabled": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.dialNumberEnabled = try RPCCoding.optional(found0, "dialNumberEnabled", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4882,27 +4390,22 @@ public struct VideoStreamingFormat: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "protocol",
-        "codec",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "protocol": found0 = value
             case "codec": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.`protocol` = try RPCCoding.required(found0, "protocol", path: path())
         self.codec = try RPCCoding.required(found1, "codec", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -4963,18 +4466,6 @@ public struct VideoStreamingCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "preferredResolution",
-        "maxBitrate",
-        "supportedFormats",
-        "hapticSpatialDataSupported",
-        "diagonalScreenSize",
-        "pixelPerInch",
-        "scale",
-        "preferredFPS",
-        "additionalVideoStreamingCapabilities",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -4987,7 +4478,7 @@ public struct VideoStreamingCapability: RPCStruct {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "preferredResolution": found0 = value
@@ -4999,7 +4490,7 @@ public struct VideoStreamingCapability: RPCStruct {
             case "scale": found6 = value
             case "preferredFPS": found7 = value
             case "additionalVideoStreamingCapabilities": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.preferredResolution = try RPCCoding.optional(found0, "preferredResolution", path: path())
@@ -5011,7 +4502,7 @@ public struct VideoStreamingCapability: RPCStruct {
         self.scale = try RPCCoding.optional(found6, "scale", path: path())
         self.preferredFPS = try RPCCoding.optional(found7, "preferredFPS", path: path())
         self.additionalVideoStreamingCapabilities = try RPCCoding.optional(found8, "additionalVideoStreamingCapabilities", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5047,27 +4538,22 @@ public struct DriverDistractionCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "menuLength",
-        "subMenuDepth",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "menuLength": found0 = value
             case "subMenuDepth": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.menuLength = try RPCCoding.optional(found0, "menuLength", path: path())
         self.subMenuDepth = try RPCCoding.optional(found1, "subMenuDepth", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5104,31 +4590,25 @@ public struct RGBColor: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "red",
-        "green",
-        "blue",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "red": found0 = value
             case "green": found1 = value
             case "blue": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.red = try RPCCoding.required(found0, "red", path: path())
         self.green = try RPCCoding.required(found1, "green", path: path())
         self.blue = try RPCCoding.required(found2, "blue", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5166,31 +4646,25 @@ public struct TemplateColorScheme: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "primaryColor",
-        "secondaryColor",
-        "backgroundColor",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "primaryColor": found0 = value
             case "secondaryColor": found1 = value
             case "backgroundColor": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.primaryColor = try RPCCoding.optional(found0, "primaryColor", path: path())
         self.secondaryColor = try RPCCoding.optional(found1, "secondaryColor", path: path())
         self.backgroundColor = try RPCCoding.optional(found2, "backgroundColor", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5228,31 +4702,25 @@ public struct TemplateConfiguration: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "template",
-        "dayColorScheme",
-        "nightColorScheme",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "template": found0 = value
             case "dayColorScheme": found1 = value
             case "nightColorScheme": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.template = try RPCCoding.required(found0, "template", path: path())
         self.dayColorScheme = try RPCCoding.optional(found1, "dayColorScheme", path: path())
         self.nightColorScheme = try RPCCoding.optional(found2, "nightColorScheme", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5279,23 +4747,19 @@ public struct SeatLocation: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "grid",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "grid": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.grid = try RPCCoding.optional(found0, "grid", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5335,13 +4799,6 @@ public struct SeatLocationCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "rows",
-        "columns",
-        "levels",
-        "seats",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5349,21 +4806,21 @@ public struct SeatLocationCapability: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "rows": found0 = value
             case "columns": found1 = value
             case "levels": found2 = value
             case "seats": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.rows = try RPCCoding.optional(found0, "rows", path: path())
         self.columns = try RPCCoding.optional(found1, "columns", path: path())
         self.levels = try RPCCoding.optional(found2, "levels", path: path())
         self.seats = try RPCCoding.optional(found3, "seats", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5394,27 +4851,22 @@ public struct MassageModeData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "massageZone",
-        "massageMode",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "massageZone": found0 = value
             case "massageMode": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.massageZone = try RPCCoding.required(found0, "massageZone", path: path())
         self.massageMode = try RPCCoding.required(found1, "massageMode", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5443,27 +4895,22 @@ public struct MassageCushionFirmness: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "cushion",
-        "firmness",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "cushion": found0 = value
             case "firmness": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.cushion = try RPCCoding.required(found0, "cushion", path: path())
         self.firmness = try RPCCoding.required(found1, "firmness", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5500,31 +4947,25 @@ public struct SeatMemoryAction: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "id",
-        "label",
-        "action",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "id": found0 = value
             case "label": found1 = value
             case "action": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.id = try RPCCoding.required(found0, "id", path: path())
         self.label = try RPCCoding.optional(found1, "label", path: path())
         self.action = try RPCCoding.required(found2, "action", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5614,25 +5055,6 @@ public struct SeatControlData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "id",
-        "heatingEnabled",
-        "coolingEnabled",
-        "heatingLevel",
-        "coolingLevel",
-        "horizontalPosition",
-        "verticalPosition",
-        "frontVerticalPosition",
-        "backVerticalPosition",
-        "backTiltAngle",
-        "headSupportHorizontalPosition",
-        "headSupportVerticalPosition",
-        "massageEnabled",
-        "massageMode",
-        "massageCushionFirmness",
-        "memory",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5652,7 +5074,7 @@ public struct SeatControlData: RPCStruct {
         var found13: JSONValue?
         var found14: JSONValue?
         var found15: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "id": found0 = value
@@ -5671,7 +5093,7 @@ public struct SeatControlData: RPCStruct {
             case "massageMode": found13 = value
             case "massageCushionFirmness": found14 = value
             case "memory": found15 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.id = try RPCCoding.required(found0, "id", path: path())
@@ -5690,7 +5112,7 @@ public struct SeatControlData: RPCStruct {
         self.massageMode = try RPCCoding.optional(found13, "massageMode", path: path())
         self.massageCushionFirmness = try RPCCoding.optional(found14, "massageCushionFirmness", path: path())
         self.memory = try RPCCoding.optional(found15, "memory", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5797,26 +5219,6 @@ public struct SeatControlCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleName",
-        "moduleInfo",
-        "heatingEnabledAvailable",
-        "coolingEnabledAvailable",
-        "heatingLevelAvailable",
-        "coolingLevelAvailable",
-        "horizontalPositionAvailable",
-        "verticalPositionAvailable",
-        "frontVerticalPositionAvailable",
-        "backVerticalPositionAvailable",
-        "backTiltAngleAvailable",
-        "headSupportHorizontalPositionAvailable",
-        "headSupportVerticalPositionAvailable",
-        "massageEnabledAvailable",
-        "massageModeAvailable",
-        "massageCushionFirmnessAvailable",
-        "memoryAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -5837,7 +5239,7 @@ public struct SeatControlCapabilities: RPCStruct {
         var found14: JSONValue?
         var found15: JSONValue?
         var found16: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleName": found0 = value
@@ -5857,7 +5259,7 @@ public struct SeatControlCapabilities: RPCStruct {
             case "massageModeAvailable": found14 = value
             case "massageCushionFirmnessAvailable": found15 = value
             case "memoryAvailable": found16 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
@@ -5877,7 +5279,7 @@ public struct SeatControlCapabilities: RPCStruct {
         self.massageModeAvailable = try RPCCoding.optional(found14, "massageModeAvailable", path: path())
         self.massageCushionFirmnessAvailable = try RPCCoding.optional(found15, "massageCushionFirmnessAvailable", path: path())
         self.memoryAvailable = try RPCCoding.optional(found16, "memoryAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5921,27 +5323,22 @@ public struct Temperature: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "unit",
-        "value",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "unit": found0 = value
             case "value": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.unit = try RPCCoding.required(found0, "unit", path: path())
         self.value = try RPCCoding.required(found1, "value", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -5998,17 +5395,6 @@ public struct RdsData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "PS",
-        "RT",
-        "CT",
-        "PI",
-        "PTY",
-        "TP",
-        "TA",
-        "REG",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -6020,7 +5406,7 @@ public struct RdsData: RPCStruct {
         var found5: JSONValue?
         var found6: JSONValue?
         var found7: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "PS": found0 = value
@@ -6031,7 +5417,7 @@ public struct RdsData: RPCStruct {
             case "TP": found5 = value
             case "TA": found6 = value
             case "REG": found7 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.PS = try RPCCoding.optional(found0, "PS", path: path())
@@ -6042,7 +5428,7 @@ public struct RdsData: RPCStruct {
         self.TP = try RPCCoding.optional(found5, "TP", path: path())
         self.TA = try RPCCoding.optional(found6, "TA", path: path())
         self.REG = try RPCCoding.optional(found7, "REG", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6077,27 +5463,22 @@ public struct StationIDNumber: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "countryCode",
-        "fccFacilityId",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "countryCode": found0 = value
             case "fccFacilityId": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.countryCode = try RPCCoding.optional(found0, "countryCode", path: path())
         self.fccFacilityId = try RPCCoding.optional(found1, "fccFacilityId", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6142,14 +5523,6 @@ public struct SisData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "stationShortName",
-        "stationIDNumber",
-        "stationLongName",
-        "stationLocation",
-        "stationMessage",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -6158,7 +5531,7 @@ public struct SisData: RPCStruct {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "stationShortName": found0 = value
@@ -6166,7 +5539,7 @@ public struct SisData: RPCStruct {
             case "stationLongName": found2 = value
             case "stationLocation": found3 = value
             case "stationMessage": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.stationShortName = try RPCCoding.optional(found0, "stationShortName", path: path())
@@ -6174,7 +5547,7 @@ public struct SisData: RPCStruct {
         self.stationLongName = try RPCCoding.optional(found2, "stationLongName", path: path())
         self.stationLocation = try RPCCoding.optional(found3, "stationLocation", path: path())
         self.stationMessage = try RPCCoding.optional(found4, "stationMessage", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6254,22 +5627,6 @@ public struct RadioControlData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "frequencyInteger",
-        "frequencyFraction",
-        "band",
-        "rdsData",
-        "hdRadioEnable",
-        "availableHDs",
-        "availableHdChannels",
-        "hdChannel",
-        "signalStrength",
-        "signalChangeThreshold",
-        "radioEnable",
-        "state",
-        "sisData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -6286,7 +5643,7 @@ public struct RadioControlData: RPCStruct {
         var found10: JSONValue?
         var found11: JSONValue?
         var found12: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "frequencyInteger": found0 = value
@@ -6302,7 +5659,7 @@ public struct RadioControlData: RPCStruct {
             case "radioEnable": found10 = value
             case "state": found11 = value
             case "sisData": found12 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.frequencyInteger = try RPCCoding.optional(found0, "frequencyInteger", path: path())
@@ -6318,7 +5675,7 @@ public struct RadioControlData: RPCStruct {
         self.radioEnable = try RPCCoding.optional(found10, "radioEnable", path: path())
         self.state = try RPCCoding.optional(found11, "state", path: path())
         self.sisData = try RPCCoding.optional(found12, "sisData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6414,24 +5771,6 @@ public struct ClimateControlData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "fanSpeed",
-        "currentTemperature",
-        "desiredTemperature",
-        "acEnable",
-        "circulateAirEnable",
-        "autoModeEnable",
-        "defrostZone",
-        "dualModeEnable",
-        "acMaxEnable",
-        "ventilationMode",
-        "heatedSteeringWheelEnable",
-        "heatedWindshieldEnable",
-        "heatedRearWindowEnable",
-        "heatedMirrorsEnable",
-        "climateEnable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -6450,7 +5789,7 @@ public struct ClimateControlData: RPCStruct {
         var found12: JSONValue?
         var found13: JSONValue?
         var found14: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "fanSpeed": found0 = value
@@ -6468,7 +5807,7 @@ public struct ClimateControlData: RPCStruct {
             case "heatedRearWindowEnable": found12 = value
             case "heatedMirrorsEnable": found13 = value
             case "climateEnable": found14 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.fanSpeed = try RPCCoding.optional(found0, "fanSpeed", path: path())
@@ -6486,7 +5825,7 @@ public struct ClimateControlData: RPCStruct {
         self.heatedRearWindowEnable = try RPCCoding.optional(found12, "heatedRearWindowEnable", path: path())
         self.heatedMirrorsEnable = try RPCCoding.optional(found13, "heatedMirrorsEnable", path: path())
         self.climateEnable = try RPCCoding.optional(found14, "climateEnable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6584,24 +5923,6 @@ public struct RadioControlCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleName",
-        "moduleInfo",
-        "radioEnableAvailable",
-        "radioBandAvailable",
-        "radioFrequencyAvailable",
-        "hdChannelAvailable",
-        "rdsDataAvailable",
-        "availableHDsAvailable",
-        "availableHdChannelsAvailable",
-        "stateAvailable",
-        "signalStrengthAvailable",
-        "signalChangeThresholdAvailable",
-        "sisDataAvailable",
-        "hdRadioEnableAvailable",
-        "siriusxmRadioAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -6620,7 +5941,7 @@ public struct RadioControlCapabilities: RPCStruct {
         var found12: JSONValue?
         var found13: JSONValue?
         var found14: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleName": found0 = value
@@ -6638,7 +5959,7 @@ public struct RadioControlCapabilities: RPCStruct {
             case "sisDataAvailable": found12 = value
             case "hdRadioEnableAvailable": found13 = value
             case "siriusxmRadioAvailable": found14 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
@@ -6656,7 +5977,7 @@ public struct RadioControlCapabilities: RPCStruct {
         self.sisDataAvailable = try RPCCoding.optional(found12, "sisDataAvailable", path: path())
         self.hdRadioEnableAvailable = try RPCCoding.optional(found13, "hdRadioEnableAvailable", path: path())
         self.siriusxmRadioAvailable = try RPCCoding.optional(found14, "siriusxmRadioAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6770,28 +6091,6 @@ public struct ClimateControlCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleName",
-        "moduleInfo",
-        "currentTemperatureAvailable",
-        "fanSpeedAvailable",
-        "desiredTemperatureAvailable",
-        "acEnableAvailable",
-        "acMaxEnableAvailable",
-        "circulateAirEnableAvailable",
-        "autoModeEnableAvailable",
-        "dualModeEnableAvailable",
-        "defrostZoneAvailable",
-        "defrostZone",
-        "ventilationModeAvailable",
-        "ventilationMode",
-        "heatedSteeringWheelAvailable",
-        "heatedWindshieldAvailable",
-        "heatedRearWindowAvailable",
-        "heatedMirrorsAvailable",
-        "climateEnableAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -6814,7 +6113,7 @@ public struct ClimateControlCapabilities: RPCStruct {
         var found16: JSONValue?
         var found17: JSONValue?
         var found18: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleName": found0 = value
@@ -6836,7 +6135,7 @@ public struct ClimateControlCapabilities: RPCStruct {
             case "heatedRearWindowAvailable": found16 = value
             case "heatedMirrorsAvailable": found17 = value
             case "climateEnableAvailable": found18 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
@@ -6858,7 +6157,7 @@ public struct ClimateControlCapabilities: RPCStruct {
         self.heatedRearWindowAvailable = try RPCCoding.optional(found16, "heatedRearWindowAvailable", path: path())
         self.heatedMirrorsAvailable = try RPCCoding.optional(found17, "heatedMirrorsAvailable", path: path())
         self.climateEnableAvailable = try RPCCoding.optional(found18, "climateEnableAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6912,31 +6211,25 @@ public struct EqualizerSettings: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "channelId",
-        "channelName",
-        "channelSetting",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "channelId": found0 = value
             case "channelName": found1 = value
             case "channelSetting": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.channelId = try RPCCoding.required(found0, "channelId", path: path())
         self.channelName = try RPCCoding.optional(found1, "channelName", path: path())
         self.channelSetting = try RPCCoding.required(found2, "channelSetting", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -6978,13 +6271,6 @@ public struct AudioControlData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "source",
-        "keepContext",
-        "volume",
-        "equalizerSettings",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -6992,21 +6278,21 @@ public struct AudioControlData: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "source": found0 = value
             case "keepContext": found1 = value
             case "volume": found2 = value
             case "equalizerSettings": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.source = try RPCCoding.optional(found0, "source", path: path())
         self.keepContext = try RPCCoding.optional(found1, "keepContext", path: path())
         self.volume = try RPCCoding.optional(found2, "volume", path: path())
         self.equalizerSettings = try RPCCoding.optional(found3, "equalizerSettings", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7061,16 +6347,6 @@ public struct AudioControlCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleName",
-        "moduleInfo",
-        "sourceAvailable",
-        "keepContextAvailable",
-        "volumeAvailable",
-        "equalizerAvailable",
-        "equalizerMaxChannelId",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -7081,7 +6357,7 @@ public struct AudioControlCapabilities: RPCStruct {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleName": found0 = value
@@ -7091,7 +6367,7 @@ public struct AudioControlCapabilities: RPCStruct {
             case "volumeAvailable": found4 = value
             case "equalizerAvailable": found5 = value
             case "equalizerMaxChannelId": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
@@ -7101,7 +6377,7 @@ public struct AudioControlCapabilities: RPCStruct {
         self.volumeAvailable = try RPCCoding.optional(found4, "volumeAvailable", path: path())
         self.equalizerAvailable = try RPCCoding.optional(found5, "equalizerAvailable", path: path())
         self.equalizerMaxChannelId = try RPCCoding.optional(found6, "equalizerMaxChannelId", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7147,13 +6423,6 @@ public struct LightCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "name",
-        "statusAvailable",
-        "densityAvailable",
-        "rgbColorSpaceAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -7161,21 +6430,21 @@ public struct LightCapabilities: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "name": found0 = value
             case "statusAvailable": found1 = value
             case "densityAvailable": found2 = value
             case "rgbColorSpaceAvailable": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.name = try RPCCoding.required(found0, "name", path: path())
         self.statusAvailable = try RPCCoding.optional(found1, "statusAvailable", path: path())
         self.densityAvailable = try RPCCoding.optional(found2, "densityAvailable", path: path())
         self.rgbColorSpaceAvailable = try RPCCoding.optional(found3, "rgbColorSpaceAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7214,31 +6483,25 @@ public struct LightControlCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleName",
-        "moduleInfo",
-        "supportedLights",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleName": found0 = value
             case "moduleInfo": found1 = value
             case "supportedLights": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
         self.moduleInfo = try RPCCoding.optional(found1, "moduleInfo", path: path())
         self.supportedLights = try RPCCoding.requiredArray(found2, "supportedLights", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7280,13 +6543,6 @@ public struct LightState: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "id",
-        "status",
-        "density",
-        "color",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -7294,21 +6550,21 @@ public struct LightState: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "id": found0 = value
             case "status": found1 = value
             case "density": found2 = value
             case "color": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.id = try RPCCoding.required(found0, "id", path: path())
         self.status = try RPCCoding.required(found1, "status", path: path())
         self.density = try RPCCoding.optional(found2, "density", path: path())
         self.color = try RPCCoding.optional(found3, "color", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7336,23 +6592,19 @@ public struct LightControlData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "lightState",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "lightState": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.lightState = try RPCCoding.requiredArray(found0, "lightState", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7388,31 +6640,25 @@ public struct HMISettingsControlData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "displayMode",
-        "temperatureUnit",
-        "distanceUnit",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "displayMode": found0 = value
             case "temperatureUnit": found1 = value
             case "distanceUnit": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.displayMode = try RPCCoding.optional(found0, "displayMode", path: path())
         self.temperatureUnit = try RPCCoding.optional(found1, "temperatureUnit", path: path())
         self.distanceUnit = try RPCCoding.optional(found2, "distanceUnit", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7458,14 +6704,6 @@ public struct HMISettingsControlCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleName",
-        "moduleInfo",
-        "distanceUnitAvailable",
-        "temperatureUnitAvailable",
-        "displayModeUnitAvailable",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -7474,7 +6712,7 @@ public struct HMISettingsControlCapabilities: RPCStruct {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleName": found0 = value
@@ -7482,7 +6720,7 @@ public struct HMISettingsControlCapabilities: RPCStruct {
             case "distanceUnitAvailable": found2 = value
             case "temperatureUnitAvailable": found3 = value
             case "displayModeUnitAvailable": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleName = try RPCCoding.required(found0, "moduleName", path: path())
@@ -7490,7 +6728,7 @@ public struct HMISettingsControlCapabilities: RPCStruct {
         self.distanceUnitAvailable = try RPCCoding.optional(found2, "distanceUnitAvailable", path: path())
         self.temperatureUnitAvailable = try RPCCoding.optional(found3, "temperatureUnitAvailable", path: path())
         self.displayModeUnitAvailable = try RPCCoding.optional(found4, "displayModeUnitAvailable", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7550,17 +6788,6 @@ public struct ModuleData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "moduleType",
-        "moduleId",
-        "radioControlData",
-        "climateControlData",
-        "seatControlData",
-        "audioControlData",
-        "lightControlData",
-        "hmiSettingsControlData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -7572,7 +6799,7 @@ public struct ModuleData: RPCStruct {
         var found5: JSONValue?
         var found6: JSONValue?
         var found7: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "moduleType": found0 = value
@@ -7583,7 +6810,7 @@ public struct ModuleData: RPCStruct {
             case "audioControlData": found5 = value
             case "lightControlData": found6 = value
             case "hmiSettingsControlData": found7 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.moduleType = try RPCCoding.required(found0, "moduleType", path: path())
@@ -7594,7 +6821,7 @@ public struct ModuleData: RPCStruct {
         self.audioControlData = try RPCCoding.optional(found5, "audioControlData", path: path())
         self.lightControlData = try RPCCoding.optional(found6, "lightControlData", path: path())
         self.hmiSettingsControlData = try RPCCoding.optional(found7, "hmiSettingsControlData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7653,16 +6880,6 @@ public struct RemoteControlCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "climateControlCapabilities",
-        "radioControlCapabilities",
-        "buttonCapabilities",
-        "audioControlCapabilities",
-        "hmiSettingsControlCapabilities",
-        "lightControlCapabilities",
-        "seatControlCapabilities",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -7673,7 +6890,7 @@ public struct RemoteControlCapabilities: RPCStruct {
         var found4: JSONValue?
         var found5: JSONValue?
         var found6: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "climateControlCapabilities": found0 = value
@@ -7683,7 +6900,7 @@ public struct RemoteControlCapabilities: RPCStruct {
             case "hmiSettingsControlCapabilities": found4 = value
             case "lightControlCapabilities": found5 = value
             case "seatControlCapabilities": found6 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.climateControlCapabilities = try RPCCoding.optional(found0, "climateControlCapabilities", path: path())
@@ -7693,7 +6910,7 @@ public struct RemoteControlCapabilities: RPCStruct {
         self.hmiSettingsControlCapabilities = try RPCCoding.optional(found4, "hmiSettingsControlCapabilities", path: path())
         self.lightControlCapabilities = try RPCCoding.optional(found5, "lightControlCapabilities", path: path())
         self.seatControlCapabilities = try RPCCoding.optional(found6, "seatControlCapabilities", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7739,13 +6956,6 @@ public struct MetadataTags: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "mainField1",
-        "mainField2",
-        "mainField3",
-        "mainField4",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -7753,21 +6963,21 @@ public struct MetadataTags: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "mainField1": found0 = value
             case "mainField2": found1 = value
             case "mainField3": found2 = value
             case "mainField4": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.mainField1 = try RPCCoding.optional(found0, "mainField1", path: path())
         self.mainField2 = try RPCCoding.optional(found1, "mainField2", path: path())
         self.mainField3 = try RPCCoding.optional(found2, "mainField3", path: path())
         self.mainField4 = try RPCCoding.optional(found3, "mainField4", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7810,13 +7020,6 @@ public struct Rectangle: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "x",
-        "y",
-        "width",
-        "height",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -7824,21 +7027,21 @@ public struct Rectangle: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "x": found0 = value
             case "y": found1 = value
             case "width": found2 = value
             case "height": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.x = try RPCCoding.required(found0, "x", path: path())
         self.y = try RPCCoding.required(found1, "y", path: path())
         self.width = try RPCCoding.required(found2, "width", path: path())
         self.height = try RPCCoding.required(found3, "height", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7869,27 +7072,22 @@ public struct HapticRect: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "id",
-        "rect",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "id": found0 = value
             case "rect": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.id = try RPCCoding.required(found0, "id", path: path())
         self.rect = try RPCCoding.required(found1, "rect", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -7911,9 +7109,6 @@ public struct MediaServiceManifest: RPCStruct {
     public init(additionalParameters: JSONObject = [:]) {
         self.additionalParameters = additionalParameters
     }
-
-    static let knownKeys: Set<String> = [
-    ]
 
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
@@ -7991,22 +7186,6 @@ public struct MediaServiceData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "mediaType",
-        "mediaTitle",
-        "mediaArtist",
-        "mediaAlbum",
-        "playlistName",
-        "isExplicit",
-        "trackPlaybackProgress",
-        "trackPlaybackDuration",
-        "queuePlaybackProgress",
-        "queuePlaybackDuration",
-        "queueCurrentTrackNumber",
-        "queueTotalTrackCount",
-        "mediaImage",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8023,7 +7202,7 @@ public struct MediaServiceData: RPCStruct {
         var found10: JSONValue?
         var found11: JSONValue?
         var found12: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "mediaType": found0 = value
@@ -8039,7 +7218,7 @@ public struct MediaServiceData: RPCStruct {
             case "queueCurrentTrackNumber": found10 = value
             case "queueTotalTrackCount": found11 = value
             case "mediaImage": found12 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.mediaType = try RPCCoding.optional(found0, "mediaType", path: path())
@@ -8055,7 +7234,7 @@ public struct MediaServiceData: RPCStruct {
         self.queueCurrentTrackNumber = try RPCCoding.optional(found10, "queueCurrentTrackNumber", path: path())
         self.queueTotalTrackCount = try RPCCoding.optional(found11, "queueTotalTrackCount", path: path())
         self.mediaImage = try RPCCoding.optional(found12, "mediaImage", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8111,14 +7290,6 @@ public struct WeatherServiceManifest: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "currentForecastSupported",
-        "maxMultidayForecastAmount",
-        "maxHourlyForecastAmount",
-        "maxMinutelyForecastAmount",
-        "weatherForLocationSupported",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8127,7 +7298,7 @@ public struct WeatherServiceManifest: RPCStruct {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "currentForecastSupported": found0 = value
@@ -8135,7 +7306,7 @@ public struct WeatherServiceManifest: RPCStruct {
             case "maxHourlyForecastAmount": found2 = value
             case "maxMinutelyForecastAmount": found3 = value
             case "weatherForLocationSupported": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.currentForecastSupported = try RPCCoding.optional(found0, "currentForecastSupported", path: path())
@@ -8143,7 +7314,7 @@ public struct WeatherServiceManifest: RPCStruct {
         self.maxHourlyForecastAmount = try RPCCoding.optional(found2, "maxHourlyForecastAmount", path: path())
         self.maxMinutelyForecastAmount = try RPCCoding.optional(found3, "maxMinutelyForecastAmount", path: path())
         self.weatherForLocationSupported = try RPCCoding.optional(found4, "weatherForLocationSupported", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8195,15 +7366,6 @@ public struct WeatherAlert: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "title",
-        "summary",
-        "expires",
-        "regions",
-        "severity",
-        "timeIssued",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8213,7 +7375,7 @@ public struct WeatherAlert: RPCStruct {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "title": found0 = value
@@ -8222,7 +7384,7 @@ public struct WeatherAlert: RPCStruct {
             case "regions": found3 = value
             case "severity": found4 = value
             case "timeIssued": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.title = try RPCCoding.optional(found0, "title", path: path())
@@ -8231,7 +7393,7 @@ public struct WeatherAlert: RPCStruct {
         self.regions = try RPCCoding.optional(found3, "regions", path: path())
         self.severity = try RPCCoding.optional(found4, "severity", path: path())
         self.timeIssued = try RPCCoding.optional(found5, "timeIssued", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8348,31 +7510,6 @@ public struct WeatherData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "currentTemperature",
-        "temperatureHigh",
-        "temperatureLow",
-        "apparentTemperature",
-        "apparentTemperatureHigh",
-        "apparentTemperatureLow",
-        "weatherSummary",
-        "time",
-        "humidity",
-        "cloudCover",
-        "moonPhase",
-        "windBearing",
-        "windGust",
-        "windSpeed",
-        "nearestStormBearing",
-        "nearestStormDistance",
-        "precipAccumulation",
-        "precipIntensity",
-        "precipProbability",
-        "precipType",
-        "visibility",
-        "weatherIcon",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8398,7 +7535,7 @@ public struct WeatherData: RPCStruct {
         var found19: JSONValue?
         var found20: JSONValue?
         var found21: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "currentTemperature": found0 = value
@@ -8423,7 +7560,7 @@ public struct WeatherData: RPCStruct {
             case "precipType": found19 = value
             case "visibility": found20 = value
             case "weatherIcon": found21 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.currentTemperature = try RPCCoding.optional(found0, "currentTemperature", path: path())
@@ -8448,7 +7585,7 @@ public struct WeatherData: RPCStruct {
         self.precipType = try RPCCoding.optional(found19, "precipType", path: path())
         self.visibility = try RPCCoding.optional(found20, "visibility", path: path())
         self.weatherIcon = try RPCCoding.optional(found21, "weatherIcon", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8517,15 +7654,6 @@ public struct WeatherServiceData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "location",
-        "currentForecast",
-        "minuteForecast",
-        "hourlyForecast",
-        "multidayForecast",
-        "alerts",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8535,7 +7663,7 @@ public struct WeatherServiceData: RPCStruct {
         var found3: JSONValue?
         var found4: JSONValue?
         var found5: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "location": found0 = value
@@ -8544,7 +7672,7 @@ public struct WeatherServiceData: RPCStruct {
             case "hourlyForecast": found3 = value
             case "multidayForecast": found4 = value
             case "alerts": found5 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.location = try RPCCoding.required(found0, "location", path: path())
@@ -8553,7 +7681,7 @@ public struct WeatherServiceData: RPCStruct {
         self.hourlyForecast = try RPCCoding.optional(found3, "hourlyForecast", path: path())
         self.multidayForecast = try RPCCoding.optional(found4, "multidayForecast", path: path())
         self.alerts = try RPCCoding.optional(found5, "alerts", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8583,23 +7711,19 @@ public struct NavigationServiceManifest: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "acceptsWayPoints",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "acceptsWayPoints": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.acceptsWayPoints = try RPCCoding.optional(found0, "acceptsWayPoints", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8655,17 +7779,6 @@ public struct NavigationInstruction: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "locationDetails",
-        "action",
-        "eta",
-        "bearing",
-        "junctionType",
-        "drivingSide",
-        "details",
-        "image",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8677,7 +7790,7 @@ public struct NavigationInstruction: RPCStruct {
         var found5: JSONValue?
         var found6: JSONValue?
         var found7: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "locationDetails": found0 = value
@@ -8688,7 +7801,7 @@ public struct NavigationInstruction: RPCStruct {
             case "drivingSide": found5 = value
             case "details": found6 = value
             case "image": found7 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.locationDetails = try RPCCoding.required(found0, "locationDetails", path: path())
@@ -8699,7 +7812,7 @@ public struct NavigationInstruction: RPCStruct {
         self.drivingSide = try RPCCoding.optional(found5, "drivingSide", path: path())
         self.details = try RPCCoding.optional(found6, "details", path: path())
         self.image = try RPCCoding.optional(found7, "image", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8766,18 +7879,6 @@ public struct NavigationServiceData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "timeStamp",
-        "origin",
-        "destination",
-        "destinationETA",
-        "instructions",
-        "nextInstructionETA",
-        "nextInstructionDistance",
-        "nextInstructionDistanceScale",
-        "prompt",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8790,7 +7891,7 @@ public struct NavigationServiceData: RPCStruct {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "timeStamp": found0 = value
@@ -8802,7 +7903,7 @@ public struct NavigationServiceData: RPCStruct {
             case "nextInstructionDistance": found6 = value
             case "nextInstructionDistanceScale": found7 = value
             case "prompt": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.timeStamp = try RPCCoding.required(found0, "timeStamp", path: path())
@@ -8814,7 +7915,7 @@ public struct NavigationServiceData: RPCStruct {
         self.nextInstructionDistance = try RPCCoding.optional(found6, "nextInstructionDistance", path: path())
         self.nextInstructionDistanceScale = try RPCCoding.optional(found7, "nextInstructionDistanceScale", path: path())
         self.prompt = try RPCCoding.optional(found8, "prompt", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8882,18 +7983,6 @@ public struct AppServiceManifest: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "serviceName",
-        "serviceType",
-        "serviceIcon",
-        "allowAppConsumers",
-        "rpcSpecVersion",
-        "handledRPCs",
-        "mediaServiceManifest",
-        "weatherServiceManifest",
-        "navigationServiceManifest",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8906,7 +7995,7 @@ public struct AppServiceManifest: RPCStruct {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "serviceName": found0 = value
@@ -8918,7 +8007,7 @@ public struct AppServiceManifest: RPCStruct {
             case "mediaServiceManifest": found6 = value
             case "weatherServiceManifest": found7 = value
             case "navigationServiceManifest": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.serviceName = try RPCCoding.optional(found0, "serviceName", path: path())
@@ -8930,7 +8019,7 @@ public struct AppServiceManifest: RPCStruct {
         self.mediaServiceManifest = try RPCCoding.optional(found6, "mediaServiceManifest", path: path())
         self.weatherServiceManifest = try RPCCoding.optional(found7, "weatherServiceManifest", path: path())
         self.navigationServiceManifest = try RPCCoding.optional(found8, "navigationServiceManifest", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -8978,13 +8067,6 @@ public struct AppServiceRecord: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "serviceID",
-        "serviceManifest",
-        "servicePublished",
-        "serviceActive",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -8992,21 +8074,21 @@ public struct AppServiceRecord: RPCStruct {
         var found1: JSONValue?
         var found2: JSONValue?
         var found3: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "serviceID": found0 = value
             case "serviceManifest": found1 = value
             case "servicePublished": found2 = value
             case "serviceActive": found3 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.serviceID = try RPCCoding.required(found0, "serviceID", path: path())
         self.serviceManifest = try RPCCoding.required(found1, "serviceManifest", path: path())
         self.servicePublished = try RPCCoding.required(found2, "servicePublished", path: path())
         self.serviceActive = try RPCCoding.required(found3, "serviceActive", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9053,14 +8135,6 @@ public struct AppServiceData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "serviceType",
-        "serviceID",
-        "mediaServiceData",
-        "weatherServiceData",
-        "navigationServiceData",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -9069,7 +8143,7 @@ public struct AppServiceData: RPCStruct {
         var found2: JSONValue?
         var found3: JSONValue?
         var found4: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "serviceType": found0 = value
@@ -9077,7 +8151,7 @@ public struct AppServiceData: RPCStruct {
             case "mediaServiceData": found2 = value
             case "weatherServiceData": found3 = value
             case "navigationServiceData": found4 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.serviceType = try RPCCoding.required(found0, "serviceType", path: path())
@@ -9085,7 +8159,7 @@ public struct AppServiceData: RPCStruct {
         self.mediaServiceData = try RPCCoding.optional(found2, "mediaServiceData", path: path())
         self.weatherServiceData = try RPCCoding.optional(found3, "weatherServiceData", path: path())
         self.navigationServiceData = try RPCCoding.optional(found4, "navigationServiceData", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9117,27 +8191,22 @@ public struct AppServiceCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "updateReason",
-        "updatedAppServiceRecord",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "updateReason": found0 = value
             case "updatedAppServiceRecord": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.updateReason = try RPCCoding.optional(found0, "updateReason", path: path())
         self.updatedAppServiceRecord = try RPCCoding.required(found1, "updatedAppServiceRecord", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9163,23 +8232,19 @@ public struct AppServicesCapabilities: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "appServices",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "appServices": found0 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.appServices = try RPCCoding.optional(found0, "appServices", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9239,18 +8304,6 @@ public struct SystemCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "systemCapabilityType",
-        "navigationCapability",
-        "phoneCapability",
-        "videoStreamingCapability",
-        "remoteControlCapability",
-        "appServicesCapabilities",
-        "seatLocationCapability",
-        "displayCapabilities",
-        "driverDistractionCapability",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
@@ -9263,7 +8316,7 @@ public struct SystemCapability: RPCStruct {
         var found6: JSONValue?
         var found7: JSONValue?
         var found8: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "systemCapabilityType": found0 = value
@@ -9275,7 +8328,7 @@ public struct SystemCapability: RPCStruct {
             case "seatLocationCapability": found6 = value
             case "displayCapabilities": found7 = value
             case "driverDistractionCapability": found8 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.systemCapabilityType = try RPCCoding.required(found0, "systemCapabilityType", path: path())
@@ -9287,7 +8340,7 @@ public struct SystemCapability: RPCStruct {
         self.seatLocationCapability = try RPCCoding.optional(found6, "seatLocationCapability", path: path())
         self.displayCapabilities = try RPCCoding.optional(found7, "displayCapabilities", path: path())
         self.driverDistractionCapability = try RPCCoding.optional(found8, "driverDistractionCapability", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9331,31 +8384,25 @@ public struct ClimateData: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "externalTemperature",
-        "cabinTemperature",
-        "atmosphericPressure",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "externalTemperature": found0 = value
             case "cabinTemperature": found1 = value
             case "atmosphericPressure": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.externalTemperature = try RPCCoding.optional(found0, "externalTemperature", path: path())
         self.cabinTemperature = try RPCCoding.optional(found1, "cabinTemperature", path: path())
         self.atmosphericPressure = try RPCCoding.optional(found2, "atmosphericPressure", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9393,31 +8440,25 @@ public struct GearStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "userSelectedGear",
-        "actualGear",
-        "transmissionType",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
         var found2: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "userSelectedGear": found0 = value
             case "actualGear": found1 = value
             case "transmissionType": found2 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.userSelectedGear = try RPCCoding.optional(found0, "userSelectedGear", path: path())
         self.actualGear = try RPCCoding.optional(found1, "actualGear", path: path())
         self.transmissionType = try RPCCoding.optional(found2, "transmissionType", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9447,27 +8488,22 @@ public struct SeatStatus: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "seatLocation",
-        "conditionActive",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "seatLocation": found0 = value
             case "conditionActive": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.seatLocation = try RPCCoding.required(found0, "seatLocation", path: path())
         self.conditionActive = try RPCCoding.required(found1, "conditionActive", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9496,27 +8532,22 @@ public struct SeatOccupancy: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "seatsOccupied",
-        "seatsBelted",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "seatsOccupied": found0 = value
             case "seatsBelted": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.seatsOccupied = try RPCCoding.optional(found0, "seatsOccupied", path: path())
         self.seatsBelted = try RPCCoding.optional(found1, "seatsBelted", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9545,27 +8576,22 @@ public struct SeekStreamingIndicator: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "type",
-        "seekTime",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "type": found0 = value
             case "seekTime": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.type = try RPCCoding.required(found0, "type", path: path())
         self.seekTime = try RPCCoding.optional(found1, "seekTime", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
@@ -9594,27 +8620,22 @@ public struct AppCapability: RPCStruct {
         self.additionalParameters = additionalParameters
     }
 
-    static let knownKeys: Set<String> = [
-        "appCapabilityType",
-        "videoStreamingCapability",
-    ]
-
     /// Decodes from a JSON object; keys the spec does not define go to `additionalParameters`.
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         let object = try RPCCoding.object(json, path: path())
         var found0: JSONValue?
         var found1: JSONValue?
-        var unknownKeys = false
+        var additional: JSONObject = [:]
         for (key, value) in object {
             switch key {
             case "appCapabilityType": found0 = value
             case "videoStreamingCapability": found1 = value
-            default: unknownKeys = true
+            default: additional[key] = value
             }
         }
         self.appCapabilityType = try RPCCoding.required(found0, "appCapabilityType", path: path())
         self.videoStreamingCapability = try RPCCoding.optional(found1, "videoStreamingCapability", path: path())
-        self.additionalParameters = unknownKeys ? RPCCoding.additional(object, known: Self.knownKeys) : [:]
+        self.additionalParameters = additional
     }
 
     /// The JSON object as on the wire, `additionalParameters` included.
