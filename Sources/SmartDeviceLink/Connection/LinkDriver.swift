@@ -69,12 +69,7 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
     /// Mutating only so that owners call it in place: a non-mutating call on a driver stored
     /// in an actor copies the whole driver, machine and buffers, on every message.
     package mutating func rearm(other: ContinuousClock.Instant? = nil) {
-        switch (machine.nextDeadline, other) {
-        case (let a?, let b?): io.wake(at: min(a, b))
-        case (let a?, nil): io.wake(at: a)
-        case (nil, let b?): io.wake(at: b)
-        case (nil, nil): break
-        }
+        if let deadline = minimum(machine.nextDeadline, other) { io.wake(at: deadline) }
     }
 }
 

@@ -27,7 +27,7 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
         if let replaced = entries.updateValue(entry, forKey: id), replaced.deadline == nextDeadline {
             recomputeNextDeadline()
         } else {
-            nextDeadline = nextDeadline.map { min($0, entry.deadline) } ?? entry.deadline
+            nextDeadline = minimum(nextDeadline, entry.deadline)
         }
     }
 
@@ -55,10 +55,7 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
 
     /// A few requests are in flight at most, so a scan is cheapest.
     private mutating func recomputeNextDeadline() {
-        nextDeadline = nil
-        for entry in entries.values where nextDeadline.map({ entry.deadline < $0 }) ?? true {
-            nextDeadline = entry.deadline
-        }
+        nextDeadline = entries.values.reduce(nil) { minimum($0, $1.deadline) }
     }
 
     var isEmpty: Bool { entries.isEmpty }

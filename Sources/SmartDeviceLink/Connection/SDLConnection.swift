@@ -188,13 +188,9 @@ public actor SDLConnection {
 
     func rearm() {
         // No array of candidates: this runs twice per message, and the array was a malloc each time.
-        var earliest = pending.nextDeadline
-        func consider(_ deadline: ContinuousClock.Instant?) {
-            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        }
-        consider(startWaiter?.deadline)
-        consider(endWaiters.isEmpty ? nil : endDeadline)
-        consider(streams.nextDeadline)
+        var earliest = minimum(pending.nextDeadline, startWaiter?.deadline)
+        earliest = minimum(earliest, endWaiters.isEmpty ? nil : endDeadline)
+        earliest = minimum(earliest, streams.nextDeadline)
         driver.rearm(other: earliest)
     }
 

@@ -168,11 +168,10 @@ package struct AppProtocolMachine: ProtocolMachine {
 
     package var nextDeadline: ContinuousClock.Instant? {
         let expiry = input.reassembler.nextExpiry
+        guard let interval = configuration.heartbeatInterval, case .running = phase else { return expiry }
         // Through a method of the session: binding its fields through `session?.` copied the
         // whole session (its sets and dictionaries) twice per message.
-        guard let interval = configuration.heartbeatInterval, case .running = phase,
-              let heartbeat = session?.heartbeatDeadline(interval: interval) else { return expiry }
-        return expiry.map { min($0, heartbeat) } ?? heartbeat
+        return minimum(expiry, session?.heartbeatDeadline(interval: interval))
     }
 
     package mutating func reset() {

@@ -130,8 +130,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
             case .awaitingAnswer: return max(session.lastSent, session.lastReceived) + interval
             }
         }
-        guard let heartbeat else { return expiry }
-        return expiry.map { min($0, heartbeat) } ?? heartbeat
+        return minimum(expiry, heartbeat)
     }
 
     package mutating func reset() {

@@ -121,10 +121,7 @@ struct SessionTable<Side: Sendable>: Sendable {
     /// this runs twice per message.
     func earliest(_ deadline: (borrowing Session<Side>) -> ContinuousClock.Instant?) -> ContinuousClock.Instant? {
         var earliest: ContinuousClock.Instant?
-        for index in entries.indices {
-            guard let candidate = deadline(entries[index]) else { continue }
-            if earliest.map({ candidate < $0 }) ?? true { earliest = candidate }
-        }
+        for index in entries.indices { earliest = minimum(earliest, deadline(entries[index])) }
         return earliest
     }
 

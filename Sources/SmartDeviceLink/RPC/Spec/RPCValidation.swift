@@ -175,8 +175,8 @@ extension RPCSpec {
         for (key, value) in object {
             if let index = params.firstIndex(where: { $0.name == key }) {
                 present.append((index, value))
-            } else if unknown.map({ key < $0 }) ?? true {
-                unknown = key
+            } else {
+                unknown = minimum(unknown, key)
             }
         }
         present.sort { $0.index < $1.index }
