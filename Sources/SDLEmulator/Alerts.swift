@@ -81,6 +81,7 @@ extension HeadUnitEmulator {
         refreshStatus(request.key)
     }
 
+    /// Show's text fields, in the spec's order (also the order of core's `showStrings`).
     static let showTextKeys = ["mainField1", "mainField2", "mainField3", "mainField4", "statusBar", "mediaClock", "mediaTrack", "templateTitle"]
 
     /// Show: stores the fields; text fields the display lacks give WARNINGS, a graphic on

@@ -39,8 +39,7 @@ public enum HMIView {
         switch function {
         case "Show":
             var fields = pick("alignment", "graphic", "secondaryGraphic", "softButtons", "customPresets", "templateConfiguration", "windowID")
-            fields["showStrings"] = strings(["mainField1", "mainField2", "mainField3", "mainField4", "statusBar", "mediaClock",
-                                             "mediaTrack", "templateTitle"])
+            fields["showStrings"] = strings(HeadUnitEmulator.showTextKeys)
             add("UI.Show", fields)
         case "Alert":
             var fields = pick("duration", "softButtons", "progressIndicator", "alertIcon", "cancelID")
