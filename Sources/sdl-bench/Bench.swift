@@ -58,12 +58,12 @@ struct Bench {
 
         // 1. Framing: fragment, encode, decode from 16 KiB reads and reassemble 32 MiB, against copying the same bytes.
         let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let clock = ContinuousClock()
         for mtu in [131_072, 1488] {
             let rounds = scale
-            let framing = try await inTurns([
-                { clock.measure { for _ in 0..<rounds { frameAndReassemble(payload, mtu: mtu) } } },
-                { clock.measure { for _ in 0..<rounds {
+            let (ours, baseline) = interleaved {
+                for _ in 0..<rounds { frameAndReassemble(payload, mtu: mtu) }
+            } against: {
+                for _ in 0..<rounds {
                     var copy: [UInt8] = []
                     copy.reserveCapacity(payload.count)
                     var offset = 0
@@ -75,24 +75,25 @@ struct Bench {
                     var second = [UInt8](repeating: 0, count: copy.count)
                     second.withUnsafeMutableBytes { target in copy.withUnsafeBytes { target.copyMemory(from: $0) } }
                     precondition(second.count == payload.count)
-                } } },
-            ])
-            record("frame+reassemble \(rounds * 4) MiB, payload \(mtu)", "copy via 16 KiB chunks (memcpy)", framing[0], framing[1])
+                }
+            }
+            record("frame+reassemble \(rounds * 4) MiB, payload \(mtu)", "copy via 16 KiB chunks (memcpy)", ours, baseline)
         }
 
         // 1b. CRC-32 (every PutFile chunk, and the emulator's check of it): folded where the
         // CPU multiplies carry-less, against zlib's crc32 and a table lookup per byte.
-        // Every checksum is held to zlib's, so the three agree and none is optimised away.
         let crcRounds = 4 * scale
-        let expected = CRC32.zlib(payload)
-        let crc = try await inTurns([
-            { clock.measure { for _ in 0..<crcRounds { precondition(CRC32.checksum(payload) == expected) } } },
-            { clock.measure { for _ in 0..<crcRounds { precondition(CRC32.zlib(payload) == expected) } } },
-        ])
-        let tableCRC = measure { for _ in 0..<crcRounds { precondition(CRC32.bytewise(payload) == expected) } }
+        var crcs: (UInt32, UInt32, UInt32) = (0, 0, 0)
+        let (ourCRC, zlibCRC) = interleaved {
+            for _ in 0..<crcRounds { crcs.0 = CRC32.checksum(payload) }
+        } against: {
+            for _ in 0..<crcRounds { crcs.1 = CRC32.zlib(payload) }
+        }
+        let tableCRC = measure { for _ in 0..<crcRounds { crcs.2 = CRC32.bytewise(payload) } }
+        precondition(crcs.0 == crcs.1 && crcs.1 == crcs.2)
         let how = CRC32.foldingAvailable ? "folded" : "zlib, no PCLMULQDQ here"
-        record("CRC-32 of \(crcRounds * 4) MiB (\(how))", "zlib's crc32", crc[0], crc[1])
-        record("CRC-32 of \(crcRounds * 4) MiB (\(how))", "a table lookup per byte", crc[0], tableCRC)
+        record("CRC-32 of \(crcRounds * 4) MiB (\(how))", "zlib's crc32", ourCRC, zlibCRC)
+        record("CRC-32 of \(crcRounds * 4) MiB (\(how))", "a table lookup per byte", ourCRC, tableCRC)
 
         // 2. RPC JSON: a full RegisterAppInterface response, our JSON against Foundation's.
         let response = try await registrationResponseJSON()
@@ -119,6 +120,7 @@ struct Bench {
         try await headUnit.activateApp("bench")
         let trips = 1000 * scale  // 2,400 moved the medians between runs by 15%
         let show = Show(mainField1: "Hello", mainField2: "bench")
+        let clock = ContinuousClock()
         let requestSize = 12 + 12 + show.json.serializedBytes().count
         let responseSize = 12 + 12 + ThinHeadUnit.success.count
         let roundTrips = try await inTurns([
@@ -270,9 +272,22 @@ struct Bench {
         return clock.measure(body)
     }
 
+    /// The median of five timings of `ours` and of `baseline`, taken in turns: the machine's
+    /// speed drifts within a minute here, and a drift then moves both sides alike.
+    static func interleaved(_ ours: () -> Void, against baseline: () -> Void) -> (Duration, Duration) {
+        let clock = ContinuousClock()
+        ours()
+        baseline()  // warm up
+        var timings: ([Duration], [Duration]) = ([], [])
+        for _ in 0..<5 {
+            timings.0.append(clock.measure(ours))
+            timings.1.append(clock.measure(baseline))
+        }
+        return (timings.0.sorted()[2], timings.1.sorted()[2])
+    }
+
     /// The median of five timings of each workload, taken in turns after one warm-up run of
-    /// each: the machine's speed drifts within a minute here, and a drift then moves every
-    /// workload alike.
+    /// each (as ``interleaved(_:against:)``, for workloads that await).
     static func inTurns(_ workloads: [@Sendable () async throws -> Duration]) async throws -> [Duration] {
         for workload in workloads { _ = try await workload() }
         var timings = [[Duration]](repeating: [], count: workloads.count)
