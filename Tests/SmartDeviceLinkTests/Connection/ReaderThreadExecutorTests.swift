@@ -16,24 +16,25 @@ struct ReaderThreadExecutorTests {
 
     /// A task preferring `executor` that suspends, then records where it was resumed.
     struct Waiter {
-        let parked = Locked<CheckedContinuation<Void, Never>?>(nil)
+        /// Its continuation, handed over once the task is suspended.
+        let parked: AsyncStream<CheckedContinuation<Void, Never>>
         let resumedOn = Locked<pthread_t?>(nil)
         let task: Task<Void, Never>
 
         init(on executor: ReaderThreadExecutor) {
-            let (parked, resumedOn) = (parked, resumedOn)
+            let (parked, handOver) = AsyncStream.makeStream(of: CheckedContinuation<Void, Never>.self)
+            let resumedOn = resumedOn
+            self.parked = parked
             task = Task(executorPreference: executor) {
-                await withCheckedContinuation { continuation in parked.withLock { $0 = continuation } }
+                await withCheckedContinuation { handOver.yield($0) }
                 resumedOn.withLock { $0 = ReaderThreadExecutorTests.currentThread() }
             }
         }
 
         /// Its continuation, once it is suspended.
         func continuation() async throws -> CheckedContinuation<Void, Never> {
-            while true {
-                if let continuation = parked.withLock({ $0 }) { return continuation }
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            var handed = parked.makeAsyncIterator()
+            return try #require(await handed.next())
         }
     }
 
@@ -70,29 +71,22 @@ struct ReaderThreadExecutorTests {
     @Test("resumed by another thread while the reader is blocked, the task runs on the pool at once", .timeLimit(.minutes(1)))
     func othersGoToThePool() async throws {
         let executor = ReaderThreadExecutor()
-        let readerBlocked = DispatchSemaphore(value: 0)
+        let (started, reportStart) = AsyncStream.makeStream(of: pthread_t.self)
         let release = DispatchSemaphore(value: 0)
-        let readerThread = Locked<pthread_t?>(nil)
         let reader = Task {
             await Self.onThread {
-                readerThread.withLock { $0 = pthread_self() }
                 executor.readerStarted()
-                readerBlocked.signal()
+                reportStart.yield(pthread_self())
                 release.wait()  // as in recv, waiting for bytes that do not come
                 executor.readerEnded()
             }
         }
-        await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                readerBlocked.wait()
-                started.resume()
-            }
-        }
+        var starts = started.makeAsyncIterator()
+        let blockedReader = try #require(await starts.next())
         let waiter = Waiter(on: executor)
         try await waiter.continuation().resume()
         await waiter.task.value
         let resumedOn = try #require(waiter.resumedOn.withLock { $0 })
-        let blockedReader = try #require(readerThread.withLock { $0 })
         #expect(pthread_equal(resumedOn, blockedReader) == 0)
         release.signal()
         await reader.value
