@@ -45,9 +45,11 @@ package struct OrderedSubmission: Sendable {
             }
         }
 
-        /// The `index`-th request was queued, or will never be: the next may go.
+        /// The `index`-th request was queued, or will never be: the next may go. Saying it
+        /// again changes nothing.
         package func finished(_ index: Int) {
             let woken = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard index >= state.next else { return nil }
                 state.finished.insert(index)
                 while state.finished.remove(state.next) != nil { state.next += 1 }
                 return state.waiters.removeValue(forKey: state.next)

@@ -9,7 +9,9 @@ extension SDLConnection {
     public func request(
         functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [], timeout: Duration? = nil
     ) async throws(SDLError) -> RPCEnvelope {
-        // A request with a place in a sequence waits until those before it were queued.
+        // A request with a place in a sequence waits until those before it were queued, and
+        // lets the next one go as soon as it is queued itself (or fails before): not when its
+        // answer comes, which would leave one chunk of an upload's window in flight.
         let ticket = OrderedSubmission.current
         if let ticket { await ticket.gate.waitForTurn(ticket.index) }
         defer { if let ticket { ticket.gate.finished(ticket.index) } }
@@ -32,6 +34,7 @@ extension SDLConnection {
                     pending.insert(.init(functionName: functionName, deadline: now + limit, limit: limit, waiter: continuation),
                                    for: correlationID)
                     handle(actions)
+                    if let ticket { ticket.gate.finished(ticket.index) }
                     if Task.isCancelled { cancelRequest(correlationID) } else { rearm() }
                 }
             } onCancel: {

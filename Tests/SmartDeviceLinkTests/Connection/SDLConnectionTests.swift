@@ -14,10 +14,21 @@ actor ScriptedHeadUnit {
     private(set) var services: [ServiceType] = []
     private var requestWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    /// Returns once `count` requests have arrived.
-    func waitForRequests(_ count: Int) async {
+    /// Returns once `count` requests have arrived, or after `limit` (the test's expectations
+    /// then fail with what did arrive, instead of the run hanging).
+    func waitForRequests(_ count: Int, within limit: Duration = .seconds(10)) async {
         guard requests.count < count else { return }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            self.giveUpWaiting(for: count)
+        }
+        defer { timer.cancel() }
         await withCheckedContinuation { requestWaiters.append((count, $0)) }
+    }
+
+    private func giveUpWaiting(for count: Int) {
+        for waiter in requestWaiters where waiter.count == count { waiter.continuation.resume() }
+        requestWaiters.removeAll { $0.count == count }
     }
 
     private func wakeWaiters() {
@@ -92,6 +103,19 @@ struct SDLConnectionTests {
         #expect(a.parameters["info"] == .string("cid \(a.correlationID)"))
         #expect(b.parameters["info"] == .string("cid \(b.correlationID)"))
         #expect(a.correlationID != b.correlationID)
+        await connection.stop()
+        task.cancel()
+    }
+
+    @Test("an upload's window reaches the wire: four chunks in offset order before any answer")
+    func uploadWindowOnTheWire() async throws {
+        let (connection, headUnit, task) = try await connect { _ in nil }  // answers nothing
+        let files = SDLFileManager(channel: connection, chunkSize: 100, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
+        let upload = Task { try await files.upload(SDLFile(name: "w.bin", source: .data([UInt8](repeating: 7, count: 1000)), fileType: .binary)) }
+        await headUnit.waitForRequests(4)
+        let offsets = try await headUnit.requests.map { try JSONValue.parse($0.json)["offset"] }
+        #expect(offsets == [0, 100, 200, 300])
+        upload.cancel()
         await connection.stop()
         task.cancel()
     }
