@@ -46,6 +46,7 @@ struct Bench {
         if let mode = arguments.first, mode.hasPrefix("profile-") {
             return try await Profiles.run(mode, variant: arguments.dropFirst().first)
         }
+        keepFreedMemory()
         let quick = CommandLine.arguments.contains("--quick")
         let scale = quick ? 1 : 8
         var rows: [(String, String, Double, Double)] = []
@@ -264,6 +265,20 @@ struct Bench {
             syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0), appName: "bench",
             isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs, appID: "bench"))
         return (headUnit, connection)
+    }
+
+    /// Makes glibc keep freed memory for reuse instead of returning blocks of a few MiB to
+    /// the kernel at once (its mmap and trim thresholds), for ours and the baselines alike:
+    /// otherwise a row measures which side happened to get freshly faulted pages, and the
+    /// framing rows moved from 0.5 to 1.8 with the thread they ran on. A long-running app
+    /// reaches the same state by itself: glibc raises its threshold after the first free.
+    static func keepFreedMemory() {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(nil, "mallopt") else { return }
+        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+        let mmapThreshold: Int32 = -3, trimThreshold: Int32 = -1  // M_MMAP_THRESHOLD, M_TRIM_THRESHOLD (malloc.h)
+        _ = mallopt(mmapThreshold, 32 << 20)  // glibc's largest
+        _ = mallopt(trimThreshold, 1 << 30)
     }
 
     static func measure(_ body: () -> Void) -> Duration {
