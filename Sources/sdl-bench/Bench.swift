@@ -29,7 +29,9 @@ struct Bench {
         let now = ContinuousClock.now
         while offset < wire.count {
             let end = min(offset + 16_384, wire.count)
-            for case .frame(let frame) in decoder.decode(wire[offset..<end]) {
+            decoder.append(wire[offset..<end])  // as the protocol machines read
+            while let event = decoder.next() {
+                guard case .frame(let frame) = event else { continue }
                 if case .message(_, let message) = reassembler.receive(frame, now: now) { total += message.count }
             }
             offset = end
@@ -43,10 +45,10 @@ struct Bench {
             let runs = arguments.dropFirst().first.flatMap { Int($0) } ?? 1000
             return try await Soak.run(runs: runs)
         }
+        keepFreedMemory()
         if let mode = arguments.first, mode.hasPrefix("profile-") {
             return try await Profiles.run(mode, variant: arguments.dropFirst().first)
         }
-        keepFreedMemory()
         let quick = CommandLine.arguments.contains("--quick")
         let scale = quick ? 1 : 8
         var rows: [(String, String, Double, Double)] = []

@@ -6,9 +6,10 @@ import SmartDeviceLink
 enum Profiles {
     static func run(_ mode: String, variant: String?) async throws {
         switch (mode, variant) {
-        case ("profile-framing", nil):
+        case ("profile-framing", _):
             let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-            for mtu in [131_072, 1488] { for _ in 0..<40 { Bench.frameAndReassemble(payload, mtu: mtu) } }
+            let sizes = variant.flatMap { Int($0) }.map { [$0] } ?? [131_072, 1488]
+            for mtu in sizes { for _ in 0..<40 { Bench.frameAndReassemble(payload, mtu: mtu) } }
         case ("profile-roundtrip", "raw"):
             _ = try await Bench.rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63)
         case ("profile-roundtrip", "thin"):
@@ -30,7 +31,7 @@ enum Profiles {
             try await headUnit.activateApp("bench")
             for round in 0..<10 { try await upload(round, with: connection) }
         default:
-            print("usage: sdl-bench profile-framing | profile-roundtrip [thin|raw] | profile-upload [thin]")
+            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|raw] | profile-upload [thin]")
         }
     }
 
