@@ -86,6 +86,11 @@ package struct FrameReassembler: Sendable {
         package var sessionID: UInt8
         package var serviceType: ServiceType
         package var messageID: UInt32
+
+        /// One word into the hasher, not three: this runs for every Consecutive frame.
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(UInt64(sessionID) << 40 | UInt64(serviceType.rawValue) << 32 | UInt64(messageID))
+        }
     }
 
     /// What happened to a frame given to the reassembler.
@@ -109,6 +114,13 @@ package struct FrameReassembler: Sendable {
         var received = 0
         var lastNumber: UInt8
         var startedAt: ContinuousClock.Instant
+
+        mutating func append(_ payload: [UInt8], number: UInt8) {
+            if message.capacity == 0 { message.reserveCapacity(totalSize) }
+            message.append(contentsOf: payload)
+            received += payload.count
+            lastNumber = number
+        }
     }
 
     package var timeout: Duration
@@ -158,38 +170,39 @@ package struct FrameReassembler: Sendable {
             partials[key] = Partial(firstHeader: header, totalSize: total, lastNumber: 0, startedAt: now)
             return .pending
         case .consecutive:
-            guard var partial = partials[key] else {
+            // One lookup per frame: the partial is checked and grown in place by its index.
+            guard let index = partials.index(forKey: key) else {
                 return .dropped(.unknownMessage(header.messageID))
             }
+            let (lastNumber, received, totalSize) = (partials.values[index].lastNumber, partials.values[index].received,
+                                                    partials.values[index].totalSize)
             let number = header.frameInfo
-            let expected: UInt8 = partial.lastNumber == 255 ? 1 : partial.lastNumber + 1
+            let expected: UInt8 = lastNumber == 255 ? 1 : lastNumber + 1
             guard number == 0 || number == expected else {
                 return .dropped(.outOfOrder(number, expected: expected))
             }
-            guard partial.received + frame.payload.count <= max(partial.totalSize, 0) || number == 0 else {
-                partials[key] = nil
-                pendingBytes -= partial.received
-                return .dropped(.longerThanAnnounced(messageID: header.messageID, announced: partial.totalSize))
+            guard received + frame.payload.count <= max(totalSize, 0) || number == 0 else {
+                partials.remove(at: index)
+                pendingBytes -= received
+                return .dropped(.longerThanAnnounced(messageID: header.messageID, announced: totalSize))
             }
-            partials[key] = nil  // avoid a copy-on-write of the pieces while appending
-            pendingBytes -= partial.received
-            guard pendingBytes + partial.received + frame.payload.count <= maximumPendingBytes else {
+            guard pendingBytes + frame.payload.count <= maximumPendingBytes else {
+                partials.remove(at: index)
+                pendingBytes -= received
                 return .dropped(.pendingBytesExceeded(limit: maximumPendingBytes, messageID: header.messageID))
             }
-            if partial.message.capacity == 0 { partial.message.reserveCapacity(partial.totalSize) }
-            partial.message.append(contentsOf: frame.payload)
-            partial.received += frame.payload.count
-            partial.lastNumber = number
-            if number == 0 {
-                var completeHeader = partial.firstHeader
-                completeHeader.frameType = .single
-                completeHeader.dataSize = UInt32(partial.received)
-                completeHeader.isEncrypted = header.isEncrypted
-                return .message(header: completeHeader, payload: partial.message)
+            partials.values[index].append(frame.payload, number: number)
+            guard number == 0 else {
+                pendingBytes += frame.payload.count
+                return .pending
             }
-            partials[key] = partial
-            pendingBytes += partial.received
-            return .pending
+            let partial = partials.remove(at: index).value
+            pendingBytes -= received
+            var completeHeader = partial.firstHeader
+            completeHeader.frameType = .single
+            completeHeader.dataSize = UInt32(partial.received)
+            completeHeader.isEncrypted = header.isEncrypted
+            return .message(header: completeHeader, payload: partial.message)
         }
     }
 
