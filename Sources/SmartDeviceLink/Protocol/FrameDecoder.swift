@@ -83,6 +83,16 @@ package struct FrameDecoder: Sendable {
             guard taken < bytes.count else { return }
             return append(bytes.dropFirst(taken))
         }
+        if readIndex == buffer.count {
+            // Nothing buffered goes before these bytes: a large frame starting them fills its
+            // payload from them directly, and a whole read is taken as the buffer, not copied.
+            if filling == nil, fillsDirectly(from: bytes) { return }
+            if let read = bytes as? [UInt8] {
+                buffer = read
+                readIndex = 0
+                return
+            }
+        }
         if readIndex > 0, readIndex >= buffer.count / 2 {
             buffer.removeSubrange(0..<readIndex)
             readIndex = 0
@@ -93,6 +103,24 @@ package struct FrameDecoder: Sendable {
         if appended == nil { buffer.append(contentsOf: Array(bytes)) }
     }
 
+    /// Starts filling the payload of a frame that begins `bytes` when it is large and goes
+    /// beyond them: the state `next()` would reach after buffering them, one copy sooner.
+    private mutating func fillsDirectly(from bytes: some Collection<UInt8>) -> Bool {
+        let started: Bool? = bytes.withContiguousStorageIfAvailable { read in
+            guard case .valid(let header) = parseHeader(read, at: 0), Int(header.dataSize) >= Self.directFillSize,
+                  read.count < header.size + Int(header.dataSize) else { return false }
+            var payload: [UInt8] = []
+            payload.reserveCapacity(min(Int(header.dataSize), Self.reservationLimit))
+            payload.append(contentsOf: UnsafeBufferPointer(rebasing: read[header.size...]))
+            filling = (header, payload, header.size + Int(header.dataSize) - read.count)
+            buffer.removeAll(keepingCapacity: true)
+            readIndex = 0
+            inMalformedRun = false
+            return true
+        }
+        return started == true
+    }
+
     /// The next frame or malformed run, or nil when more bytes are needed.
     package mutating func next() -> Event? {
         if let frame = filling {
@@ -101,7 +129,7 @@ package struct FrameDecoder: Sendable {
             return .frame(Frame(header: frame.header, payload: frame.payload))
         }
         while readIndex < buffer.count {
-            switch parseHeader(at: readIndex) {
+            switch parseHeader(buffer, at: readIndex) {
             case .needMoreBytes:
                 return nil
             case .invalid(let problem):
@@ -141,8 +169,9 @@ package struct FrameDecoder: Sendable {
         case valid(FrameHeader)
     }
 
-    private func parseHeader(at start: Int) -> HeaderParse {
+    private func parseHeader<Bytes: Collection<UInt8>>(_ buffer: Bytes, at start: Int) -> HeaderParse where Bytes.Index == Int {
         let available = buffer.count - start
+        guard available > 0 else { return .needMoreBytes }
         let byte0 = buffer[start]
         let version = byte0 >> 4
         guard (1...5).contains(version) else { return .invalid(.version(version)) }
