@@ -95,10 +95,15 @@ extension RunContext {
                 }
             }
         } catch FileUploadError.refused {
-            // The head unit's answer decides the step (an expected OUT_OF_MEMORY passes).
+            // The answer that refused decides the step (an expected OUT_OF_MEMORY passes).
+            if let refusal = managerResponses[mark...].last(where: { $0.success != true }) { return refusal }
+            return try decidingResponse(since: mark, what: "put file \(action.name)")
         } catch {
             throw StepFailure(message: "\(error)")
         }
-        return try decidingResponse(since: mark, what: "put file \(action.name)")
+        // Uploaded: the last answer decides. Earlier refusals were the file manager finding
+        // where the head unit's copy ends after a reconnect (a wrong offset is INVALID_DATA).
+        guard let last = managerResponses[mark...].last else { throw StepFailure(message: "put file \(action.name) sent no request") }
+        return last
     }
 }

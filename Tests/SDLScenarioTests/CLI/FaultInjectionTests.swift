@@ -102,6 +102,19 @@ struct FaultInjectionTests {
         #expect(rig.stored == rig.content, "the head unit's file differs from the app's")
     }
 
+    @Test("a cut while answers are still on their way (20 ms each way): the resumed upload probes where the head unit's copy ends, and a probe's INVALID_DATA does not fail the step")
+    func cutWithAnswersInFlight() async throws {
+        let rig = try await UploadRig.start()
+        defer { rig.stop() }
+        let (proxy, port) = try await faultPeer(["proxy", "127.0.0.1:\(rig.emulatorPort)", "--cut-at", "450017", "--delay", "20"])
+        defer { proxy.stop() }
+        let result = try await rig.run(through: port)
+        // Usually the answer to the third chunk is lost with the link: the head unit has more
+        // than was acknowledged, and the first offset tried is refused.
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)")
+        #expect(rig.stored == rig.content, "the head unit's file differs from the app's")
+    }
+
     @Test("a link that stalls mid-upload and stays open: the step fails after the request timeout, saying how far it got, exit 1")
     func stalledLink() async throws {
         let rig = try await UploadRig.start()
