@@ -10,7 +10,7 @@ import SmartDeviceLink
 ///
 /// and one workload alone, for `perf record -g`:
 ///
-///     sdl-bench profile-framing
+///     sdl-bench profile-framing [FRAME SIZE]
 ///     sdl-bench profile-roundtrip [thin|raw]   (emulator, protocol-only head unit, raw TCP)
 ///     sdl-bench profile-upload [thin]
 ///
