@@ -190,7 +190,7 @@ public actor SDLFileManager {
     /// run of answered chunks from `start`: what ``resumeOffsets`` remembers.
     private func sendChunks(of file: SDLFile, from start: Int, total: Int, reader: inout ChunkReader, window: Int,
                             progress: (@Sendable (Double) -> Void)?) async throws -> ChunkRun {
-        try reader.seek(to: start)
+        reader.seek(to: start)
         let channel = self.channel
         var next = start, acknowledged = start, sentAny = false
         /// Chunks sent and not yet acknowledged, in offset order, and those answered early.
@@ -313,6 +313,7 @@ public actor SDLFileManager {
 private struct ChunkReader {
     private var bytes: [UInt8]?
     private var handle: FileHandle?
+    private var path = ""
     private var position = 0
 
     init(_ source: SDLFile.Source) throws {
@@ -321,17 +322,33 @@ private struct ChunkReader {
         case .path(let path):
             guard let handle = FileHandle(forReadingAtPath: path) else { throw FileUploadError.unreadable(path: path) }
             self.handle = handle
+            self.path = path
         }
     }
 
-    mutating func seek(to offset: Int) throws {
+    mutating func seek(to offset: Int) {
         position = offset
-        try handle?.seek(toOffset: UInt64(offset))
     }
 
+    /// The next `count` bytes, fewer at the end of the file. A file is read at the position
+    /// straight into the chunk's array (through Data it was copied twice).
     mutating func read(_ count: Int) throws -> [UInt8] {
         defer { position += count }
         if let bytes { return Array(bytes[position..<min(position + count, bytes.count)]) }
-        return Array(try handle?.read(upToCount: count) ?? Data())
+        guard let fd = handle?.fileDescriptor else { return [] }
+        let start = position
+        var failure: Int32 = 0
+        let chunk = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+            filled = 0
+            while filled < count {
+                let got = pread(fd, buffer.baseAddress! + filled, count - filled, off_t(start + filled))
+                if got > 0 { filled += got; continue }
+                if got < 0, errno == EINTR { continue }
+                if got < 0 { failure = errno }
+                break  // the end of the file, or an error
+            }
+        }
+        guard failure == 0 else { throw FileUploadError.unreadable(path: "\(path) (\(String(cString: strerror(failure))))") }
+        return chunk
     }
 }
