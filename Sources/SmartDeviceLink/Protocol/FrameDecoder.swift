@@ -72,7 +72,7 @@ package struct FrameDecoder: Sendable {
     /// Appends received bytes without parsing.
     package mutating func append(_ bytes: some Collection<UInt8>) {
         if var frame = filling, frame.missing > 0 {
-            // The buffer is empty while a payload fills: the bytes it needs go straight in.
+            // Nothing unread is buffered while a payload fills: the bytes it needs go straight in.
             filling = nil
             let taken = min(frame.missing, bytes.count)
             let head = bytes.prefix(taken)
@@ -109,16 +109,23 @@ package struct FrameDecoder: Sendable {
         let started: Bool? = bytes.withContiguousStorageIfAvailable { read in
             guard case .valid(let header) = parseHeader(read, at: 0), Int(header.dataSize) >= Self.directFillSize,
                   read.count < header.size + Int(header.dataSize) else { return false }
-            var payload: [UInt8] = []
-            payload.reserveCapacity(min(Int(header.dataSize), Self.reservationLimit))
-            payload.append(contentsOf: UnsafeBufferPointer(rebasing: read[header.size...]))
-            filling = (header, payload, header.size + Int(header.dataSize) - read.count)
-            buffer.removeAll(keepingCapacity: true)
-            readIndex = 0
-            inMalformedRun = false
+            startFilling(header, head: UnsafeBufferPointer(rebasing: read[header.size...]))
             return true
         }
         return started == true
+    }
+
+    /// Makes `head`, the first bytes of a large frame's payload, the start of a payload that
+    /// the following reads fill directly; everything buffered up to here is used up.
+    private mutating func startFilling(_ header: FrameHeader, head: some Collection<UInt8>) {
+        var payload: [UInt8] = []
+        payload.reserveCapacity(min(Int(header.dataSize), Self.reservationLimit))
+        payload.append(contentsOf: head)
+        filling = (header, payload, Int(header.dataSize) - payload.count)
+        // Marked read, not removed: `head` may be a slice of the buffer, which emptying it
+        // while the slice is held would reallocate. The next read replaces or compacts it.
+        readIndex = buffer.count
+        inMalformedRun = false
     }
 
     /// The next frame or malformed run, or nil when more bytes are needed.
@@ -144,13 +151,7 @@ package struct FrameDecoder: Sendable {
                 guard buffer.count - readIndex >= total else {
                     let available = buffer.count - readIndex - header.size
                     guard Int(header.dataSize) >= Self.directFillSize, available >= 0 else { return nil }
-                    var payload: [UInt8] = []
-                    payload.reserveCapacity(min(Int(header.dataSize), Self.reservationLimit))
-                    payload.append(contentsOf: buffer[(readIndex + header.size)...])
-                    filling = (header, payload, Int(header.dataSize) - available)
-                    buffer.removeAll(keepingCapacity: true)
-                    readIndex = 0
-                    inMalformedRun = false
+                    startFilling(header, head: buffer[(readIndex + header.size)...])
                     return nil
                 }
                 let payloadStart = readIndex + header.size
