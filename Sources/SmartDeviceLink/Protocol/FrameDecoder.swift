@@ -71,24 +71,33 @@ package struct FrameDecoder: Sendable {
 
     /// Appends received bytes without parsing.
     package mutating func append(_ bytes: some Collection<UInt8>) {
+        // One generic step, then contiguous bytes: generic code is not specialised across
+        // modules (perf had `Collection.prefix` and protocol-witness thunks on every read).
+        let appended: Void? = bytes.withContiguousStorageIfAvailable { append($0, array: bytes as? [UInt8]) }
+        guard appended == nil else { return }
+        let copy = Array(bytes)
+        copy.withUnsafeBufferPointer { append($0, array: copy) }
+    }
+
+    /// Appends `read`; `array` is the same bytes as an array, when they came as one, which
+    /// may become the buffer itself instead of being copied into it.
+    private mutating func append(_ read: UnsafeBufferPointer<UInt8>, array: [UInt8]?) {
         if var frame = filling, frame.missing > 0 {
             // Nothing unread is buffered while a payload fills: the bytes it needs go straight in.
             filling = nil
-            let taken = min(frame.missing, bytes.count)
-            let head = bytes.prefix(taken)
-            let filled: Void? = head.withContiguousStorageIfAvailable { frame.payload.append(contentsOf: $0) }
-            if filled == nil { frame.payload.append(contentsOf: Array(head)) }
+            let taken = min(frame.missing, read.count)
+            frame.payload.append(contentsOf: UnsafeBufferPointer(rebasing: read[..<taken]))
             frame.missing -= taken
             filling = frame
-            guard taken < bytes.count else { return }
-            return append(bytes.dropFirst(taken))
+            guard taken < read.count else { return }
+            return append(UnsafeBufferPointer(rebasing: read[taken...]), array: nil)
         }
         if readIndex == buffer.count {
             // Nothing buffered goes before these bytes: a large frame starting them fills its
             // payload from them directly, and a whole read is taken as the buffer, not copied.
-            if filling == nil, fillsDirectly(from: bytes) { return }
-            if let read = bytes as? [UInt8] {
-                buffer = read
+            if filling == nil, fillsDirectly(from: read) { return }
+            if let array {
+                buffer = array
                 readIndex = 0
                 return
             }
@@ -97,22 +106,16 @@ package struct FrameDecoder: Sendable {
             buffer.removeSubrange(0..<readIndex)
             readIndex = 0
         }
-        // Contiguous input (the usual [UInt8] read) is appended with one memcpy; generic code
-        // is not specialised across modules and would copy byte by byte.
-        let appended: Void? = bytes.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
-        if appended == nil { buffer.append(contentsOf: Array(bytes)) }
+        buffer.append(contentsOf: read)
     }
 
-    /// Starts filling the payload of a frame that begins `bytes` when it is large and goes
-    /// beyond them: the state `next()` would reach after buffering them, one copy sooner.
-    private mutating func fillsDirectly(from bytes: some Collection<UInt8>) -> Bool {
-        let started: Bool? = bytes.withContiguousStorageIfAvailable { read in
-            guard case .valid(let header) = parseHeader(read, at: 0), Int(header.dataSize) >= Self.directFillSize,
-                  read.count < header.size + Int(header.dataSize) else { return false }
-            startFilling(header, head: UnsafeBufferPointer(rebasing: read[header.size...]))
-            return true
-        }
-        return started == true
+    /// Starts filling the payload of a frame that begins `read` when it is large and goes
+    /// beyond it: the state `next()` would reach after buffering it, one copy sooner.
+    private mutating func fillsDirectly(from read: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard case .valid(let header) = parseHeader(read, at: 0), Int(header.dataSize) >= Self.directFillSize,
+              read.count < header.size + Int(header.dataSize) else { return false }
+        startFilling(header, head: UnsafeBufferPointer(rebasing: read[header.size...]))
+        return true
     }
 
     /// Makes `head`, the first bytes of a large frame's payload, the start of a payload that

@@ -93,6 +93,25 @@ struct ProtocolFrameDecoderTests {
         }
     }
 
+    @Test("reads in a collection without contiguous storage give the same frames, small and large")
+    func nonContiguousReads() {
+        let large = Frame(header: FrameHeader(version: 5, frameType: .single, serviceType: .rpc, sessionID: 1,
+                                              dataSize: 20_000, messageID: 3),
+                          payload: (0..<20_000).map { UInt8(truncatingIfNeeded: $0) })
+        let stream = PTStream.all + large.encoded + PTStream.a2
+        let whole = PTStream.frames(PTStream.events([stream]).events)
+        #expect(whole.count == PTStream.frameCount + 2)
+        var decoder = FrameDecoder()
+        var events: [FrameDecoder.Event] = []
+        for start in stride(from: 0, to: stream.count, by: 5_000) {
+            let read = stream[start..<min(start + 5_000, stream.count)].lazy.map { $0 }
+            #expect(read.withContiguousStorageIfAvailable { _ in } == nil, "the read is not contiguous")
+            events += decoder.decode(read)
+        }
+        #expect(PTStream.frames(events) == whole)
+        #expect(decoder.bufferedByteCount == 0)
+    }
+
     /// Each violates exactly one rule of §10 item 2. The bytes after byte 0 all have version
     /// nibble 0 or ≥ 6, so after dropping byte 0 the rest of the header is one malformed run.
     static let malformed: [MalformedCase] = [
