@@ -86,6 +86,7 @@ struct FrameProperties {
     func check() throws(FuzzFinding) {
         let events = try decodeInReads()
         try reassemble(events)
+        try lendingMatchesCopying()
         // One role per input, chosen by the seed's low bit: both get explored, each input
         // costs half, and the fuzzer runs twice as many.
         if splitSeed & 1 == 0 {
@@ -121,6 +122,7 @@ struct FrameProperties {
         var whole = FrameDecoder(maximumPayloadSize: 4096)
         let expected = whole.decode(stream)
         var split = FrameDecoder(maximumPayloadSize: 4096)
+        split.directFillSize = 8  // frames that go beyond a read fill their payload from the reads
         var events: [FrameDecoder.Event] = []
         for read in reads { events += split.decode(read) }
         guard events == expected else {
@@ -151,6 +153,53 @@ struct FrameProperties {
                 throw FuzzTarget.frames.finding("\(reassembler.pendingCount) unfinished messages held, above the limit")
             }
             _ = reassembler.expire(now: now)
+        }
+    }
+
+    /// A reassembler that lends its messages to the decoder (as the machines read) ends with
+    /// the outcomes, the messages and the held bytes of one that is given every frame, also
+    /// when some loaned frames are given back unreassembled (a session that ended).
+    private func lendingMatchesCopying() throws(FuzzFinding) {
+        func limited() -> FrameReassembler {
+            FrameReassembler(timeout: .seconds(1), maximumMessageSize: 8192, maximumPendingMessages: 4, maximumPendingBytes: 16384)
+        }
+        var copying = (decoder: FrameDecoder(maximumPayloadSize: 4096), reassembler: limited())
+        var lending = (decoder: FrameDecoder(maximumPayloadSize: 4096), reassembler: limited())
+        copying.decoder.directFillSize = 8
+        lending.decoder.directFillSize = 8
+        var expected: [FrameReassembler.Outcome] = [], outcomes: [FrameReassembler.Outcome] = []
+        var frameCount = 0, loanedCount = 0
+        func skipped(_ index: Int) -> Bool { (index + Int(splitSeed)) % 5 == 0 }
+        for read in reads {
+            copying.decoder.append(read)
+            while let event = copying.decoder.next() {
+                guard case .frame(let frame) = event else { continue }
+                frameCount += 1
+                if !skipped(frameCount) { expected.append(copying.reassembler.receive(frame, now: start)) }
+            }
+            lending.decoder.append(read, lending: &lending.reassembler)
+            while let event = lending.decoder.next(lending: &lending.reassembler) {
+                loanedCount += 1
+                switch event {
+                case .malformed: loanedCount -= 1
+                case .frame(let frame):
+                    if !skipped(loanedCount) { outcomes.append(lending.reassembler.receive(frame, now: start)) }
+                case .loaned(let header, let buffer):
+                    if skipped(loanedCount) {
+                        lending.reassembler.giveBack(header, buffer: buffer)
+                    } else {
+                        outcomes.append(lending.reassembler.receive(loaned: header, buffer: buffer))
+                    }
+                }
+            }
+        }
+        guard outcomes == expected, frameCount == loanedCount else {
+            throw FuzzTarget.frames.finding("lending the reassembler's messages to the decoder changed what was reassembled")
+        }
+        guard lending.reassembler.pendingByteCount == copying.reassembler.pendingByteCount,
+              lending.reassembler.pendingCount == copying.reassembler.pendingCount,
+              lending.decoder.bufferedByteCount == copying.decoder.bufferedByteCount else {
+            throw FuzzTarget.frames.finding("lending the reassembler's messages to the decoder changed what is held")
         }
     }
 

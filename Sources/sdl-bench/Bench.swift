@@ -29,10 +29,16 @@ struct Bench {
         let now = ContinuousClock.now
         while offset < wire.count {
             let end = min(offset + 16_384, wire.count)
-            decoder.append(wire[offset..<end])  // as the protocol machines read
-            while let event = decoder.next() {
-                guard case .frame(let frame) = event else { continue }
-                if case .message(_, let message) = reassembler.receive(frame, now: now) { total += message.count }
+            // As the protocol machines read: the reassembler lends each message to the decoder.
+            decoder.append(wire[offset..<end], lending: &reassembler)
+            while let event = decoder.next(lending: &reassembler) {
+                let outcome: FrameReassembler.Outcome
+                switch event {
+                case .frame(let frame): outcome = reassembler.receive(frame, now: now)
+                case .loaned(let header, let buffer): outcome = reassembler.receive(loaned: header, buffer: buffer)
+                case .malformed: continue
+                }
+                if case .message(_, let message) = outcome { total += message.count }
             }
             offset = end
         }

@@ -8,6 +8,9 @@ package struct FrameDecoder: Sendable {
     /// What the decoder found in the stream.
     package enum Event: Sendable, Hashable {
         case frame(Frame)
+        /// A large Consecutive frame whose payload went straight onto the end of the buffer
+        /// a ``PayloadLender`` lent for it (see ``next(lending:)``): the buffer, handed back.
+        case loaned(FrameHeader, buffer: [UInt8])
         /// The start of a run of bytes that do not form a valid header, and why the first
         /// one failed. Bytes up to the next valid header are dropped silently.
         case malformed(FrameProblem)
@@ -30,11 +33,14 @@ package struct FrameDecoder: Sendable {
     package private(set) var droppedByteCount = 0
     /// A frame too large for what has arrived: its payload is filled straight from the
     /// incoming reads, so its bytes are copied once instead of into the buffer and out again.
-    private var filling: (header: FrameHeader, payload: [UInt8], missing: Int)?
+    /// `lent` is how many bytes of `payload` were in the lent buffer before it (nil when the
+    /// payload is the decoder's own).
+    private var filling: (header: FrameHeader, payload: [UInt8], missing: Int, lent: Int?)?
     /// Bytes reserved for a payload that is still arriving (tests).
     var reservedForFilling: Int { filling?.payload.capacity ?? 0 }
     /// Frames at least this large fill their payload directly; smaller ones wait in the buffer.
-    private static let directFillSize = 4096
+    /// The fuzzer lowers it, so that short inputs take the paths of large frames too.
+    package var directFillSize = 4096
     /// A header's length is the peer's claim: at most this much is reserved before the bytes
     /// arrive, the rest grows as they do (the fuzzer found a 4 GB reservation from one header
     /// after an ACK raised the limit).
@@ -50,7 +56,7 @@ package struct FrameDecoder: Sendable {
 
     /// Bytes received but not yet part of a complete frame.
     package var bufferedByteCount: Int {
-        buffer.count - readIndex + (filling.map { $0.header.size + $0.payload.count } ?? 0)
+        buffer.count - readIndex + (filling.map { $0.header.size + $0.payload.count - ($0.lent ?? 0) } ?? 0)
     }
 
     /// Forgets partial input, as on a disconnect (§10 item 19).
@@ -71,17 +77,24 @@ package struct FrameDecoder: Sendable {
 
     /// Appends received bytes without parsing.
     package mutating func append(_ bytes: some Collection<UInt8>) {
+        var none = NoLender()
+        append(bytes, lending: &none)
+    }
+
+    /// Appends received bytes without parsing; a large Consecutive frame they start may fill
+    /// a buffer `lender` lends for it (see ``next(lending:)``).
+    package mutating func append(_ bytes: some Collection<UInt8>, lending lender: inout some PayloadLender) {
         // One generic step, then contiguous bytes: generic code is not specialised across
         // modules (perf had `Collection.prefix` and protocol-witness thunks on every read).
-        let appended: Void? = bytes.withContiguousStorageIfAvailable { append($0, array: bytes as? [UInt8]) }
+        let appended: Void? = bytes.withContiguousStorageIfAvailable { append($0, array: bytes as? [UInt8], lender: &lender) }
         guard appended == nil else { return }
         let copy = Array(bytes)
-        copy.withUnsafeBufferPointer { append($0, array: copy) }
+        copy.withUnsafeBufferPointer { append($0, array: copy, lender: &lender) }
     }
 
     /// Appends `read`; `array` is the same bytes as an array, when they came as one, which
     /// may become the buffer itself instead of being copied into it.
-    private mutating func append(_ read: UnsafeBufferPointer<UInt8>, array: [UInt8]?) {
+    private mutating func append(_ read: UnsafeBufferPointer<UInt8>, array: [UInt8]?, lender: inout some PayloadLender) {
         if var frame = filling, frame.missing > 0 {
             // Nothing unread is buffered while a payload fills: the bytes it needs go straight in.
             filling = nil
@@ -90,12 +103,12 @@ package struct FrameDecoder: Sendable {
             frame.missing -= taken
             filling = frame
             guard taken < read.count else { return }
-            return append(UnsafeBufferPointer(rebasing: read[taken...]), array: nil)
+            return append(UnsafeBufferPointer(rebasing: read[taken...]), array: nil, lender: &lender)
         }
         if readIndex == buffer.count {
             // Nothing buffered goes before these bytes: a large frame starting them fills its
             // payload from them directly, and a whole read is taken as the buffer, not copied.
-            if filling == nil, fillsDirectly(from: read) { return }
+            if filling == nil, fillsDirectly(from: read, lender: &lender) { return }
             if let array {
                 buffer = array
                 readIndex = 0
@@ -111,20 +124,28 @@ package struct FrameDecoder: Sendable {
 
     /// Starts filling the payload of a frame that begins `read` when it is large and goes
     /// beyond it: the state `next()` would reach after buffering it, one copy sooner.
-    private mutating func fillsDirectly(from read: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard case .valid(let header) = parseHeader(read, at: 0), Int(header.dataSize) >= Self.directFillSize,
+    private mutating func fillsDirectly(from read: UnsafeBufferPointer<UInt8>, lender: inout some PayloadLender) -> Bool {
+        guard case .valid(let header) = parseHeader(read, at: 0), Int(header.dataSize) >= directFillSize,
               read.count < header.size + Int(header.dataSize) else { return false }
-        startFilling(header, head: UnsafeBufferPointer(rebasing: read[header.size...]))
+        startFilling(header, head: UnsafeBufferPointer(rebasing: read[header.size...]), lender: &lender)
         return true
     }
 
     /// Makes `head`, the first bytes of a large frame's payload, the start of a payload that
-    /// the following reads fill directly; everything buffered up to here is used up.
-    private mutating func startFilling(_ header: FrameHeader, head: some Collection<UInt8>) {
-        var payload: [UInt8] = []
-        payload.reserveCapacity(min(Int(header.dataSize), Self.reservationLimit))
+    /// the following reads fill directly; everything buffered up to here is used up. The
+    /// payload goes onto the end of what `lender` lends for the frame, if it lends anything.
+    private mutating func startFilling(_ header: FrameHeader, head: some Collection<UInt8>, lender: inout some PayloadLender) {
+        var payload: [UInt8]
+        var lent: Int?
+        if header.frameType == .consecutive, let buffer = lender.lend(for: header) {
+            payload = buffer
+            lent = buffer.count
+        } else {
+            payload = []
+            payload.reserveCapacity(min(Int(header.dataSize), Self.reservationLimit))
+        }
         payload.append(contentsOf: head)
-        filling = (header, payload, Int(header.dataSize) - payload.count)
+        filling = (header, payload, Int(header.dataSize) - (payload.count - (lent ?? 0)), lent)
         // Marked read, not removed: `head` may be a slice of the buffer, which emptying it
         // while the slice is held would reallocate. The next read replaces or compacts it.
         readIndex = buffer.count
@@ -133,9 +154,21 @@ package struct FrameDecoder: Sendable {
 
     /// The next frame or malformed run, or nil when more bytes are needed.
     package mutating func next() -> Event? {
+        var none = NoLender()
+        return next(lending: &none)
+    }
+
+    /// The next frame or malformed run, or nil when more bytes are needed. A large Consecutive
+    /// frame (one that goes beyond the bytes buffered) is filled straight onto the end of the
+    /// buffer `lender` lends for it, if it lends one (a reassembler lends its message so far):
+    /// its bytes are copied once, not into a frame first and then into the message. Such a
+    /// frame comes as ``Event/loaned(_:buffer:)``. Frames whole in the buffer are not worth
+    /// a loan: its two lookups cost more than the copy of a small frame saves.
+    package mutating func next(lending lender: inout some PayloadLender) -> Event? {
         if let frame = filling {
             guard frame.missing == 0 else { return nil }
             filling = nil
+            if frame.lent != nil { return .loaned(frame.header, buffer: frame.payload) }
             return .frame(Frame(header: frame.header, payload: frame.payload))
         }
         while readIndex < buffer.count {
@@ -153,8 +186,8 @@ package struct FrameDecoder: Sendable {
                 let total = header.size + Int(header.dataSize)
                 guard buffer.count - readIndex >= total else {
                     let available = buffer.count - readIndex - header.size
-                    guard Int(header.dataSize) >= Self.directFillSize, available >= 0 else { return nil }
-                    startFilling(header, head: buffer[(readIndex + header.size)...])
+                    guard Int(header.dataSize) >= directFillSize, available >= 0 else { return nil }
+                    startFilling(header, head: buffer[(readIndex + header.size)...], lender: &lender)
                     return nil
                 }
                 let payloadStart = readIndex + header.size
@@ -231,6 +264,20 @@ package struct FrameDecoder: Sendable {
         if header.frameType != .control, header.version > 1, header.messageID == 0 { return .messageIDZero }
         return nil
     }
+}
+
+/// Lends the decoder a buffer to fill a large Consecutive frame's payload onto the end of
+/// (``FrameDecoder/next(lending:)``): the buffer comes back whole in ``FrameDecoder/Event/loaned(_:buffer:)``.
+package protocol PayloadLender {
+    /// A buffer for the payload of the frame with `header` to be appended to, or nil to let
+    /// the decoder give the frame a payload of its own.
+    mutating func lend(for header: FrameHeader) -> [UInt8]?
+}
+
+/// Lends nothing: every frame gets a payload of its own.
+package struct NoLender: PayloadLender {
+    package init() {}
+    package func lend(for header: FrameHeader) -> [UInt8]? { nil }
 }
 
 /// Why bytes do not start a valid frame. Kept as a value: in a run of garbage every byte is

@@ -92,7 +92,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
 
     package mutating func receive(_ bytes: some Collection<UInt8>, now: ContinuousClock.Instant) -> [ProtocolAction] {
         var actions: [ProtocolAction] = []
-        input.decoder.append(bytes)
+        input.append(bytes)
         while let frame = input.nextFrame(violations: &actions) { handle(frame, now: now, into: &actions) }
         return actions
     }

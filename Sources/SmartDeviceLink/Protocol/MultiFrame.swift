@@ -114,6 +114,8 @@ package struct FrameReassembler: Sendable {
         var received = 0
         var lastNumber: UInt8
         var startedAt: ContinuousClock.Instant
+        /// `message` is lent to the decoder, which fills the next frame onto its end.
+        var lent = false
 
         mutating func append(_ payload: [UInt8], number: UInt8) {
             if message.capacity == 0 { message.reserveCapacity(totalSize) }
@@ -170,40 +172,106 @@ package struct FrameReassembler: Sendable {
             partials[key] = Partial(firstHeader: header, totalSize: total, lastNumber: 0, startedAt: now)
             return .pending
         case .consecutive:
-            // One lookup per frame: the partial is checked and grown in place by its index.
-            guard let index = partials.index(forKey: key) else {
-                return .dropped(.unknownMessage(header.messageID))
+            let index: Dictionary<Key, Partial>.Index
+            switch acceptance(of: header, size: frame.payload.count, key: key) {
+            case .accepted(let found): index = found
+            case .refused(let problem): return .dropped(problem)
             }
-            let (lastNumber, received, totalSize) = (partials.values[index].lastNumber, partials.values[index].received,
-                                                    partials.values[index].totalSize)
-            let number = header.frameInfo
-            let expected: UInt8 = lastNumber == 255 ? 1 : lastNumber + 1
-            guard number == 0 || number == expected else {
-                return .dropped(.outOfOrder(number, expected: expected))
-            }
-            guard received + frame.payload.count <= max(totalSize, 0) || number == 0 else {
-                partials.remove(at: index)
-                pendingBytes -= received
-                return .dropped(.longerThanAnnounced(messageID: header.messageID, announced: totalSize))
-            }
-            guard pendingBytes + frame.payload.count <= maximumPendingBytes else {
-                partials.remove(at: index)
-                pendingBytes -= received
-                return .dropped(.pendingBytesExceeded(limit: maximumPendingBytes, messageID: header.messageID))
-            }
-            partials.values[index].append(frame.payload, number: number)
-            guard number == 0 else {
-                pendingBytes += frame.payload.count
-                return .pending
-            }
-            let partial = partials.remove(at: index).value
-            pendingBytes -= received
-            var completeHeader = partial.firstHeader
-            completeHeader.frameType = .single
-            completeHeader.dataSize = UInt32(partial.received)
-            completeHeader.isEncrypted = header.isEncrypted
-            return .message(header: completeHeader, payload: partial.message)
+            partials.values[index].append(frame.payload, number: header.frameInfo)
+            return added(frame.payload.count, at: index, header: header)
         }
+    }
+
+    /// The message so far of the partial the Consecutive frame with `header` continues, for
+    /// the decoder to fill the frame's payload onto (``FrameDecoder/next(lending:)``); nil
+    /// when the frame would be dropped, which ``receive(_:now:)`` then reports.
+    package mutating func lend(for header: FrameHeader) -> [UInt8]? {
+        let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
+        // Checked without dropping anything: a frame refused here is refused by `receive`, which reports why.
+        guard case .accepted(let index) = acceptance(of: header, size: Int(header.dataSize), key: key, dropping: false) else {
+            return nil
+        }
+        var message = partials.values[index].message
+        partials.values[index].message = []  // now `message` is the only reference: appending copies nothing
+        partials.values[index].lent = true
+        if message.capacity == 0 { message.reserveCapacity(partials.values[index].totalSize) }
+        return message
+    }
+
+    /// Takes back what ``lend(for:)`` lent, with the Consecutive frame of `header` on its end,
+    /// as ``receive(_:now:)`` takes a frame.
+    package mutating func receive(loaned header: FrameHeader, buffer: [UInt8]) -> Outcome {
+        let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
+        guard let index = partials.index(forKey: key), partials.values[index].lent else {
+            return .dropped(.unknownMessage(header.messageID))  // it expired while the frame arrived
+        }
+        partials.values[index].lent = false
+        partials.values[index].message = buffer
+        partials.values[index].received += Int(header.dataSize)
+        partials.values[index].lastNumber = header.frameInfo
+        return added(Int(header.dataSize), at: index, header: header)
+    }
+
+    /// Takes back what ``lend(for:)`` lent when its frame is not to be reassembled after all
+    /// (its session ended): the message continues without it.
+    package mutating func giveBack(_ header: FrameHeader, buffer: [UInt8]) {
+        let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
+        guard let index = partials.index(forKey: key), partials.values[index].lent else { return }
+        var message = buffer
+        message.removeLast(Int(header.dataSize))
+        partials.values[index].lent = false
+        partials.values[index].message = message
+    }
+
+    /// The partial a Consecutive frame of `size` payload bytes continues, or why the frame is
+    /// dropped; for some reasons its message goes too, when `dropping`.
+    private mutating func acceptance(of header: FrameHeader, size: Int, key: Key, dropping: Bool = true)
+        -> Acceptance {
+        // One lookup per frame: the partial is checked and grown in place by its index.
+        guard let index = partials.index(forKey: key), !partials.values[index].lent else {
+            return .refused(.unknownMessage(header.messageID))
+        }
+        let (lastNumber, received, totalSize) = (partials.values[index].lastNumber, partials.values[index].received,
+                                                partials.values[index].totalSize)
+        let number = header.frameInfo
+        let expected: UInt8 = lastNumber == 255 ? 1 : lastNumber + 1
+        guard number == 0 || number == expected else {
+            return .refused(.outOfOrder(number, expected: expected))
+        }
+        let problem: ReassemblyProblem
+        if received + size > max(totalSize, 0) && number != 0 {
+            problem = .longerThanAnnounced(messageID: header.messageID, announced: totalSize)
+        } else if pendingBytes + size > maximumPendingBytes {
+            problem = .pendingBytesExceeded(limit: maximumPendingBytes, messageID: header.messageID)
+        } else {
+            return .accepted(index)
+        }
+        if dropping {
+            partials.remove(at: index)
+            pendingBytes -= received
+        }
+        return .refused(problem)
+    }
+
+    private enum Acceptance {
+        case accepted(Dictionary<Key, Partial>.Index)
+        case refused(ReassemblyProblem)
+    }
+
+    /// After `count` bytes of a Consecutive frame went onto the partial at `index`: pending,
+    /// or the message when it was the last frame.
+    private mutating func added(_ count: Int, at index: Dictionary<Key, Partial>.Index, header: FrameHeader) -> Outcome {
+        guard header.frameInfo == 0 else {
+            pendingBytes += count
+            return .pending
+        }
+        let partial = partials.remove(at: index).value
+        pendingBytes -= partial.received - count
+        var completeHeader = partial.firstHeader
+        completeHeader.frameType = .single
+        completeHeader.dataSize = UInt32(partial.received)
+        completeHeader.isEncrypted = header.isEncrypted
+        return .message(header: completeHeader, payload: partial.message)
     }
 
     /// Drops partial messages older than ``timeout``; returns their keys.
@@ -230,6 +298,8 @@ package struct FrameReassembler: Sendable {
     /// Received bytes held in unfinished messages.
     package var pendingByteCount: Int { pendingBytes }
 }
+
+extension FrameReassembler: PayloadLender {}
 
 /// Why the reassembler dropped a frame.
 package enum ReassemblyProblem: Sendable, Hashable, CustomStringConvertible {

@@ -23,9 +23,15 @@ package protocol ProtocolMachine: Sendable {
 }
 
 /// The receiving half both roles share: frames out of bytes, messages out of data frames.
+///
+/// The reassembler lends the decoder each unfinished message, so a large Consecutive
+/// frame's bytes are copied once, from the read onto the end of the message.
 struct FrameInput: Sendable {
     var decoder: FrameDecoder
     var reassembler: FrameReassembler
+    /// The message a loaned frame was filled onto, from ``nextFrame(violations:)`` until the
+    /// frame is reassembled, or given back when the machine drops the frame.
+    private var loan: (header: FrameHeader, buffer: [UInt8])?
 
     /// - Parameter fromHeadUnit: the app's side, reading what a head unit sends.
     init(configuration: ProtocolConfiguration, fromHeadUnit: Bool) {
@@ -33,13 +39,26 @@ struct FrameInput: Sendable {
         reassembler = FrameReassembler(timeout: configuration.reassemblyTimeout)
     }
 
-    /// The next frame of the bytes appended to the decoder; the start of a malformed run
-    /// on the way becomes a violation.
+    /// Appends received bytes to the decoder.
+    mutating func append(_ bytes: some Collection<UInt8>) {
+        decoder.append(bytes, lending: &reassembler)
+    }
+
+    /// The next frame of the bytes appended; the start of a malformed run on the way becomes
+    /// a violation. A loaned Consecutive frame comes with only its header: its payload is on
+    /// the end of its message already, which ``reassemble(_:now:into:)`` takes back.
     mutating func nextFrame(violations actions: inout [ProtocolAction]) -> Frame? {
-        while let event = decoder.next() {
+        if let unclaimed = loan {
+            loan = nil
+            reassembler.giveBack(unclaimed.header, buffer: unclaimed.buffer)
+        }
+        while let event = decoder.next(lending: &reassembler) {
             switch event {
             case .malformed(let problem): actions.append(.violation(.malformedFrame(problem)))
             case .frame(let frame): return frame
+            case .loaned(let header, let buffer):
+                loan = (header, buffer)
+                return Frame(header: header)
             }
         }
         return nil
@@ -47,7 +66,14 @@ struct FrameInput: Sendable {
 
     /// A data frame of a started session: a complete message, or nothing while one is pending.
     mutating func reassemble(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
-        switch reassembler.receive(frame, now: now) {
+        let outcome: FrameReassembler.Outcome
+        if let loaned = loan, loaned.header == frame.header {
+            loan = nil
+            outcome = reassembler.receive(loaned: loaned.header, buffer: loaned.buffer)
+        } else {
+            outcome = reassembler.receive(frame, now: now)
+        }
+        switch outcome {
         case .message(let header, let payload):
             actions.append(.message(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload))
         case .pending:
@@ -72,6 +98,7 @@ struct FrameInput: Sendable {
     mutating func reset() {
         decoder.reset()
         reassembler.reset()
+        loan = nil
     }
 }
 

@@ -42,6 +42,7 @@ enum PT {
             switch event {
             case .frame(let f): frames.append(f)
             case .malformed(let problem): Issue.record("unexpected malformed run: \(problem)")
+            case .loaned: Issue.record("a frame was loaned without a lender")
             }
         }
         #expect(decoder.bufferedByteCount == 0, "bytes left over after the last frame")
