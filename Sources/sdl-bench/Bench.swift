@@ -11,7 +11,7 @@ import SmartDeviceLink
 /// and one workload alone, for `perf record -g`:
 ///
 ///     sdl-bench profile-framing [FRAME SIZE]
-///     sdl-bench profile-roundtrip [thin|raw]   (emulator, protocol-only head unit, raw TCP)
+///     sdl-bench profile-roundtrip [thin|raw|memory]   (emulator, protocol-only head unit, raw TCP, no I/O)
 ///     sdl-bench profile-upload [thin]
 ///
 /// No assertions: these numbers are for people, the tests never time anything.
@@ -143,9 +143,14 @@ struct Bench {
                     }
                 }
             },
+            {
+                var machines = try InMemoryRoundTrips()
+                return try clock.measure { try machines.run(count: trips, show) }
+            },
         ])
         record("Show round trips ×\(trips), TCP, protocol-only head unit", "raw TCP echo, same sizes", roundTrips[1], roundTrips[0])
         record("Show round trips ×\(trips), TCP + emulator", "raw TCP echo, same sizes", roundTrips[2], roundTrips[0])
+        record("the same through both machines in memory", "raw TCP echo, same sizes", roundTrips[3], roundTrips[0])
 
         // 4. Bulk: PutFile of 8 MiB in 64 KiB chunks against raw TCP carrying the same bytes:
         // by hand, one at a time; through the file manager with one and four chunks in flight

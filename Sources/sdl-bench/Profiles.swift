@@ -14,6 +14,9 @@ enum Profiles {
             _ = try await Bench.rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63)
         case ("profile-roundtrip", "thin"):
             _ = try await Bench.thinRoundTrips(count: 30_000, show)
+        case ("profile-roundtrip", "memory"):
+            var machines = try InMemoryRoundTrips()
+            try machines.run(count: 300_000, show)
         case ("profile-roundtrip", nil):
             let (headUnit, connection) = try await Bench.registeredOverTCP(Bench.unlimited)
             try await headUnit.activateApp("bench")
@@ -31,7 +34,7 @@ enum Profiles {
             try await headUnit.activateApp("bench")
             for round in 0..<10 { try await upload(round, with: connection) }
         default:
-            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|raw] | profile-upload [thin]")
+            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|raw|memory] | profile-upload [thin]")
         }
     }
 
