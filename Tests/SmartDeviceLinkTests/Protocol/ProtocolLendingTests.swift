@@ -25,7 +25,7 @@ struct ProtocolLendingTests {
                     outcome = reassembler.receive(frame, now: PT.t0)
                 case .loaned(let header, let buffer):
                     result.loaned += 1
-                    buffer.withUnsafeBytes { result.addresses.insert(UnsafeRawPointer($0.baseAddress!)) }
+                    result.addresses.insert(buffer.withUnsafeBytes { UnsafeRawPointer($0.baseAddress!) })
                     guard !giveBack(result.loaned) else {
                         reassembler.giveBack(header, buffer: buffer)
                         continue
