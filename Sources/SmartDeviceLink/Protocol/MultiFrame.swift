@@ -120,7 +120,12 @@ package struct FrameReassembler: Sendable {
         mutating func append(_ payload: [UInt8], number: UInt8) {
             if message.capacity == 0 { message.reserveCapacity(totalSize) }
             message.append(contentsOf: payload)
-            received += payload.count
+            took(payload.count, number: number)
+        }
+
+        /// Records a frame of `count` bytes numbered `number` as received.
+        mutating func took(_ count: Int, number: UInt8) {
+            received += count
             lastNumber = number
         }
     }
@@ -150,7 +155,7 @@ package struct FrameReassembler: Sendable {
     /// Feeds a Single, First or Consecutive frame.
     package mutating func receive(_ frame: Frame, now: ContinuousClock.Instant) -> Outcome {
         let header = frame.header
-        let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
+        let key = Key(header)
         switch header.frameType {
         case .control:
             return .message(header: header, payload: frame.payload)
@@ -173,7 +178,7 @@ package struct FrameReassembler: Sendable {
             return .pending
         case .consecutive:
             let index: Dictionary<Key, Partial>.Index
-            switch acceptance(of: header, size: frame.payload.count, key: key) {
+            switch acceptance(of: header, size: frame.payload.count) {
             case .accepted(let found): index = found
             case .refused(let problem): return .dropped(problem)
             }
@@ -186,9 +191,8 @@ package struct FrameReassembler: Sendable {
     /// the decoder to fill the frame's payload onto (``FrameDecoder/next(lending:)``); nil
     /// when the frame would be dropped, which ``receive(_:now:)`` then reports.
     package mutating func lend(for header: FrameHeader) -> [UInt8]? {
-        let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
         // Checked without dropping anything: a frame refused here is refused by `receive`, which reports why.
-        guard case .accepted(let index) = acceptance(of: header, size: Int(header.dataSize), key: key, dropping: false) else {
+        guard case .accepted(let index) = acceptance(of: header, size: Int(header.dataSize), dropping: false) else {
             return nil
         }
         var message = partials.values[index].message
@@ -201,22 +205,19 @@ package struct FrameReassembler: Sendable {
     /// Takes back what ``lend(for:)`` lent, with the Consecutive frame of `header` on its end,
     /// as ``receive(_:now:)`` takes a frame.
     package mutating func receive(loaned header: FrameHeader, buffer: [UInt8]) -> Outcome {
-        let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
-        guard let index = partials.index(forKey: key), partials.values[index].lent else {
+        guard let index = partials.index(forKey: Key(header)), partials.values[index].lent else {
             return .dropped(.unknownMessage(header.messageID))  // it expired while the frame arrived
         }
         partials.values[index].lent = false
         partials.values[index].message = buffer
-        partials.values[index].received += Int(header.dataSize)
-        partials.values[index].lastNumber = header.frameInfo
+        partials.values[index].took(Int(header.dataSize), number: header.frameInfo)
         return added(Int(header.dataSize), at: index, header: header)
     }
 
     /// Takes back what ``lend(for:)`` lent when its frame is not to be reassembled after all
     /// (its session ended): the message continues without it.
     package mutating func giveBack(_ header: FrameHeader, buffer: [UInt8]) {
-        let key = Key(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
-        guard let index = partials.index(forKey: key), partials.values[index].lent else { return }
+        guard let index = partials.index(forKey: Key(header)), partials.values[index].lent else { return }
         var message = buffer
         message.removeLast(Int(header.dataSize))
         partials.values[index].lent = false
@@ -225,10 +226,9 @@ package struct FrameReassembler: Sendable {
 
     /// The partial a Consecutive frame of `size` payload bytes continues, or why the frame is
     /// dropped; for some reasons its message goes too, when `dropping`.
-    private mutating func acceptance(of header: FrameHeader, size: Int, key: Key, dropping: Bool = true)
-        -> Acceptance {
+    private mutating func acceptance(of header: FrameHeader, size: Int, dropping: Bool = true) -> Acceptance {
         // One lookup per frame: the partial is checked and grown in place by its index.
-        guard let index = partials.index(forKey: key), !partials.values[index].lent else {
+        guard let index = partials.index(forKey: Key(header)), !partials.values[index].lent else {
             return .refused(.unknownMessage(header.messageID))
         }
         let (lastNumber, received, totalSize) = (partials.values[index].lastNumber, partials.values[index].received,
@@ -300,6 +300,14 @@ package struct FrameReassembler: Sendable {
 }
 
 extension FrameReassembler: PayloadLender {}
+
+extension FrameReassembler.Key {
+    /// The message a frame with `header` belongs to. (In an extension, so the memberwise
+    /// initializer stays.)
+    init(_ header: FrameHeader) {
+        self.init(sessionID: header.sessionID, serviceType: header.serviceType, messageID: header.messageID)
+    }
+}
 
 /// Why the reassembler dropped a frame.
 package enum ReassemblyProblem: Sendable, Hashable, CustomStringConvertible {
