@@ -118,8 +118,7 @@ package final class LinkIO: Sendable {
     init(transport: any SDLTransport, clock: LinkClock) {
         self.transport = transport
         self.clock = clock
-        self.socket = (transport as? TCPTransport)?.socket ?? (transport as? StreamSocketTransport)
-            ?? (transport as? BluetoothTransport)?.socket
+        self.socket = StreamSocketTransport.under(transport)
     }
 
     /// Starts reading and writing. `onBytes` gets each read in order, `onDeadline` fires when

@@ -18,7 +18,7 @@ enum BlockingCall {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, TransportError>, Never>) in
                 slot.withLock { $0 = continuation }
-                let thread = Thread {
+                Thread.start(named: name) {
                     let outcome: Result<Value, TransportError>
                     outcome = Result { () throws(TransportError) -> Value in try body() }
                     if let waiting = slot.withLock({ $0.take() }) {
@@ -27,8 +27,6 @@ enum BlockingCall {
                         discard(value)
                     }
                 }
-                thread.name = name
-                thread.start()
                 if Task.isCancelled, let waiting = slot.withLock({ $0.take() }) {
                     waiting.resume(returning: .failure(onCancel()))
                 }

@@ -115,7 +115,7 @@ public struct BlueZConnector: RFCOMMConnector {
 
     public func accept(channel: UInt8?, timeout: Duration) async throws(TransportError) -> (descriptor: Int32, peer: String) {
         try await BlockingCall.run(
-            "sdl-rfcomm-accept", discard: { _ = systemClose($0.descriptor) },
+            "sdl-bt-accept", discard: { _ = systemClose($0.descriptor) },
             onCancel: { .closed("waiting for a head unit over Bluetooth was cancelled") }
         ) { [busAddress] () throws(TransportError) -> (descriptor: Int32, peer: String) in
             let unavailable: BlueZProfile.Unavailable
@@ -141,7 +141,7 @@ public struct BlueZConnector: RFCOMMConnector {
 
     public func connect(address: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32 {
         try await BlockingCall.run(
-            "sdl-rfcomm-connect", discard: { _ = systemClose($0) },
+            "sdl-bt-connect", discard: { _ = systemClose($0) },
             onCancel: { .closed("connecting to \(address) over Bluetooth was cancelled") }
         ) { () throws(TransportError) -> Int32 in
             try Self.connectBlocking(address: address, channel: channel)

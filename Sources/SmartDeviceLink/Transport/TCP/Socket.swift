@@ -69,6 +69,11 @@ public final class StreamSocketTransport: SDLTransport {
         state.withLock { $0.fd = Self.prepared(connectedDescriptor) }
     }
 
+    /// The socket a transport reads and writes through, if it is one (TCP, Bluetooth).
+    package static func under(_ transport: any SDLTransport) -> StreamSocketTransport? {
+        (transport as? TCPTransport)?.socket ?? (transport as? StreamSocketTransport) ?? (transport as? BluetoothTransport)?.socket
+    }
+
     deinit {
         // Threads hold the transport, so none runs now.
         let fd = state.withLock { $0.fd }
@@ -108,9 +113,7 @@ public final class StreamSocketTransport: SDLTransport {
             return state.fd
         }
         guard let descriptor else { return }
-        let thread = Thread { [self] in read(descriptor) }
-        thread.name = "sdl-read \(description)"
-        thread.start()
+        Thread.start(named: "sdl-read") { [self] in read(descriptor) }
     }
 
     // MARK: - Writing
@@ -192,9 +195,7 @@ public final class StreamSocketTransport: SDLTransport {
         }
         guard let (id, startFlusher) = try queued.get() else { return nil }
         if let fd = startFlusher {
-            let thread = Thread { [self] in flush(fd) }
-            thread.name = "sdl-write \(description)"
-            thread.start()
+            Thread.start(named: "sdl-write") { [self] in flush(fd) }
         }
         return id
     }

@@ -45,7 +45,7 @@ public final class TCPTransport: SDLTransport {
         let fd: Int32
         do {
             fd = try await BlockingCall.run(
-                "sdl-connect \(endpoint)", discard: { _ = systemClose($0) },
+                "sdl-connect", discard: { _ = systemClose($0) },
                 onCancel: { .closed("connecting to \(endpoint) was cancelled") }
             ) { () throws(TransportError) -> Int32 in
                 try TCPEndpoint.connect(host: host, port: port, timeout: timeout, endpoint: endpoint)
@@ -85,7 +85,7 @@ public final class TCPListener: Sendable {
         self.port = TCPEndpoint.localPort(of: fd) ?? port
         let (stream, continuation) = AsyncStream.makeStream(of: StreamSocketTransport.self)
         self.connections = stream
-        let thread = Thread {
+        Thread.start(named: "sdl-accept") {
             while true {
                 var address = sockaddr_storage()
                 var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -103,8 +103,6 @@ public final class TCPListener: Sendable {
                 continuation.yield(StreamSocketTransport(connectedDescriptor: client, description: "TCP \(peer)", kind: .tcp))
             }
         }
-        thread.name = "sdl-accept \(host):\(self.port)"
-        thread.start()
     }
 
     /// Stops accepting; accepted connections stay open.
