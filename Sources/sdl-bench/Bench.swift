@@ -11,7 +11,8 @@ import SmartDeviceLink
 /// and one workload alone, for `perf record -g`:
 ///
 ///     sdl-bench profile-framing [FRAME SIZE]
-///     sdl-bench profile-roundtrip [thin|raw|memory]   (emulator, protocol-only head unit, raw TCP, no I/O)
+///     sdl-bench profile-roundtrip [thin|thin-pinned|raw|memory]   (emulator, protocol-only head unit, the same
+///                                                          on linkExecutor, raw TCP, no I/O)
 ///     sdl-bench profile-upload [thin]
 ///
 /// No assertions: these numbers are for people, the tests never time anything.
@@ -132,24 +133,35 @@ struct Bench {
         let clock = ContinuousClock()
         let requestSize = 12 + 12 + show.json.serializedBytes().count
         let responseSize = 12 + 12 + ThinHeadUnit.success.count
-        let roundTrips = try await inTurns([
-            { try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize) },
-            { try await thinRoundTrips(count: trips, show) },
-            {
+        // Each also with the caller on the link's reader thread (`linkExecutor`), and the echo
+        // with its client on the reader thread too: the same trick, given to the baseline.
+        @Sendable func shows(_ connection: SDLConnection, pinned: Bool) async throws -> Duration {
+            try await withTaskExecutorPreference(pinned ? connection.linkExecutor : nil) {
                 try await clock.measure {
                     for _ in 0..<trips {
                         let answer = try await connection.send(show)
                         precondition(answer.success)
                     }
                 }
-            },
+            }
+        }
+        let roundTrips = try await inTurns([
+            { try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize) },
+            { try await thinRoundTrips { _ = try await shows($0, pinned: false) } },
+            { try await shows(connection, pinned: false) },
             {
                 var machines = try InMemoryRoundTrips()
                 return try clock.measure { try machines.run(count: trips, show) }
             },
+            { try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize, onReaderThread: true) },
+            { try await thinRoundTrips { _ = try await shows($0, pinned: true) } },
+            { try await shows(connection, pinned: true) },
         ])
         record("Show round trips ×\(trips), TCP, protocol-only head unit", "raw TCP echo, same sizes", roundTrips[1], roundTrips[0])
+        record("the same, caller on linkExecutor", "raw TCP echo, same sizes", roundTrips[5], roundTrips[0])
+        record("the same, caller on linkExecutor", "echo, client on its reader thread", roundTrips[5], roundTrips[4])
         record("Show round trips ×\(trips), TCP + emulator", "raw TCP echo, same sizes", roundTrips[2], roundTrips[0])
+        record("the same, caller on linkExecutor", "raw TCP echo, same sizes", roundTrips[6], roundTrips[0])
         record("the same through both machines in memory", "raw TCP echo, same sizes", roundTrips[3], roundTrips[0])
 
         // 4. Bulk: PutFile of 8 MiB in 64 KiB chunks against raw TCP carrying the same bytes:
@@ -366,7 +378,9 @@ struct Bench {
     }
 
     /// Request/response pairs of the given sizes over a raw loopback TCP connection.
-    static func rawTCPRoundTrips(count: Int, requestSize: Int, responseSize: Int) async throws -> Duration {
+    /// With `onReaderThread`, the client runs on its socket's reader thread, as a caller on
+    /// ``SDLConnection/linkExecutor`` does.
+    static func rawTCPRoundTrips(count: Int, requestSize: Int, responseSize: Int, onReaderThread: Bool = false) async throws -> Duration {
         let listener = try TCPListener(host: "127.0.0.1", port: 0)
         let server = Task {
             var connections = listener.connections.makeAsyncIterator()
@@ -383,16 +397,17 @@ struct Bench {
         }
         let client = TCPTransport(host: "127.0.0.1", port: listener.port)
         try await client.open()
-        var incoming = client.incoming.makeAsyncIterator()
         let request = [UInt8](repeating: 2, count: requestSize)
-        let clock = ContinuousClock()
-        let start = clock.now
-        for _ in 0..<count {
-            try await client.send(request)
-            var received = 0
-            while received < responseSize, let chunk = try await incoming.next() { received += chunk.count }
+        let elapsed = try await withTaskExecutorPreference(onReaderThread ? StreamSocketTransport.under(client)?.readerExecutor : nil) {
+            var incoming = client.incoming.makeAsyncIterator()
+            return try await ContinuousClock().measure {
+                for _ in 0..<count {
+                    try await client.send(request)
+                    var received = 0
+                    while received < responseSize, let chunk = try await incoming.next() { received += chunk.count }
+                }
+            }
         }
-        let elapsed = clock.now - start
         await client.close()
         server.cancel()
         listener.close()

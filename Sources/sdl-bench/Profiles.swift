@@ -11,9 +11,18 @@ enum Profiles {
             let sizes = variant.flatMap { Int($0) }.map { [$0] } ?? [131_072, 1488]
             for mtu in sizes { for _ in 0..<40 { Bench.frameAndReassemble(payload, mtu: mtu) } }
         case ("profile-roundtrip", "raw"):
-            _ = try await Bench.rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63)
+            print(try await Bench.rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63))
         case ("profile-roundtrip", "thin"):
-            _ = try await Bench.thinRoundTrips(count: 30_000, show)
+            print(try await Bench.thinRoundTrips(count: 30_000, show))
+        case ("profile-roundtrip", "thin-pinned"):
+            print(try await Bench.thinRoundTrips { connection in
+                try await withTaskExecutorPreference(connection.linkExecutor) {
+                    for _ in 0..<30_000 {
+                        let answer = try await connection.send(show)
+                        precondition(answer.success)
+                    }
+                }
+            })
         case ("profile-roundtrip", "memory"):
             var machines = try InMemoryRoundTrips()
             try machines.run(count: 300_000, show)
@@ -34,7 +43,7 @@ enum Profiles {
             try await headUnit.activateApp("bench")
             for round in 0..<10 { try await upload(round, with: connection) }
         default:
-            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|raw|memory] | profile-upload [thin]")
+            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|thin-pinned|raw|memory] | profile-upload [thin]")
         }
     }
 

@@ -11,6 +11,10 @@ public protocol RPCChannel: Sendable {
     /// again on a new link (true), or until that will not happen (false, with the reason).
     /// A single connection never comes back; ``SDLManager`` reconnects by its policy.
     func waitForReconnection() async -> LinkRecovery
+    /// Where a task that sends request after request through this channel runs without a
+    /// thread hop per response (see ``SDLConnection/linkExecutor``); nil when the link has
+    /// no such place. Managers run their request loops there.
+    var linkExecutor: (any TaskExecutor)? { get async }
 }
 
 /// Whether a dropped link came back, from ``RPCChannel/waitForReconnection()``.
@@ -24,6 +28,10 @@ public enum LinkRecovery: Sendable, Equatable {
 extension RPCChannel {
     public func waitForReconnection() async -> LinkRecovery {
         .gaveUp("this channel does not reconnect")
+    }
+
+    public var linkExecutor: (any TaskExecutor)? {
+        get async { nil }
     }
 }
 

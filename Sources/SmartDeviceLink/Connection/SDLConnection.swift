@@ -375,3 +375,26 @@ extension RPCRequest {
         }
     }
 }
+
+extension SDLConnection {
+    /// Where a task that drives this connection runs without a thread hop per response:
+    /// the primary link's reader thread (TCP, Bluetooth); nil for other links.
+    ///
+    /// A response normally resumes its caller on a thread of Swift's global pool, woken for
+    /// it. A task that prefers this executor is resumed on the reader thread, which is awake
+    /// anyway: a round trip then wakes no other thread of this process and keeps its work on
+    /// one core. Use it for tasks that send request after request, such as a test rig's
+    /// scenario (``SDLFileManager`` runs its uploads there):
+    ///
+    /// ```swift
+    /// try await withTaskExecutorPreference(connection.linkExecutor) {
+    ///     for step in steps { _ = try await connection.send(step) }
+    /// }
+    /// ```
+    ///
+    /// Only jobs that become ready on the reader thread run there; everything else runs on
+    /// the global pool as usual, so a busy task delays reads at most by its own work.
+    public nonisolated var linkExecutor: (any TaskExecutor)? {
+        StreamSocketTransport.under(transport)?.readerExecutor
+    }
+}

@@ -134,7 +134,18 @@ public actor SDLFileManager {
     /// and goes on from the last acknowledged byte; the head unit ends with the exact bytes.
     /// It fails with ``FileUploadError/interrupted(file:uploadedBytes:reason:)`` only when the
     /// link does not come back.
+    ///
+    /// On a socket link the upload runs on the link's reader thread (``RPCChannel/linkExecutor``),
+    /// and so does `progress`: keep it short, the next response is read after it returns.
     public func upload(_ file: SDLFile, progress: (@Sendable (Double) -> Void)? = nil) async throws {
+        // Chunk after chunk: answers resume the upload on the link's reader thread, not on a
+        // pool thread woken for each one.
+        try await withTaskExecutorPreference(await channel.linkExecutor) {
+            try await transfer(file, progress: progress)
+        }
+    }
+
+    private func transfer(_ file: SDLFile, progress: (@Sendable (Double) -> Void)?) async throws {
         if !file.overwrite, remoteFiles.contains(file.name), resumeOffsets[file.name] == nil { return }
         guard let total = file.size else {
             if case .path(let path) = file.source { throw FileUploadError.unreadable(path: path) }

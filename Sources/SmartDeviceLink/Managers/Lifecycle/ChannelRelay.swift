@@ -30,6 +30,10 @@ final class ChannelRelay: RPCChannel, @unchecked Sendable {
         return await manager.notifications(type)
     }
 
+    var linkExecutor: (any TaskExecutor)? {
+        get async { await manager?.linkExecutor }
+    }
+
     func waitForReconnection() async -> LinkRecovery {
         guard let manager else { return .gaveUp("the manager is gone") }
         return await manager.waitForReconnection()

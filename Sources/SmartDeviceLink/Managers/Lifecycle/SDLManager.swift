@@ -174,6 +174,12 @@ public actor SDLManager: RPCChannel {
         return .gaveUp("the manager was stopped")
     }
 
+    /// The current link's ``SDLConnection/linkExecutor``. After a reconnect it names the new
+    /// link's; one taken before runs its jobs on the global pool from then on.
+    public var linkExecutor: (any TaskExecutor)? {
+        connection?.linkExecutor
+    }
+
     public func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
         let connection = try await registeredConnection()
         let response = if let requestRoute {

@@ -1,0 +1,103 @@
+import Foundation
+@testable import SmartDeviceLink
+import Testing
+
+/// `linkExecutor`: a task that prefers it gets its responses on the link's reader thread,
+/// and the file manager runs its uploads there.
+@Suite("linkExecutor: requests answered on the reader thread")
+struct LinkExecutorTests {
+    /// A connection over loopback TCP to a head unit that answers every request with SUCCESS,
+    /// and only once the connection's actor is free: a response read while the caller still
+    /// held the actor would be taken in on the caller's thread, and the test would say nothing
+    /// about where a response is taken in otherwise.
+    static func connected() async throws -> (SDLConnection, putFiles: Locked<[[UInt8]]>, stop: @Sendable () async -> Void) {
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let accepted = Task { () -> StreamSocketTransport? in
+            for await link in listener.connections { return link }
+            return nil
+        }
+        let app = TCPTransport(host: "127.0.0.1", port: listener.port)
+        async let opened: Void = app.open()
+        let headUnitEnd = try #require(await accepted.value)
+        try await opened
+        try await headUnitEnd.open()
+        let connection = SDLConnection(transport: app)
+        let putFiles = Locked<[[UInt8]]>([])
+        let serving = Task {
+            var machine = HeadUnitProtocolMachine(configuration: .headUnit)
+            for try await chunk in headUnitEnd.incoming {
+                for action in machine.receive(chunk, now: .now) {
+                    switch action {
+                    case .send(let bytes):
+                        try await headUnitEnd.send(bytes)
+                    case .startServiceRequested(let request):
+                        for case .send(let bytes) in try machine.acceptStartService(request, now: .now) { try await headUnitEnd.send(bytes) }
+                    case .message(let session, _, let payload):
+                        let request = try RPCPacket(decoding: payload)
+                        if request.functionID == PutFile.functionID { putFiles.withLock { $0.append(request.bulkData) } }
+                        _ = await connection.state  // waits until the caller has let the actor go
+                        let answer = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
+                                               json: Array(#"{"success":true,"resultCode":"SUCCESS"}"#.utf8))
+                        for case .send(let bytes) in try machine.send(answer, sessionID: session, now: .now) { try await headUnitEnd.send(bytes) }
+                    default:
+                        continue
+                    }
+                }
+            }
+        }
+        try await connection.start()
+        return (connection, putFiles, {
+            await connection.stop()
+            serving.cancel()
+            listener.close()
+        })
+    }
+
+    /// The name of the thread running the caller ("sdl-read …" for a socket's reader).
+    static func threadName() -> String {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+    }
+
+    @Test("a caller on linkExecutor goes on from each response on the reader thread", .timeLimit(.minutes(1)))
+    func callerResumesOnReaderThread() async throws {
+        let (connection, _, stop) = try await Self.connected()
+        let executor = try #require(connection.linkExecutor, "a TCP connection has a reader thread")
+        let threads = try await withTaskExecutorPreference(executor) {
+            var threads: [String] = []
+            for index in 0..<20 {
+                _ = try await connection.send(Show(mainField1: "\(index)"))
+                threads.append(Self.threadName())
+            }
+            return threads
+        }
+        #expect(threads.allSatisfy { $0.hasPrefix("sdl-read") }, "resumed on \(Set(threads))")
+        await stop()
+    }
+
+    @Test("a link without a reader thread has no linkExecutor")
+    func memoryLinkHasNone() {
+        let (app, _) = MemoryTransport.pair()
+        #expect(SDLConnection(transport: app).linkExecutor == nil)
+    }
+
+    @Test("an upload over TCP runs on the reader thread and arrives whole and in order", .timeLimit(.minutes(1)))
+    func uploadOnReaderThread() async throws {
+        let (connection, putFiles, stop) = try await Self.connected()
+        let file = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        // One chunk in flight: with more, a chunk sent from the pool at the start may hold the
+        // actor when an answer comes (see connected()).
+        let files = SDLFileManager(channel: connection, chunkSize: 32 * 1024, pacing: UploadPacing(window: 1, maximumRequestsPerSecond: nil))
+        let progressThreads = Locked<[String]>([])
+        try await files.upload(SDLFile(name: "whole.bin", source: .data(file), fileType: .binary)) { _ in
+            progressThreads.withLock { $0.append(Self.threadName()) }
+        }
+        // Each acknowledgement is taken in where the response was read.
+        let threads = progressThreads.withLock { $0 }
+        #expect(threads.count == 32)
+        #expect(threads.allSatisfy { $0.hasPrefix("sdl-read") }, "acknowledged on \(Set(threads))")
+        let chunks = putFiles.withLock { $0 }
+        #expect(chunks.count == 32)
+        #expect(chunks.flatMap { $0 } == file)
+        await stop()
+    }
+}
