@@ -115,12 +115,6 @@ public actor HeadUnitEmulator {
             await transport.close()
             return
         }
-        do {
-            try await transport.open()
-        } catch {
-            emit(.connectionClosed(connection: 0, reason: "cannot open \(transport.description): \(error)"))
-            return
-        }
         let id = nextConnectionID
         nextConnectionID += 1
         var protocolConfiguration = configuration.protocolConfiguration
@@ -135,8 +129,15 @@ public actor HeadUnitEmulator {
             make: configuration.vehicleType["make"]?.stringValue, model: configuration.vehicleType["model"]?.stringValue,
             modelYear: configuration.vehicleType["modelYear"]?.stringValue, trim: configuration.vehicleType["trim"]?.stringValue,
             systemSoftwareVersion: configuration.systemSoftwareVersion, systemHardwareVersion: configuration.systemHardwareVersion)
+        // The driver before the link opens: a socket then hands its reads to it directly.
         let connection = Connection(id: id, driver: LinkDriver(transport: transport, configuration: protocolConfiguration, clock: clock),
                                     kind: kind)
+        do {
+            try await transport.open()
+        } catch {
+            emit(.connectionClosed(connection: 0, reason: "cannot open \(transport.description): \(error)"))
+            return
+        }
         connection.driver.io.start(
             onBytes: { [weak self] chunk in await self?.received(chunk, on: id) },
             onDeadline: { [weak self] in await self?.tick(id) },

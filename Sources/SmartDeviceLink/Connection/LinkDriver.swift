@@ -114,11 +114,14 @@ package final class LinkIO: Sendable {
 
     /// A socket queues in order itself, so bytes go to it directly, with no writer task.
     private let socket: StreamSocketTransport?
+    /// A socket not yet reading hands its reads to the reader task directly.
+    private let socketReads: SocketReads?
 
     init(transport: any SDLTransport, clock: LinkClock) {
         self.transport = transport
         self.clock = clock
         self.socket = StreamSocketTransport.under(transport)
+        self.socketReads = socket?.takeReads()
     }
 
     /// Starts reading and writing. `onBytes` gets each read in order, `onDeadline` fires when
@@ -131,10 +134,15 @@ package final class LinkIO: Sendable {
     ) {
         let incoming = transport.incoming
         let transport = self.transport
+        let socketReads = self.socketReads
         // On a socket the reader runs on the socket's reader thread (one wake-up less per message).
         let reader = Task(executorPreference: socket?.readerExecutor) {
             do {
-                for try await chunk in incoming { await onBytes(chunk) }
+                if let socketReads {
+                    while let chunk = try await socketReads.next() { await onBytes(chunk) }
+                } else {
+                    for try await chunk in incoming { await onBytes(chunk) }
+                }
                 await onClosed(nil)
             } catch {
                 await onClosed(Self.reason(error))

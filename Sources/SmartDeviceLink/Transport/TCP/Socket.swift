@@ -46,6 +46,8 @@ public final class StreamSocketTransport: SDLTransport {
         var nextWriteID = 0
         /// Callers of waitUntilQueued(atMost:), with their limits.
         var roomWaiters: [(limit: Int, waiter: CheckedContinuation<Void, Never>)] = []
+        /// The consumer that takes reads directly, if one did before reading started.
+        var reads: SocketReads?
     }
 
     private struct PendingWrite {
@@ -78,6 +80,17 @@ public final class StreamSocketTransport: SDLTransport {
         // Threads hold the transport, so none runs now.
         let fd = state.withLock { $0.fd }
         if fd >= 0 { _ = systemClose(fd) }
+    }
+
+    /// Hands every read from now on to the returned ``SocketReads`` instead of ``incoming``
+    /// (which then only ends with the link). Nil once reading has started: reads may have
+    /// gone to `incoming` already, and the caller must take them from there.
+    package func takeReads() -> SocketReads? {
+        state.withLock { state in
+            guard !state.readerStarted, state.reads == nil, !state.closedByUs else { return nil }
+            state.reads = SocketReads()
+            return state.reads
+        }
     }
 
     /// Starts the reader thread on the descriptor given at init.
@@ -269,11 +282,12 @@ public final class StreamSocketTransport: SDLTransport {
     private func read(_ fd: Int32) {
         var buffer = [UInt8](repeating: 0, count: readSize)
         var readError: String?
+        let reads = state.withLock { $0.reads }
         readerExecutor.readerStarted()
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, readSize, 0) }
             if count > 0 {
-                continuation.yield(Array(buffer[0..<count]))
+                if let reads { reads.deliver(Array(buffer[0..<count])) } else { continuation.yield(Array(buffer[0..<count])) }
                 readerExecutor.runReadyJobs()
                 continue
             }
@@ -294,6 +308,7 @@ public final class StreamSocketTransport: SDLTransport {
         }
         for waiter in waiters { waiter.resume(throwing: TransportError.closed(reason)) }
         releaseDescriptor()
+        reads?.finish(endError)
         if let endError { continuation.finish(throwing: endError) } else { continuation.finish() }
         readerExecutor.readerEnded()
     }
@@ -317,8 +332,8 @@ public final class StreamSocketTransport: SDLTransport {
     /// Fails queued writes at once and wakes the threads, which close the descriptor; without
     /// threads (never opened), closes it here. Never waits for the peer.
     func shutdownAndClose() {
-        let (waiters, closeHere, finishHere) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], Int32, Bool) in
-            guard !state.closedByUs else { return ([], -1, false) }
+        let (waiters, closeHere, finishHere, reads) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], Int32, Bool, SocketReads?) in
+            guard !state.closedByUs else { return ([], -1, false, nil) }
             state.closedByUs = true
             _ = fail(&state, "closed")
             defer { state.writes.removeAll() }
@@ -327,11 +342,14 @@ public final class StreamSocketTransport: SDLTransport {
                 closeHere = state.fd
                 state.fd = -1
             }
-            return (state.writes.compactMap(\.waiter), closeHere, !state.readerStarted)
+            return (state.writes.compactMap(\.waiter), closeHere, !state.readerStarted, state.reads)
         }
         for waiter in waiters { waiter.resume(throwing: TransportError.closed("\(description) is closed")) }
         if closeHere >= 0 { _ = systemClose(closeHere) }
-        if finishHere { continuation.finish() }
+        if finishHere {
+            reads?.finish(nil)
+            continuation.finish()
+        }
     }
 }
 

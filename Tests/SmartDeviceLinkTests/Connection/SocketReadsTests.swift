@@ -1,0 +1,53 @@
+@testable import SmartDeviceLink
+import Testing
+
+/// The reads of a socket handed straight to the link's reader: every read, in order, then
+/// the end the socket reported.
+@Suite("SocketReads: a socket's reads for its link")
+struct SocketReadsTests {
+    @Test("reads that come before anyone waits are kept, in order, and then the end in order")
+    func bufferedInOrder() async throws {
+        let reads = SocketReads()
+        reads.deliver([1])
+        reads.deliver([2, 3])
+        reads.finish(nil)
+        #expect(try await reads.next() == [1])
+        #expect(try await reads.next() == [2, 3])
+        #expect(try await reads.next() == nil)
+        #expect(try await reads.next() == nil)
+    }
+
+    @Test("a waiting reader gets the read delivered after it began to wait", .timeLimit(.minutes(1)))
+    func waiterGetsRead() async throws {
+        let reads = SocketReads()
+        let waiting = Task { try await reads.next() }
+        // Give the reader time to wait; the read arrives either way, this only picks the path.
+        try await Task.sleep(for: .milliseconds(20))
+        reads.deliver([7, 7])
+        #expect(try await waiting.value == [7, 7])
+    }
+
+    @Test("a failed link ends the reads with its error, after the reads that came before it")
+    func failureAfterReads() async throws {
+        let reads = SocketReads()
+        reads.deliver([9])
+        reads.finish(.closed("TCP 127.0.0.1:1: read failed: Connection reset by peer"))
+        #expect(try await reads.next() == [9])
+        await #expect(throws: TransportError.closed("TCP 127.0.0.1:1: read failed: Connection reset by peer")) {
+            _ = try await reads.next()
+        }
+    }
+
+    @Test("a socket that already reads gives its reads to `incoming`, not to a late taker")
+    func lateTakerGetsNothing() async throws {
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let app = TCPTransport(host: "127.0.0.1", port: listener.port)
+        try await app.open()
+        #expect(app.socket.takeReads() == nil)
+        let fresh = StreamSocketTransport(description: "not yet connected", kind: .tcp)
+        #expect(fresh.takeReads() != nil)
+        #expect(fresh.takeReads() == nil, "reads have one taker")
+        await app.close()
+        listener.close()
+    }
+}
