@@ -14,6 +14,8 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
     package let clock: LinkClock
     /// Sees every frame sent and received, for traces.
     package var tap: FrameTap?
+    /// When the I/O's timer was armed for, as of the last ``rearm(other:)``.
+    private var armed: ContinuousClock.Instant?
 
     package init(transport: any SDLTransport, configuration: ProtocolConfiguration, clock: LinkClock) {
         self.machine = Machine(configuration: configuration)
@@ -69,7 +71,11 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
     /// Mutating only so that owners call it in place: a non-mutating call on a driver stored
     /// in an actor copies the whole driver, machine and buffers, on every message.
     package mutating func rearm(other: ContinuousClock.Instant? = nil) {
-        if let deadline = minimum(machine.nextDeadline, other) { io.wake(at: deadline) }
+        guard let deadline = minimum(machine.nextDeadline, other) else { return }
+        // A timer still ahead and as early needs no call (this runs twice per message, and
+        // the call takes the I/O lock). One already due may not have fired yet: ask again.
+        if let armed, armed <= deadline, clock.now < armed { return }
+        armed = io.wake(at: deadline)
     }
 }
 
@@ -245,12 +251,14 @@ package final class LinkIO: Sendable {
         return joined
     }
 
-    /// Arms the timer for `deadline` unless it is already armed as early or earlier.
-    package func wake(at deadline: ContinuousClock.Instant) {
+    /// Arms the timer for `deadline` unless it is already armed as early or earlier; returns
+    /// when the timer is armed for now (nil when the link is closed or not started).
+    @discardableResult
+    package func wake(at deadline: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         let clock = self.clock
-        state.withLock { state in
-            guard !state.closed, let onDeadline = state.onDeadline else { return }
-            if let armed = state.timer, armed.deadline <= deadline { return }
+        return state.withLock { state in
+            guard !state.closed, let onDeadline = state.onDeadline else { return nil }
+            if let armed = state.timer, armed.deadline <= deadline { return armed.deadline }
             state.timer?.task.cancel()
             state.timerGeneration += 1
             let generation = state.timerGeneration
@@ -263,6 +271,7 @@ package final class LinkIO: Sendable {
                 }
                 if current { await onDeadline() }
             })
+            return deadline
         }
     }
 

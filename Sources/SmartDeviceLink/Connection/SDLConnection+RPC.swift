@@ -30,7 +30,7 @@ extension SDLConnection {
         SDLLog.rpc.debug("→ \(functionName) #\(correlationID)\(bulkData.isEmpty ? "" : " with \(bulkData.count) bytes of bulk data")")
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
+                try await withUnsafeThrowingContinuation { continuation in
                     pending.insert(.init(functionName: functionName, deadline: now + limit, limit: limit, waiter: continuation),
                                    for: correlationID)
                     handle(actions)
@@ -77,7 +77,10 @@ extension SDLConnection {
     /// Sends a typed request and returns its typed response. An unsuccessful response is
     /// returned as a value (check `success`/`resultCode`); use ``sendExpectingSuccess(_:timeout:)``
     /// for the throwing form.
-    public func send<Request: RPCRequest>(_ request: Request, timeout: Duration? = nil) async throws(SDLError) -> Request.Response {
+    ///
+    /// Nonisolated: the request is checked and encoded, and the response decoded, on the
+    /// caller's executor; only the exchange itself runs on the connection (two hops, not six).
+    public nonisolated func send<Request: RPCRequest>(_ request: Request, timeout: Duration? = nil) async throws(SDLError) -> Request.Response {
         try await request.exchange { parameters, bulkData throws(SDLError) in
             try await self.request(functionID: Request.functionID, functionName: Request.functionName, parameters: parameters,
                                    bulkData: bulkData, timeout: timeout)
@@ -86,7 +89,7 @@ extension SDLConnection {
 
     /// Sends a request named as in the spec with JSON parameters, validated against the spec
     /// first, and returns the response in its dynamic form (the RPC-console form).
-    public func request(
+    public nonisolated func request(
         _ functionName: String, parameters: JSONObject, bulkData: [UInt8] = [], timeout: Duration? = nil
     ) async throws(SDLError) -> RPCEnvelope {
         guard let function = RPCSpec.shared.function(named: functionName, messageType: .request) else {
@@ -105,7 +108,7 @@ extension SDLConnection {
 
     /// Like ``send(_:timeout:)`` but throws ``SDLError/unsuccessfulResponse(function:resultCode:info:)``
     /// when `success` is false.
-    public func sendExpectingSuccess<Request: RPCRequest>(_ request: Request, timeout: Duration? = nil) async throws(SDLError) -> Request.Response {
+    public nonisolated func sendExpectingSuccess<Request: RPCRequest>(_ request: Request, timeout: Duration? = nil) async throws(SDLError) -> Request.Response {
         let response = try await send(request, timeout: timeout)
         guard response.success else {
             throw SDLError.unsuccessfulResponse(function: Request.functionName, resultCode: response.resultCode.rawValue, info: response.info)

@@ -73,7 +73,9 @@ public actor SDLConnection {
 
     /// The primary link.
     var driver: LinkDriver<AppProtocolMachine>
-    var pending = PendingRequests<CheckedContinuation<RPCEnvelope, any Error>>()
+    /// Unsafe continuations: the map removes an entry before it resumes it, so each is resumed
+    /// once, and a checked one cost an allocation per request.
+    var pending = PendingRequests<UnsafeContinuation<RPCEnvelope, any Error>>()
     let broadcast = Broadcast<RPCEnvelope>()
     let transportBroadcast = Broadcast<TransportEvent>()
     private var startWaiter: (continuation: CheckedContinuation<SessionInfo, any Error>, deadline: ContinuousClock.Instant)?
