@@ -145,11 +145,14 @@ struct SessionTable<Side: Sendable>: Sendable {
 
     /// The earliest of `deadline` over the sessions. Each is read in place: a `for` over the
     /// sessions copies each one (its sets and dictionaries retained and released), and
-    /// this runs twice per message.
+    /// this runs twice per message. So did `entries[index]` (perf of the emulator's upload
+    /// showed the copy and destroy); a buffer pointer's element is borrowed.
     func earliest(_ deadline: (borrowing Session<Side>) -> ContinuousClock.Instant?) -> ContinuousClock.Instant? {
-        var earliest: ContinuousClock.Instant?
-        for index in entries.indices { earliest = minimum(earliest, deadline(entries[index])) }
-        return earliest
+        entries.withUnsafeBufferPointer { sessions in
+            var earliest: ContinuousClock.Instant?
+            for index in sessions.indices { earliest = minimum(earliest, deadline(sessions[index])) }
+            return earliest
+        }
     }
 
     var byID: [UInt8: Session<Side>] { Dictionary(uniqueKeysWithValues: zip(ids, entries)) }
