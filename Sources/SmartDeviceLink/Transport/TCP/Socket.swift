@@ -58,7 +58,7 @@ public final class StreamSocketTransport: SDLTransport {
     }
 
     /// A link whose descriptor comes later, from ``attach(_:)`` (a connect or accept step).
-    public init(description: String, kind: TransportKind, readSize: Int = 16 * 1024) {
+    public init(description: String, kind: TransportKind, readSize: Int = 64 * 1024) {
         self.description = description
         self.kind = kind
         self.readSize = readSize
@@ -66,7 +66,7 @@ public final class StreamSocketTransport: SDLTransport {
     }
 
     /// Wraps a connected descriptor; the transport owns and closes it. Reading starts on ``open()``.
-    public convenience init(connectedDescriptor: Int32, description: String, kind: TransportKind, readSize: Int = 16 * 1024) {
+    public convenience init(connectedDescriptor: Int32, description: String, kind: TransportKind, readSize: Int = 64 * 1024) {
         self.init(description: description, kind: kind, readSize: readSize)
         state.withLock { $0.fd = Self.prepared(connectedDescriptor) }
     }
