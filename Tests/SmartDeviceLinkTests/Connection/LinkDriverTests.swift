@@ -50,15 +50,8 @@ struct LinkDriverTests {
 
     @Test("large requests from many tasks over a real socket arrive whole and in order")
     func writeOrderOverSocket() async throws {
-        let listener = try TCPListener(host: "127.0.0.1", port: 0)
-        let accepted = Task { () -> StreamSocketTransport? in
-            for await link in listener.connections { return link }
-            return nil
-        }
-        let app = TCPTransport(host: "127.0.0.1", port: listener.port)
-        async let opened: Void = app.open()
-        let headUnitEnd = try #require(await accepted.value)
-        try await opened
+        let link = try await LoopbackLink.make()
+        let (listener, app, headUnitEnd) = (link.listener, link.app, link.headUnit)
         let headUnit = ScriptedHeadUnit(link: headUnitEnd) { _ in ["success": true, "resultCode": "SUCCESS"] }
         try await headUnitEnd.open()
         let serving = Task { await headUnit.run() }

@@ -10,16 +10,13 @@ struct LinkExecutorTests {
     /// and only once the connection's actor is free: a response read while the caller still
     /// held the actor would be taken in on the caller's thread, and the test would say nothing
     /// about where a response is taken in otherwise.
-    static func connected() async throws -> (SDLConnection, putFiles: Locked<[[UInt8]]>, stop: @Sendable () async -> Void) {
-        let listener = try TCPListener(host: "127.0.0.1", port: 0)
-        let accepted = Task { () -> StreamSocketTransport? in
-            for await link in listener.connections { return link }
-            return nil
-        }
-        let app = TCPTransport(host: "127.0.0.1", port: listener.port)
-        async let opened: Void = app.open()
-        let headUnitEnd = try #require(await accepted.value)
-        try await opened
+    ///
+    /// `beforeAnswer` waits for more to be free (an upload's file manager) the same way.
+    static func connected(
+        beforeAnswer: @escaping @Sendable () async -> Void = {}
+    ) async throws -> (SDLConnection, putFiles: Locked<[[UInt8]]>, stop: @Sendable () async -> Void) {
+        let link = try await LoopbackLink.make()
+        let (listener, app, headUnitEnd) = (link.listener, link.app, link.headUnit)
         try await headUnitEnd.open()
         let connection = SDLConnection(transport: app)
         let putFiles = Locked<[[UInt8]]>([])
@@ -36,6 +33,7 @@ struct LinkExecutorTests {
                         let request = try RPCPacket(decoding: payload)
                         if request.functionID == PutFile.functionID { putFiles.withLock { $0.append(request.bulkData) } }
                         _ = await connection.state  // waits until the caller has let the actor go
+                        await beforeAnswer()
                         let answer = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
                                                json: Array(#"{"success":true,"resultCode":"SUCCESS"}"#.utf8))
                         for case .send(let bytes) in try machine.send(answer, sessionID: session, now: .now) { try await headUnitEnd.send(bytes) }
@@ -82,11 +80,17 @@ struct LinkExecutorTests {
 
     @Test("an upload over TCP runs on the reader thread and arrives whole and in order", .timeLimit(.minutes(1)))
     func uploadOnReaderThread() async throws {
-        let (connection, putFiles, stop) = try await Self.connected()
+        // Answers wait for the file manager too: one that finds it still being let go (by a
+        // thread of a loaded pool) is taken in there, and the upload may stay there.
+        let manager = Locked<SDLFileManager?>(nil)
+        let (connection, putFiles, stop) = try await Self.connected {
+            if let files = manager.withLock({ $0 }) { _ = await files.bytesAvailable }
+        }
         let file = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         // One chunk in flight: with more, a chunk sent from the pool at the start may hold the
         // actor when an answer comes (see connected()).
         let files = SDLFileManager(channel: connection, chunkSize: 32 * 1024, pacing: UploadPacing(window: 1, maximumRequestsPerSecond: nil))
+        manager.withLock { $0 = files }
         let progressThreads = Locked<[String]>([])
         try await files.upload(SDLFile(name: "whole.bin", source: .data(file), fileType: .binary)) { _ in
             progressThreads.withLock { $0.append(Self.threadName()) }
