@@ -135,27 +135,17 @@ struct Bench {
         let responseSize = 12 + 12 + ThinHeadUnit.success.count
         // Each also with the caller on the link's reader thread (`linkExecutor`), and the echo
         // with its client on the reader thread too: the same trick, given to the baseline.
-        @Sendable func shows(_ connection: SDLConnection, pinned: Bool) async throws -> Duration {
-            try await withTaskExecutorPreference(pinned ? connection.linkExecutor : nil) {
-                try await clock.measure {
-                    for _ in 0..<trips {
-                        let answer = try await connection.send(show)
-                        precondition(answer.success)
-                    }
-                }
-            }
-        }
         let roundTrips = try await inTurns([
             { try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize) },
-            { try await thinRoundTrips { _ = try await shows($0, pinned: false) } },
-            { try await shows(connection, pinned: false) },
+            { try await thinRoundTrips(count: trips, show, pinned: false) },
+            { try await clock.measure { try await showRoundTrips(count: trips, show, on: connection, pinned: false) } },
             {
                 var machines = try InMemoryRoundTrips()
                 return try clock.measure { try machines.run(count: trips, show) }
             },
             { try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize, onReaderThread: true) },
-            { try await thinRoundTrips { _ = try await shows($0, pinned: true) } },
-            { try await shows(connection, pinned: true) },
+            { try await thinRoundTrips(count: trips, show, pinned: true) },
+            { try await clock.measure { try await showRoundTrips(count: trips, show, on: connection, pinned: true) } },
         ])
         record("Show round trips ×\(trips), TCP, protocol-only head unit", "raw TCP echo, same sizes", roundTrips[1], roundTrips[0])
         record("the same, caller on linkExecutor", "raw TCP echo, same sizes", roundTrips[5], roundTrips[0])
@@ -350,8 +340,14 @@ struct Bench {
     }
 
     /// Round trips of `request` to a ``ThinHeadUnit`` over loopback TCP.
-    static func thinRoundTrips(count: Int, _ request: Show) async throws -> Duration {
-        try await thinRoundTrips { connection in
+    static func thinRoundTrips(count: Int, _ request: Show, pinned: Bool) async throws -> Duration {
+        try await thinRoundTrips { try await showRoundTrips(count: count, request, on: $0, pinned: pinned) }
+    }
+
+    /// `count` round trips of `request`, one after another; `pinned`: the caller on the
+    /// connection's ``SDLConnection/linkExecutor``.
+    static func showRoundTrips(count: Int, _ request: Show, on connection: SDLConnection, pinned: Bool) async throws {
+        try await withTaskExecutorPreference(pinned ? connection.linkExecutor : nil) {
             for _ in 0..<count {
                 let answer = try await connection.send(request)
                 precondition(answer.success)

@@ -13,26 +13,16 @@ enum Profiles {
         case ("profile-roundtrip", "raw"):
             print(try await Bench.rawTCPRoundTrips(count: 30_000, requestSize: 60, responseSize: 63))
         case ("profile-roundtrip", "thin"):
-            print(try await Bench.thinRoundTrips(count: 30_000, show))
+            print(try await Bench.thinRoundTrips(count: 30_000, show, pinned: false))
         case ("profile-roundtrip", "thin-pinned"):
-            print(try await Bench.thinRoundTrips { connection in
-                try await withTaskExecutorPreference(connection.linkExecutor) {
-                    for _ in 0..<30_000 {
-                        let answer = try await connection.send(show)
-                        precondition(answer.success)
-                    }
-                }
-            })
+            print(try await Bench.thinRoundTrips(count: 30_000, show, pinned: true))
         case ("profile-roundtrip", "memory"):
             var machines = try InMemoryRoundTrips()
             try machines.run(count: 300_000, show)
         case ("profile-roundtrip", nil):
             let (headUnit, connection) = try await Bench.registeredOverTCP(Bench.unlimited)
             try await headUnit.activateApp("bench")
-            for _ in 0..<30_000 {
-                let answer = try await connection.send(show)
-                precondition(answer.success)
-            }
+            try await Bench.showRoundTrips(count: 30_000, show, on: connection, pinned: false)
         case ("profile-upload", "thin"):
             _ = try await Bench.thinRoundTrips { connection in
                 for round in 0..<40 { try await upload(round, with: connection) }

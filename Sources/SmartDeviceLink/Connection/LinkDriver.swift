@@ -253,7 +253,6 @@ package final class LinkIO: Sendable {
 
     /// Arms the timer for `deadline` unless it is already armed as early or earlier; returns
     /// when the timer is armed for now (nil when the link is closed or not started).
-    @discardableResult
     package func wake(at deadline: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         let clock = self.clock
         return state.withLock { state in

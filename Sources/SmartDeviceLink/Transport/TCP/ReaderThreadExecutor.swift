@@ -12,9 +12,10 @@ import Darwin
 /// A read resumes the task waiting for it (the link's reader). On the global pool that is a
 /// second thread to wake for every message, and when that task in turn resumes a request's
 /// caller, a third. On the 2-core machine kind a wake-up cost 11 µs in a socketpair
-/// experiment, and 2 to 4 µs of a 23 µs loopback echo in sdl-bench (stop 31). A task that prefers this executor (`Task(executorPreference:)`)
-/// is resumed on the reader thread itself, which is awake anyway: the reader runs the jobs
-/// its own yield made ready before it reads again.
+/// experiment, and 2 to 4 µs of a 23 µs loopback echo in sdl-bench (stop 31). A task that
+/// prefers this executor (`Task(executorPreference:)`) is resumed on the reader thread
+/// itself, which is awake anyway: the reader runs the jobs its own yield made ready before
+/// it reads again.
 ///
 /// Jobs that become ready on any other thread (the task waited for an actor another thread
 /// held, say) run on the global pool as before: the reader thread blocks in `recv` and can

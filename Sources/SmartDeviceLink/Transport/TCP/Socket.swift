@@ -287,7 +287,8 @@ public final class StreamSocketTransport: SDLTransport {
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, readSize, 0) }
             if count > 0 {
-                if let reads { reads.deliver(Array(buffer[0..<count])) } else { continuation.yield(Array(buffer[0..<count])) }
+                let chunk = Array(buffer[0..<count])
+                if let reads { reads.deliver(chunk) } else { continuation.yield(chunk) }
                 readerExecutor.runReadyJobs()
                 continue
             }
