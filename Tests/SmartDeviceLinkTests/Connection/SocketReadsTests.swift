@@ -21,8 +21,7 @@ struct SocketReadsTests {
     func waiterGetsRead() async throws {
         let reads = SocketReads()
         let waiting = Task { try await reads.next() }
-        // Give the reader time to wait; the read arrives either way, this only picks the path.
-        try await Task.sleep(for: .milliseconds(20))
+        while !reads.isAwaited { await Task.yield() }
         reads.deliver([7, 7])
         #expect(try await waiting.value == [7, 7])
     }

@@ -32,6 +32,9 @@ package final class SocketReads: Sendable {
 
     private let state = Locked(State())
 
+    /// Whether the consumer is waiting for a read (tests).
+    var isAwaited: Bool { state.withLock { $0.waiter != nil } }
+
     /// The next read; nil once the socket ended in order, the error if it failed. One consumer.
     /// It ends when the socket closes (closing the link always closes it), not on cancellation.
     package func next() async throws(TransportError) -> [UInt8]? {
