@@ -28,7 +28,11 @@ struct LinkExecutorTests {
                     case .message(let session, _, let payload):
                         let request = try RPCPacket(decoding: payload)
                         if request.functionID == PutFile.functionID { putFiles.withLock { $0.append(request.bulkData) } }
-                        _ = await connection.state  // waits until the caller has let the actor go
+                        // Waits until the caller has let the actor go, in a task of its own, which
+                        // has surely let it go too once it ended. Read here, this task might still
+                        // be on the actor while it answers; the reader, finding the actor taken,
+                        // hands the caller to the pool (all 20 requests, once in nine full runs).
+                        _ = await Task { await connection.state }.value
                         let answer = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
                                                json: Array(#"{"success":true,"resultCode":"SUCCESS"}"#.utf8))
                         for case .send(let bytes) in try machine.send(answer, sessionID: session, now: .now) { try await headUnitEnd.send(bytes) }

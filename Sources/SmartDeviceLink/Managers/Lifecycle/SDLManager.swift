@@ -18,7 +18,7 @@ public actor SDLManager: RPCChannel {
     public private(set) var state: LifecycleState = .stopped
     public private(set) var hmiState = HMIState.initial
     /// The head unit's answer to the last successful registration (capabilities, versions).
-    public private(set) var registration: RegisterAppInterfaceResponse?
+    public private(set) var registration: RegisterAppInterfaceResponse? { didSet { mirrorSendPath() } }
     /// The protocol session of the current link.
     public private(set) var session: SessionInfo?
     /// Why the manager last stopped or failed to reconnect.
@@ -50,15 +50,18 @@ public actor SDLManager: RPCChannel {
 
     private var languageChangeHandler: LanguageChangeHandler?
     private var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
-    private var requestRoute: RequestRoute?
+    var requestRoute: RequestRoute? { didSet { mirrorSendPath() } }
     /// The link of the current (or coming) registration.
-    var connection: SDLConnection?
+    var connection: SDLConnection? { didSet { mirrorSendPath() } }
+    /// Where requests go while the app is registered, for ``send(_:timeout:)`` to read
+    /// without a hop onto this actor (see `mirrorSendPath`).
+    nonisolated let sendPath = Locked<SendPath?>(nil)
     private var stopping = false
     private var reconnecting = false
     /// True while connectAndRegister runs: a link lost then fails that registration.
-    private var registering = false
+    var registering = false
     /// Why the head unit last unregistered the app, until it registers again.
-    private var unregisteredBy: AppInterfaceUnregisteredReason?
+    var unregisteredBy: AppInterfaceUnregisteredReason?
     private var hashID: String?
     private var pendingLanguage: (Language, Language)?
     private let stateObservers = Broadcast<LifecycleState>()
@@ -180,82 +183,13 @@ public actor SDLManager: RPCChannel {
         connection?.linkExecutor
     }
 
-    public func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
-        let connection = try await registeredConnection()
-        let response = if let requestRoute {
-            try await request.exchange { parameters, bulkData throws(SDLError) in
-                try await requestRoute(Request.functionName, parameters, bulkData, timeout)
-            }
-        } else {
-            try await connection.send(request, timeout: timeout)
-        }
-        // A new layout brings its own display, button and soft-button capabilities.
-        if let layout = response as? SetDisplayLayoutResponse { await systemCapabilityManager.update(layout: layout) }
-        return response
-    }
-
-    /// Sends the requests of this manager's own managers (screen, files, audio pass-thru...)
-    /// through `route` instead of straight to the link: a tool that reports every request,
-    /// as the scenario runner does, sends them itself with
-    /// ``request(functionID:functionName:parameters:bulkData:timeout:)``. Nil restores the link.
-    package func routeRequests(through route: RequestRoute?) {
-        requestRoute = route
-    }
-
-    /// Where ``routeRequests(through:)`` sends a request: its name, parameters, bulk data
-    /// and timeout in, the response as it arrived out.
-    package typealias RequestRoute = @Sendable (
-        _ function: String, _ parameters: JSONObject, _ bulkData: [UInt8], _ timeout: Duration?
-    ) async throws(SDLError) -> RPCEnvelope
-
     public func notifications<Notification: RPCNotification>(_ type: Notification.Type) -> AsyncStream<Notification> {
         messages().typed(Notification.self, logger: logger)
     }
 
-    // MARK: - Dynamic form (RPC consoles, the scenario runner)
-
     /// Calls `observer` with every frame of every link this manager opens (for traces).
     public func observeFrames(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void) {
         frameObserver = observer
-    }
-
-    /// Sends a request by function id with JSON parameters and waits for its response.
-    public func request(functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [],
-                        timeout: Duration? = nil) async throws(SDLError) -> RPCEnvelope {
-        let connection = try await registeredConnection()
-        return try await connection.request(functionID: functionID, functionName: functionName, parameters: parameters,
-                                            bulkData: bulkData, timeout: timeout)
-    }
-
-    /// Sends a request without waiting; its response arrives through ``messages()``.
-    @discardableResult
-    public func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
-        let connection = try await registeredConnection()
-        return try await connection.post(functionID: functionID, parameters: parameters, bulkData: bulkData)
-    }
-
-    /// Sends a notification to the head unit.
-    public func notify(functionID: UInt32, parameters: JSONObject) async throws(SDLError) {
-        let connection = try await registeredConnection()
-        try await connection.notify(functionID: functionID, parameters: parameters)
-    }
-
-    /// The link of the current registration. Requests may go out as soon as the app is
-    /// registered: the head unit already sends notifications (OnHMIStatus FULL...) that the
-    /// app may answer while its managers are still being set up.
-    private func registeredConnection() async throws(SDLError) -> SDLConnection {
-        // The head unit's first notifications (OnHMIStatus FULL) can reach an observer before
-        // this actor has taken in the RegisterAppInterface response: a caller reacting to them
-        // waits for that registration to finish instead of being told "not connected".
-        if registration == nil, registering {
-            for await _ in states() where registration != nil || !registering { break }
-        }
-        guard let connection, registration != nil else {
-            // Say why the app is not registered when the head unit said it (TOO_MANY_REQUESTS...).
-            if let unregisteredBy { throw SDLError.connectionLost("the head unit unregistered the app (\(unregisteredBy))") }
-            throw SDLError.notConnected
-        }
-        return connection
     }
 
     // MARK: - Connecting

@@ -1,0 +1,93 @@
+/// Requests through the manager: the typed form its managers and apps use, and the dynamic
+/// form of RPC consoles and the scenario runner.
+extension SDLManager {
+    /// The link a request goes out on, and the route that reports it when a tool set one.
+    struct SendPath: Sendable {
+        let connection: SDLConnection
+        let route: RequestRoute?
+    }
+
+    /// Where ``routeRequests(through:)`` sends a request: its name, parameters, bulk data
+    /// and timeout in, the response as it arrived out.
+    package typealias RequestRoute = @Sendable (
+        _ function: String, _ parameters: JSONObject, _ bulkData: [UInt8], _ timeout: Duration?
+    ) async throws(SDLError) -> RPCEnvelope
+
+    /// Nonisolated, as ``SDLConnection/send(_:timeout:)``: while the app is registered the
+    /// request is encoded, sent and its answer decoded on the caller's executor, with no hop
+    /// onto this actor and back (every manager's requests come this way).
+    public nonisolated func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
+        let path = try await currentSendPath()
+        let response = if let route = path.route {
+            try await request.exchange { parameters, bulkData throws(SDLError) in
+                try await route(Request.functionName, parameters, bulkData, timeout)
+            }
+        } else {
+            try await path.connection.send(request, timeout: timeout)
+        }
+        // A new layout brings its own display, button and soft-button capabilities.
+        if let layout = response as? SetDisplayLayoutResponse { await systemCapabilityManager.update(layout: layout) }
+        return response
+    }
+
+    /// Sends the requests of this manager's own managers (screen, files, audio pass-thru...)
+    /// through `route` instead of straight to the link: a tool that reports every request,
+    /// as the scenario runner does, sends them itself with
+    /// ``request(functionID:functionName:parameters:bulkData:timeout:)``. Nil restores the link.
+    package func routeRequests(through route: RequestRoute?) {
+        requestRoute = route
+    }
+
+    // MARK: - Dynamic form (RPC consoles, the scenario runner)
+
+    /// Sends a request by function id with JSON parameters and waits for its response.
+    public nonisolated func request(functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8] = [],
+                                    timeout: Duration? = nil) async throws(SDLError) -> RPCEnvelope {
+        try await currentSendPath().connection.request(functionID: functionID, functionName: functionName, parameters: parameters,
+                                                        bulkData: bulkData, timeout: timeout)
+    }
+
+    /// Sends a request without waiting; its response arrives through ``messages()``.
+    @discardableResult
+    public nonisolated func post(functionID: UInt32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) -> Int32 {
+        try await currentSendPath().connection.post(functionID: functionID, parameters: parameters, bulkData: bulkData)
+    }
+
+    /// Sends a notification to the head unit.
+    public nonisolated func notify(functionID: UInt32, parameters: JSONObject) async throws(SDLError) {
+        try await currentSendPath().connection.notify(functionID: functionID, parameters: parameters)
+    }
+
+    // MARK: - The send path
+
+    /// Keeps ``sendPath`` equal to what `registeredSendPath()` would answer at once: set while
+    /// a registration and its link are current, nil otherwise. Called by the observers of the
+    /// three properties it is made of, so no change to them can leave it stale.
+    func mirrorSendPath() {
+        let path = connection.flatMap { registration == nil ? nil : SendPath(connection: $0, route: requestRoute) }
+        sendPath.withLock { $0 = path }
+    }
+
+    private nonisolated func currentSendPath() async throws(SDLError) -> SendPath {
+        if let path = sendPath.withLock({ $0 }) { return path }
+        return try await registeredSendPath()
+    }
+
+    /// The link of the current registration. Requests may go out as soon as the app is
+    /// registered: the head unit already sends notifications (OnHMIStatus FULL...) that the
+    /// app may answer while its managers are still being set up.
+    private func registeredSendPath() async throws(SDLError) -> SendPath {
+        // The head unit's first notifications (OnHMIStatus FULL) can reach an observer before
+        // this actor has taken in the RegisterAppInterface response: a caller reacting to them
+        // waits for that registration to finish instead of being told "not connected".
+        if registration == nil, registering {
+            for await _ in states() where registration != nil || !registering { break }
+        }
+        guard let connection, registration != nil else {
+            // Say why the app is not registered when the head unit said it (TOO_MANY_REQUESTS...).
+            if let unregisteredBy { throw SDLError.connectionLost("the head unit unregistered the app (\(unregisteredBy))") }
+            throw SDLError.notConnected
+        }
+        return SendPath(connection: connection, route: requestRoute)
+    }
+}
