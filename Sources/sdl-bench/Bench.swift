@@ -128,6 +128,7 @@ struct Bench {
         // protocol-only head unit, and a raw TCP echo of the same sizes; medians of five, in turns.
         let (headUnit, connection) = try await registeredOverTCP(unlimited)
         try await headUnit.activateApp("bench")
+        let manager = try await managerOverTCP(to: headUnit)
         let trips = 1000 * scale  // 2,400 moved the medians between runs by 15%
         let show = Show(mainField1: "Hello", mainField2: "bench")
         let clock = ContinuousClock()
@@ -146,12 +147,22 @@ struct Bench {
             { try await rawTCPRoundTrips(count: trips, requestSize: requestSize, responseSize: responseSize, onReaderThread: true) },
             { try await thinRoundTrips(count: trips, show, pinned: true) },
             { try await clock.measure { try await showRoundTrips(count: trips, show, on: connection, pinned: true) } },
+            {
+                try await clock.measure {
+                    for _ in 0..<trips {
+                        let answer = try await manager.send(show, timeout: nil)
+                        precondition(answer.success)
+                    }
+                }
+            },
         ])
         record("Show round trips ×\(trips), TCP, protocol-only head unit", "raw TCP echo, same sizes", roundTrips[1], roundTrips[0])
         record("the same, caller on linkExecutor", "raw TCP echo, same sizes", roundTrips[5], roundTrips[0])
         record("the same, caller on linkExecutor", "echo, client on its reader thread", roundTrips[5], roundTrips[4])
         record("Show round trips ×\(trips), TCP + emulator", "raw TCP echo, same sizes", roundTrips[2], roundTrips[0])
         record("the same, caller on linkExecutor", "raw TCP echo, same sizes", roundTrips[6], roundTrips[0])
+        record("the same through SDLManager", "raw TCP echo, same sizes", roundTrips[7], roundTrips[0])
+        record("the same through SDLManager", "through SDLConnection", roundTrips[7], roundTrips[2])
         record("the same through both machines in memory", "raw TCP echo, same sizes", roundTrips[3], roundTrips[0])
 
         // 4. Bulk: PutFile of 8 MiB in 64 KiB chunks against raw TCP carrying the same bytes:
@@ -189,6 +200,7 @@ struct Bench {
         record("upload \(megabytes) MiB, 64 KiB chunks, 1 in flight", "raw TCP, same chunks, acked", uploads[2], uploads[0])
         record("upload \(megabytes) MiB, 64 KiB chunks, 4 in flight", "raw TCP, same chunks, acked", uploads[3], uploads[0])
         record("upload \(megabytes) MiB, 4 in flight, protocol-only head unit", "raw TCP, same chunks, acked", uploads[4], uploads[0])
+        await manager.stop()
         await connection.stop()
         await headUnit.stop()
 
@@ -228,6 +240,17 @@ struct Bench {
         let (uploadPeak, basePeak) = try Processes.uploadPeakResident(megabytes: quick ? 20 : 100)
         print(String(format: "%-44@ %9.1f MB   %-30@ %9.1f MB   ratio %6.2f", "peak RSS, sdl-run uploading \(quick ? 20 : 100) MB" as NSString,
                      Double(uploadPeak) / 1e6, "sdl-run --version" as NSString, Double(basePeak) / 1e6, Double(uploadPeak) / Double(max(basePeak, 1))))
+    }
+
+    /// A second app, through ``SDLManager`` as apps send, registered with `headUnit` over TCP and in FULL.
+    static func managerOverTCP(to headUnit: HeadUnitEmulator) async throws -> SDLManager {
+        let port = try await headUnit.listen(host: "127.0.0.1", port: 0)
+        let manager = SDLManager(configuration: SDLConfiguration(appName: "bench-manager", appID: "bench-manager",
+                                                                 transports: [.tcp(host: "127.0.0.1", port: port)]))
+        try await manager.start()
+        try await headUnit.activateApp("bench-manager")
+        _ = await manager.firstNonNoneHMILevel()
+        return manager
     }
 
     static func menuUpdates(cells count: Int, changed: Int, rounds: Int) async throws -> (Duration, Duration) {

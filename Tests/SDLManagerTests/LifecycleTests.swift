@@ -101,6 +101,31 @@ struct LifecycleTests {
         task.cancel()
     }
 
+    @Test("messages() carries responses as well as notifications; after stop, a request is refused as not connected",
+          .timeLimit(.minutes(1)))
+    func messagesAndSendPath() async throws {
+        let emulator = HeadUnitEmulator()
+        let manager = SDLManager(configuration: configuration(emulator))
+        try await manager.start()
+        // Subscribed after the start: the manager takes responses in only while someone here
+        // takes every message.
+        let messages = await manager.messages()
+        let answer = try await manager.send(ListFiles(), timeout: nil)
+        #expect(answer.success)
+        var seen: RPCEnvelope?
+        for await envelope in messages where envelope.messageType == .response {
+            seen = envelope
+            break
+        }
+        #expect(seen?.functionID == ListFiles.functionID)
+        await manager.stop()
+        let refused = await #expect(throws: SDLError.self) { try await manager.send(ListFiles(), timeout: nil) }
+        guard case .notConnected? = refused else {
+            Issue.record("after stop: \(String(describing: refused)), not notConnected")
+            return
+        }
+    }
+
     @Test("the transport plan falls back to the next choice when one cannot connect")
     func transportPlanFallsBack() async throws {
         let emulator = HeadUnitEmulator()

@@ -60,6 +60,16 @@ extension RPCEnvelope {
     }
 }
 
+extension Broadcast where Element == RPCEnvelope {
+    /// Typed notifications of one kind, from a subscription that takes in only those: an app
+    /// through ``SDLManager`` has a dozen such streams (its managers'), and each used to wake
+    /// for every response and notification to throw it away.
+    func notifications<Notification: RPCNotification>(_ type: Notification.Type, logger: Logger) -> AsyncStream<Notification> {
+        subscribe { $0.messageType == .notification && $0.functionID == Notification.functionID }
+            .typed(Notification.self, logger: logger)
+    }
+}
+
 extension AsyncStream where Element == RPCEnvelope {
     /// The notifications of one kind in this stream, decoded; undecodable ones are logged and skipped.
     public func typed<Notification: RPCNotification>(_ type: Notification.Type, logger: Logger) -> AsyncStream<Notification> {

@@ -122,9 +122,14 @@ extension SDLConnection {
         broadcast.subscribe()
     }
 
+    /// The messages `wanted` accepts, asked as each arrives (see ``Broadcast/subscribe(initial:where:)``).
+    func messages(where wanted: @escaping @Sendable (RPCEnvelope) -> Bool) -> AsyncStream<RPCEnvelope> {
+        broadcast.subscribe(where: wanted)
+    }
+
     /// Typed notifications of one kind, e.g. `notifications(OnHMIStatus.self)`.
     /// Notifications that do not decode are skipped (and logged).
     public func notifications<Notification: RPCNotification>(_ type: Notification.Type) -> AsyncStream<Notification> {
-        messages().typed(Notification.self, logger: configuration.logger)
+        broadcast.notifications(Notification.self, logger: configuration.logger)
     }
 }

@@ -9,7 +9,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         /// In subscription order. An array, not a dictionary: `yield` takes a snapshot on
         /// every message, and an array's is a retain where a dictionary's values were a new array.
-        var subscribers: [(id: Int, continuation: AsyncStream<Element>.Continuation)] = []
+        var subscribers: [(id: Int, wanted: (@Sendable (Element) -> Bool)?, continuation: AsyncStream<Element>.Continuation)] = []
         var nextID = 0
         var finished = false
     }
@@ -18,7 +18,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
     /// How many subscribe, kept beside `state` and read first: from another module this class
     /// runs unspecialised, and the generic state's metadata, looked up at run time on every
     /// yield, was 1.4% of an emulator round trip with nobody subscribed.
-    private let subscriberCount = Locked(0)
+    private let subscriberCount = Locked((all: 0, unfiltered: 0))
 
     package init() {}
 
@@ -27,15 +27,17 @@ package final class Broadcast<Element: Sendable>: Sendable {
     deinit { finish() }
 
     /// A new stream of the values yielded from now on, after `initial` when given; already
-    /// finished if ``finish()`` ran.
-    package func subscribe(initial: Element? = nil) -> AsyncStream<Element> {
+    /// finished if ``finish()`` ran. With `wanted`, only the values it accepts enter the
+    /// stream: it is asked as each value is yielded, so a stream of one notification does
+    /// not wake its consumer for every other message.
+    package func subscribe(initial: Element? = nil, where wanted: (@Sendable (Element) -> Bool)? = nil) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         let id: Int? = state.withLock { state in
             if let initial { continuation.yield(initial) }
             guard !state.finished else { return nil }
             defer { state.nextID += 1 }
-            state.subscribers.append((state.nextID, continuation))
-            subscriberCount.withLock { $0 = state.subscribers.count }
+            state.subscribers.append((state.nextID, wanted, continuation))
+            subscriberCount.withLock { $0 = Self.counts(state.subscribers) }
             return state.nextID
         }
         guard let id else {
@@ -46,7 +48,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
             guard let self else { return }
             state.withLock { state in
                 state.subscribers.removeAll { $0.id == id }
-                subscriberCount.withLock { $0 = state.subscribers.count }
+                subscriberCount.withLock { $0 = Self.counts(state.subscribers) }
             }
         }
         return stream
@@ -54,17 +56,17 @@ package final class Broadcast<Element: Sendable>: Sendable {
 
     /// Sends `value` to every current subscriber.
     package func yield(_ value: Element) {
-        guard subscriberCount.withLock({ $0 > 0 }) else { return }
+        guard subscriberCount.withLock({ $0.all > 0 }) else { return }
         // Yield outside the lock: a consumer's termination handler takes it.
         let targets = state.withLock { $0.subscribers }
-        for target in targets { target.continuation.yield(value) }
+        for target in targets where target.wanted?(value) ?? true { target.continuation.yield(value) }
     }
 
     /// Ends every stream; later subscribers get a finished stream.
     package func finish() {
         let targets = state.withLock { state in
             state.finished = true
-            subscriberCount.withLock { $0 = 0 }
+            subscriberCount.withLock { $0 = (0, 0) }
             defer { state.subscribers.removeAll() }
             return state.subscribers
         }
@@ -72,5 +74,12 @@ package final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Whether anyone listens (to skip building values nobody reads).
-    package var hasSubscribers: Bool { subscriberCount.withLock { $0 > 0 } }
+    package var hasSubscribers: Bool { subscriberCount.withLock { $0.all > 0 } }
+
+    /// Whether anyone takes every value, with no filter.
+    package var hasUnfilteredSubscribers: Bool { subscriberCount.withLock { $0.unfiltered > 0 } }
+
+    private static func counts(_ subscribers: [(id: Int, wanted: (@Sendable (Element) -> Bool)?, continuation: AsyncStream<Element>.Continuation)]) -> (all: Int, unfiltered: Int) {
+        (subscribers.count, subscribers.count { $0.wanted == nil })
+    }
 }

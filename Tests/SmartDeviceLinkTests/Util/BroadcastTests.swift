@@ -30,4 +30,19 @@ struct BroadcastTests {
         for await value in broadcast.subscribe() { late.append(value) }
         #expect(late.isEmpty)
     }
+
+    @Test("a subscriber with a filter gets only the values it accepts; the others still get all", .timeLimit(.minutes(1)))
+    func filtered() async {
+        let broadcast = Broadcast<Int>()
+        let evens = broadcast.subscribe { $0.isMultiple(of: 2) }
+        let all = broadcast.subscribe()
+        for value in 1...6 { broadcast.yield(value) }
+        broadcast.finish()
+        var seenEven: [Int] = []
+        for await value in evens { seenEven.append(value) }
+        var seenAll: [Int] = []
+        for await value in all { seenAll.append(value) }
+        #expect(seenEven == [2, 4, 6])
+        #expect(seenAll == [1, 2, 3, 4, 5, 6])
+    }
 }

@@ -184,7 +184,7 @@ public actor SDLManager: RPCChannel {
     }
 
     public func notifications<Notification: RPCNotification>(_ type: Notification.Type) -> AsyncStream<Notification> {
-        messages().typed(Notification.self, logger: logger)
+        messageObservers.notifications(Notification.self, logger: logger)
     }
 
     /// Calls `observer` with every frame of every link this manager opens (for traces).
@@ -220,8 +220,11 @@ public actor SDLManager: RPCChannel {
                 failure = error
                 continue
             }
-            // Listen before registering, so nothing that follows the response is missed.
-            let stream = await connection.messages()
+            // Listen before registering, so nothing that follows the response is missed. A
+            // response is for its caller; this loop takes one only to pass it on to
+            // `messages()`, so only while someone there takes every message.
+            let observers = messageObservers
+            let stream = await connection.messages { $0.messageType != .response || observers.hasUnfilteredSubscribers }
             self.connection = connection
             // Weak: the stream ends with the connection, which must be free to go first.
             Task { [weak self, weak connection] in
