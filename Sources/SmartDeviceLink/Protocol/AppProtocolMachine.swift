@@ -144,20 +144,14 @@ package struct AppProtocolMachine: ProtocolMachine {
     // MARK: - Input and time
 
     package mutating func receive(_ bytes: some Collection<UInt8>, now: ContinuousClock.Instant) -> [ProtocolAction] {
-        input.append(bytes)
-        return handleFrames(now: now)
+        receive(bytes as? [UInt8] ?? Array(bytes), now: now)
     }
 
-    /// A read as it comes from a transport. Other modules (the emulator, benches) call this
-    /// one: generic code is not specialised across modules, and the generic form reached the
-    /// decoder through protocol-witness thunks on every read (perf: 3% of the emulator's thread).
+    /// A read as a transport delivers it; concrete for callers in other modules (benches, the
+    /// fuzzer), for the reason given at HeadUnitProtocolMachine's.
     package mutating func receive(_ bytes: [UInt8], now: ContinuousClock.Instant) -> [ProtocolAction] {
-        input.append(bytes)
-        return handleFrames(now: now)
-    }
-
-    private mutating func handleFrames(now: ContinuousClock.Instant) -> [ProtocolAction] {
         var actions: [ProtocolAction] = []
+        input.append(bytes)
         while let frame = input.nextFrame(violations: &actions) { handle(frame, now: now, into: &actions) }
         return actions
     }

@@ -91,20 +91,16 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
     // MARK: - Input and time
 
     package mutating func receive(_ bytes: some Collection<UInt8>, now: ContinuousClock.Instant) -> [ProtocolAction] {
-        input.append(bytes)
-        return handleFrames(now: now)
+        receive(bytes as? [UInt8] ?? Array(bytes), now: now)
     }
 
-    /// A read as it comes from a transport. Other modules (the emulator, benches) call this
-    /// one: generic code is not specialised across modules, and the generic form reached the
-    /// decoder through protocol-witness thunks on every read (perf: 3% of the emulator's thread).
+    /// A read as a transport delivers it. Concrete, so that other modules (the emulator, benches) call code
+    /// specialised for it: generic code is not specialised across modules, and the generic form
+    /// reached the decoder through protocol-witness thunks on every read (perf: 3% of the
+    /// emulator's reader thread).
     package mutating func receive(_ bytes: [UInt8], now: ContinuousClock.Instant) -> [ProtocolAction] {
-        input.append(bytes)
-        return handleFrames(now: now)
-    }
-
-    private mutating func handleFrames(now: ContinuousClock.Instant) -> [ProtocolAction] {
         var actions: [ProtocolAction] = []
+        input.append(bytes)
         while let frame = input.nextFrame(violations: &actions) { handle(frame, now: now, into: &actions) }
         return actions
     }

@@ -15,7 +15,8 @@ extension SDLManager {
 
     /// Nonisolated, as ``SDLConnection/send(_:timeout:)``: while the app is registered the
     /// request is encoded, sent and its answer decoded on the caller's executor, with no hop
-    /// onto this actor and back (every manager's requests come this way).
+    /// onto this actor and back (every manager's requests come this way). It returns once the
+    /// notifications that arrived before the response are handled (HMI state, permissions...).
     public nonisolated func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
         let path = try await currentSendPath()
         let response = if let route = path.route {
@@ -25,6 +26,7 @@ extension SDLManager {
         } else {
             try await path.connection.send(request, timeout: timeout)
         }
+        await backlog.drained()
         // A new layout brings its own display, button and soft-button capabilities.
         if let layout = response as? SetDisplayLayoutResponse { await systemCapabilityManager.update(layout: layout) }
         return response
@@ -89,5 +91,46 @@ extension SDLManager {
             throw SDLError.notConnected
         }
         return SendPath(connection: connection, route: requestRoute)
+    }
+}
+
+/// Counts the messages the manager took from its link and has not handled yet, so that a
+/// request returns after the notifications that came before its response, as if it had passed
+/// through the manager. A message is counted as the link hands it over, on the reader, before
+/// any later response resumes its caller; usually none is outstanding and nothing waits.
+final class Backlog: Sendable {
+    private struct State {
+        var arrived = 0
+        var handled = 0
+        var waiters: [(mark: Int, waiter: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Locked(State())
+
+    func arrived() { state.withLock { $0.arrived += 1 } }
+
+    func handled() {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.handled += 1
+            guard !state.waiters.isEmpty else { return [] }
+            let handled = state.handled
+            defer { state.waiters.removeAll { $0.mark <= handled } }
+            return state.waiters.filter { $0.mark <= handled }.map(\.waiter)
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Returns once every message counted so far is handled (not those that come later).
+    func drained() async {
+        let mark = state.withLock { $0.handled < $0.arrived ? $0.arrived : nil }
+        guard let mark else { return }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                guard state.handled < mark else { return true }
+                state.waiters.append((mark, waiter))
+                return false
+            }
+            if done { waiter.resume() }
+        }
     }
 }

@@ -56,6 +56,8 @@ public actor SDLManager: RPCChannel {
     /// Where requests go while the app is registered, for ``send(_:timeout:)`` to read
     /// without a hop onto this actor (see `mirrorSendPath`).
     nonisolated let sendPath = Locked<SendPath?>(nil)
+    /// Messages taken from the link and not yet handled here (see ``send(_:timeout:)``).
+    nonisolated let backlog = Backlog()
     private var stopping = false
     private var reconnecting = false
     /// True while connectAndRegister runs: a link lost then fails that registration.
@@ -223,12 +225,19 @@ public actor SDLManager: RPCChannel {
             // Listen before registering, so nothing that follows the response is missed. A
             // response is for its caller; this loop takes one only to pass it on to
             // `messages()`, so only while someone there takes every message.
-            let observers = messageObservers
-            let stream = await connection.messages { $0.messageType != .response || observers.hasUnfilteredSubscribers }
+            let (observers, backlog) = (messageObservers, backlog)
+            let stream = await connection.messages { envelope in
+                guard envelope.messageType != .response || observers.hasUnfilteredSubscribers else { return false }
+                backlog.arrived()
+                return true
+            }
             self.connection = connection
             // Weak: the stream ends with the connection, which must be free to go first.
             Task { [weak self, weak connection] in
-                for await envelope in stream { await self?.handle(envelope) }
+                for await envelope in stream {
+                    await self?.handle(envelope)
+                    backlog.handled()
+                }
                 if let connection { await self?.linkEnded(connection) }
             }
             let response: RegisterAppInterfaceResponse
