@@ -120,6 +120,17 @@ final class Backlog: Sendable {
         for waiter in ready { waiter.resume() }
     }
 
+    /// A link's messages ended: whatever was counted and never reached the loop (a stream
+    /// that ended first) must not keep a request waiting.
+    func caughtUp() {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.handled = max(state.handled, state.arrived)
+            defer { state.waiters.removeAll() }
+            return state.waiters.map(\.waiter)
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
     /// Returns once every message counted so far is handled (not those that come later).
     func drained() async {
         let mark = state.withLock { $0.handled < $0.arrived ? $0.arrived : nil }

@@ -238,6 +238,7 @@ public actor SDLManager: RPCChannel {
                     await self?.handle(envelope)
                     backlog.handled()
                 }
+                backlog.caughtUp()
                 if let connection { await self?.linkEnded(connection) }
             }
             let response: RegisterAppInterfaceResponse
