@@ -6,10 +6,12 @@
 /// goes away unsubscribes itself, and ``finish()`` (or the list's end) ends every stream,
 /// present and future.
 package final class Broadcast<Element: Sendable>: Sendable {
+    private typealias Subscriber = (id: Int, wanted: (@Sendable (Element) -> Bool)?, continuation: AsyncStream<Element>.Continuation)
+
     private struct State {
         /// In subscription order. An array, not a dictionary: `yield` takes a snapshot on
         /// every message, and an array's is a retain where a dictionary's values were a new array.
-        var subscribers: [(id: Int, wanted: (@Sendable (Element) -> Bool)?, continuation: AsyncStream<Element>.Continuation)] = []
+        var subscribers: [Subscriber] = []
         var nextID = 0
         var finished = false
     }
@@ -79,7 +81,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
     /// Whether anyone takes every value, with no filter.
     package var hasUnfilteredSubscribers: Bool { subscriberCount.withLock { $0.unfiltered > 0 } }
 
-    private static func counts(_ subscribers: [(id: Int, wanted: (@Sendable (Element) -> Bool)?, continuation: AsyncStream<Element>.Continuation)]) -> (all: Int, unfiltered: Int) {
+    private static func counts(_ subscribers: [Subscriber]) -> (all: Int, unfiltered: Int) {
         (subscribers.count, subscribers.count { $0.wanted == nil })
     }
 }

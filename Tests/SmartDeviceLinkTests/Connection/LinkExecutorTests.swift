@@ -12,10 +12,7 @@ struct LinkExecutorTests {
         let app = TCPTransport(host: "127.0.0.1", port: listener.port)
         // The connection opens the transport itself, so its link takes the socket's reads directly.
         let connection = SDLConnection(transport: app)
-        let accepted = Task { () -> StreamSocketTransport? in
-            for await link in listener.connections { return link }
-            return nil
-        }
+        let accepted = LoopbackLink.firstAccepted(on: listener)
         async let started = connection.start()
         let headUnitEnd = try #require(await accepted.value)
         try await headUnitEnd.open()
