@@ -46,4 +46,4 @@ extension SDLError {
     }
 }
 
-extension SDLConnection: RPCChannel {}
+extension SDLConnection: RPCChannel, RequestSubmitting {}

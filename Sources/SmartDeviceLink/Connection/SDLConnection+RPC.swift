@@ -16,26 +16,14 @@ extension SDLConnection {
         if let ticket { await ticket.gate.waitForTurn(ticket.index) }
         defer { if let ticket { ticket.gate.finished(ticket.index) } }
         if Task.isCancelled { throw SDLError.cancelled(function: functionName) }
-        guard case .started = state else { throw SDLError.notConnected }
-        let correlationID = pending.nextID()
-        let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
-                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
-        let actions: [ProtocolAction]
-        do {
-            actions = try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(packet, now: now) }
-        } catch {
-            throw SDLError.invalidRequest(error.description)
-        }
-        let limit = timeout ?? configuration.requestTimeout + RPCTimeouts.userWait(function: functionName, parameters: parameters)
-        SDLLog.rpc.debug("→ \(functionName) #\(correlationID)\(bulkData.isEmpty ? "" : " with \(bulkData.count) bytes of bulk data")")
+        let (correlationID, actions) = try prepare(functionID: functionID, functionName: functionName, parameters: parameters, bulkData: bulkData)
         do {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
-                    pending.insert(.init(functionName: functionName, deadline: now + limit, limit: limit, waiter: continuation),
-                                   for: correlationID)
-                    handle(actions)
+                    dispatch(correlationID, actions, functionName: functionName, parameters: parameters, timeout: timeout,
+                             waiter: .caller(continuation))
                     if let ticket { ticket.gate.finished(ticket.index) }
-                    if Task.isCancelled { cancelRequest(correlationID) } else { rearm() }
+                    if Task.isCancelled { cancelRequest(correlationID) }
                 }
             } onCancel: {
                 Task { await self.cancelRequest(correlationID) }
@@ -45,6 +33,52 @@ extension SDLConnection {
         } catch {
             throw SDLError.connectionLost("\(error)")
         }
+    }
+
+    /// Queues a typed request now, in the order of the calls, and returns its answer to come
+    /// (see ``RequestSubmitting``): the request is checked and encoded on the caller's
+    /// executor, its answer decoded on the link's as it arrives.
+    package nonisolated func submit<Request: RPCRequest>(_ request: Request) async throws(SDLError) -> PendingResponse<Request.Response>? {
+        let parameters = try request.checkedParameters()
+        let answer = PendingResponse<Request.Response>()
+        let correlationID = try await submit(functionID: Request.functionID, functionName: Request.functionName,
+                                             parameters: parameters, bulkData: request.bulkData ?? []) { result in
+            answer.settle(result.flatMap { envelope in Result { () throws(SDLError) in try Request.decodeResponse(envelope) } })
+        }
+        answer.onCancel { Task { await self.cancelRequest(correlationID) } }
+        return answer
+    }
+
+    private func submit(functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8],
+                        settle: @escaping @Sendable (Result<RPCEnvelope, SDLError>) -> Void) throws(SDLError) -> Int32 {
+        let (correlationID, actions) = try prepare(functionID: functionID, functionName: functionName, parameters: parameters, bulkData: bulkData)
+        dispatch(correlationID, actions, functionName: functionName, parameters: parameters, timeout: nil, waiter: .submitted(settle))
+        return correlationID
+    }
+
+    /// A request's correlation id and frames, not yet written.
+    private func prepare(functionID: UInt32, functionName: String, parameters: JSONObject,
+                         bulkData: [UInt8]) throws(SDLError) -> (Int32, [ProtocolAction]) {
+        guard case .started = state else { throw SDLError.notConnected }
+        let correlationID = pending.nextID()
+        SDLLog.rpc.debug("→ \(functionName) #\(correlationID)\(bulkData.isEmpty ? "" : " with \(bulkData.count) bytes of bulk data")")
+        let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
+                               json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
+        do {
+            return (correlationID, try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(packet, now: now) })
+        } catch {
+            throw SDLError.invalidRequest(error.description)
+        }
+    }
+
+    /// Records who waits for the answer, then writes the request: an answer never arrives
+    /// before its waiter is in place.
+    private func dispatch(_ correlationID: Int32, _ actions: [ProtocolAction], functionName: String, parameters: JSONObject,
+                          timeout: Duration?, waiter: RequestWaiter) {
+        let limit = timeout ?? configuration.requestTimeout + RPCTimeouts.userWait(function: functionName, parameters: parameters)
+        pending.insert(.init(functionName: functionName, deadline: now + limit, limit: limit, waiter: waiter), for: correlationID)
+        handle(actions)
+        rearm()
     }
 
     /// Sends a request without waiting for its response, which then arrives only through

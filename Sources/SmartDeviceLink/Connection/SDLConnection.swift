@@ -75,7 +75,7 @@ public actor SDLConnection {
     var driver: LinkDriver<AppProtocolMachine>
     /// Unsafe continuations: the map removes an entry before it resumes it, so each is resumed
     /// once, and a checked one cost an allocation per request.
-    var pending = PendingRequests<UnsafeContinuation<RPCEnvelope, any Error>>()
+    var pending = PendingRequests<RequestWaiter>()
     let broadcast = Broadcast<RPCEnvelope>()
     let transportBroadcast = Broadcast<TransportEvent>()
     private var startWaiter: (continuation: CheckedContinuation<SessionInfo, any Error>, deadline: ContinuousClock.Instant)?
@@ -363,13 +363,23 @@ extension RPCRequest {
     func exchange(
         _ send: @Sendable (_ parameters: JSONObject, _ bulkData: [UInt8]) async throws(SDLError) -> RPCEnvelope
     ) async throws(SDLError) -> Response {
+        let envelope = try await send(checkedParameters(), bulkData ?? [])
+        return try Self.decodeResponse(envelope)
+    }
+
+    /// The parameters, checked against the spec.
+    func checkedParameters() throws(SDLError) -> JSONObject {
         let parameters = json.objectValue ?? [:]
         do {
             try RPCSpec.shared.validate(function: Self.functionName, messageType: .request, parameters: parameters)
         } catch {
             throw SDLError.invalidRequest(error.description)
         }
-        let envelope = try await send(parameters, bulkData ?? [])
+        return parameters
+    }
+
+    /// The typed response in `envelope`.
+    static func decodeResponse(_ envelope: RPCEnvelope) throws(SDLError) -> Response {
         do {
             return try envelope.decoded(as: Response.self)
         } catch {

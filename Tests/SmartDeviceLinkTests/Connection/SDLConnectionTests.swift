@@ -143,6 +143,60 @@ struct SDLConnectionTests {
         #expect(RPCTimeouts.userWait(function: "Show", parameters: [:]) == .zero)
     }
 
+    @Test("a submitted request's answer settles its PendingResponse; a cancelled one is given up, the waiting task too",
+          .timeLimit(.minutes(1)))
+    func submittedRequests() async throws {
+        // Answers the Show that says "a"; stays silent for the others.
+        let (connection, headUnit, task) = try await connect { packet in
+            (try? JSONValue.parse(packet.json)["mainField1"]) == "a" ? ["success": true, "resultCode": "SUCCESS"] : nil
+        }
+        let answered = try #require(try await connection.submit(Show(mainField1: "a")))
+        let givenUp = try #require(try await connection.submit(Show(mainField1: "b")))
+        let waitedFor = try #require(try await connection.submit(Show(mainField1: "c")))
+        await headUnit.waitForRequests(3)
+        let offsets = try await headUnit.requests.map { try JSONValue.parse($0.json)["mainField1"] }
+        #expect(offsets == ["a", "b", "c"], "queued in the order of the calls")
+        #expect(try await answered.value().resultCode == .success)
+        givenUp.cancel()
+        let cancelled = await Self.failure { try await givenUp.value() }
+        #expect(cancelled == "cancelled Show")
+        // Cancelling the task that waits gives its request up as well.
+        let waiting = Task { try await waitedFor.value() }
+        waiting.cancel()
+        let cancelledWhileWaiting = await Self.failure { try await waiting.value }
+        #expect(cancelledWhileWaiting == "cancelled Show")
+        await connection.stop()
+        task.cancel()
+    }
+
+    /// "cancelled Show" for `.cancelled(function: "Show")`, else what came instead.
+    static func failure(of body: () async throws -> ShowResponse) async -> String {
+        do {
+            let response = try await body()
+            return "answered \(response.resultCode)"
+        } catch SDLError.cancelled(let function) {
+            return "cancelled \(function)"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("losing the transport fails submitted requests too")
+    func transportLossFailsSubmitted() async throws {
+        let (connection, headUnit, task) = try await connect { _ in nil }
+        let pending = try #require(try await connection.submit(Show(mainField1: "a")))
+        await headUnit.waitForRequests(1)
+        await headUnit.link.close()
+        do {
+            _ = try await pending.value()
+            Issue.record("a request answered on a closed link")
+        } catch {
+            if case .connectionLost = error { return }
+            Issue.record("expected connectionLost, got \(error)")
+        }
+        task.cancel()
+    }
+
     @Test("losing the transport fails every pending request at once")
     func transportLossFailsPending() async throws {
         let (connection, headUnit, task) = try await connect { _ in nil }

@@ -202,59 +202,76 @@ public actor SDLFileManager {
     private func sendChunks(of file: SDLFile, from start: Int, total: Int, reader: inout ChunkReader, window: Int,
                             progress: (@Sendable (Double) -> Void)?) async throws -> ChunkRun {
         reader.seek(to: start)
-        let channel = self.channel
         var next = start, acknowledged = start, sentAny = false
-        /// Chunks sent and not yet acknowledged, in offset order, and those answered early.
-        var unanswered: [(offset: Int, count: Int)] = []
-        var answered: Set<Int> = []
+        /// Chunks sent and not yet acknowledged, in offset order, each with its answer to come.
+        var unanswered: [(offset: Int, count: Int, answer: PendingResponse<PutFileResponse>)] = []
         let order = OrderedSubmission.Gate()
         var sentCount = 0
-        return try await withThrowingTaskGroup(of: (Int, Result<PutFileResponse, SDLError>).self) { group in
-            defer { group.cancelAll() }
-            while true {
-                while unanswered.count < window, next < total || !sentAny {
-                    let chunk = try reader.read(min(chunkSize, total - next))
-                    var request = PutFile(
-                        syncFileName: file.name, fileType: file.fileType, persistentFile: file.isPersistent, systemFile: false,
-                        offset: next, length: next == 0 ? total : chunk.count, crc: Int(CRC32.checksum(chunk)))
-                    request.bulkData = chunk
-                    try await pacer.wait(until: pacer.reserve())
-                    let at = next, ticket = order.ticket(sentCount)
-                    sentCount += 1
-                    group.addTask {
-                        await OrderedSubmission.$current.withValue(ticket) {
-                            do throws(SDLError) { return (at, .success(try await channel.send(request, timeout: nil))) } catch { return (at, .failure(error)) }
-                        }
-                    }
-                    unanswered.append((next, chunk.count))
-                    next += chunk.count
-                    sentAny = true
-                }
-                guard let (at, result) = try await group.next() else { return .finished }
-                let response: PutFileResponse
-                switch result {
-                case .failure(let error) where error.isLinkFailure:
-                    resumeOffsets[file.name] = acknowledged
-                    return .dropped(acknowledged: acknowledged, inFlight: unanswered.map(\.count))
-                case .failure(let error):
-                    resumeOffsets[file.name] = acknowledged
-                    throw FileUploadError.interrupted(file: file.name, uploadedBytes: acknowledged, reason: error.description)
-                case .success(let answer):
-                    response = answer
-                }
-                if let space = response.spaceAvailable { bytesAvailable = space }
-                guard response.success else { return .refused(at: at, response) }
-                SDLLog.files.debug("\(file.name): chunk at \(at) acknowledged")
-                answered.insert(at)
-                while let first = unanswered.first, answered.remove(first.offset) != nil {
-                    unanswered.removeFirst()
-                    acknowledged += first.count
-                    resumeOffsets[file.name] = acknowledged
-                    progress?(total == 0 ? 1 : Double(acknowledged) / Double(total))
-                }
-                if unanswered.isEmpty && next >= total { return .finished }
+        // However the run ends, the answers still to come are no longer wanted.
+        defer { for chunk in unanswered { chunk.answer.cancel() } }
+        while true {
+            while unanswered.count < window, next < total || !sentAny {
+                let chunk = try reader.read(min(chunkSize, total - next))
+                var request = PutFile(
+                    syncFileName: file.name, fileType: file.fileType, persistentFile: file.isPersistent, systemFile: false,
+                    offset: next, length: next == 0 ? total : chunk.count, crc: Int(CRC32.checksum(chunk)))
+                request.bulkData = chunk
+                try await pacer.wait(until: pacer.reserve())
+                let answer = await submit(request, ticket: order.ticket(sentCount))
+                sentCount += 1
+                unanswered.append((next, chunk.count, answer))
+                next += chunk.count
+                sentAny = true
+            }
+            guard let (at, count, answer) = unanswered.first else { return .finished }
+            let response: PutFileResponse
+            do throws(SDLError) {
+                response = try await answer.value()
+            } catch where error.isLinkFailure {
+                resumeOffsets[file.name] = acknowledged
+                return .dropped(acknowledged: acknowledged, inFlight: unanswered.map(\.count))
+            } catch {
+                resumeOffsets[file.name] = acknowledged
+                throw FileUploadError.interrupted(file: file.name, uploadedBytes: acknowledged, reason: error.description)
+            }
+            await (channel as? any RequestSubmitting)?.answerTaken()
+            if let space = response.spaceAvailable { bytesAvailable = space }
+            guard response.success else { return .refused(at: at, response) }
+            SDLLog.files.debug("\(file.name): chunk at \(at) acknowledged")
+            unanswered.removeFirst()
+            acknowledged += count
+            resumeOffsets[file.name] = acknowledged
+            progress?(total == 0 ? 1 : Double(acknowledged) / Double(total))
+            if unanswered.isEmpty && next >= total { return .finished }
+        }
+    }
+
+    /// Queues a chunk's request behind the ones before it and returns its answer to come. A
+    /// channel that can queue it at once does: no task per chunk. Otherwise a task sends it,
+    /// holding its place in the order with `ticket`. A failure to queue is the answer.
+    private func submit(_ request: PutFile, ticket: OrderedSubmission) async -> PendingResponse<PutFileResponse> {
+        if let direct = channel as? any RequestSubmitting {
+            do throws(SDLError) {
+                if let answer = try await direct.submit(request) { return answer }
+            } catch {
+                let failed = PendingResponse<PutFileResponse>()
+                failed.settle(.failure(error))
+                return failed
             }
         }
+        let answer = PendingResponse<PutFileResponse>()
+        let channel = self.channel
+        let sending = Task {
+            await OrderedSubmission.$current.withValue(ticket) {
+                do throws(SDLError) {
+                    answer.settle(.success(try await channel.send(request, timeout: nil)))
+                } catch {
+                    answer.settle(.failure(error))
+                }
+            }
+        }
+        answer.onCancel { sending.cancel() }
+        return answer
     }
 
     /// Waits for the channel to reconnect after a dropped link, then lists what the head unit

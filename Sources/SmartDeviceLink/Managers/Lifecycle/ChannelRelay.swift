@@ -1,7 +1,7 @@
 import Foundation
 
 /// Lets managers created in SDLManager's initializer send through it without a strong cycle.
-final class ChannelRelay: RPCChannel, @unchecked Sendable {
+final class ChannelRelay: RequestSubmitting, @unchecked Sendable {
     // `lock` guards `target`, set once right after SDLManager's initialiser.
     private let lock = NSLock()
     private weak var target: SDLManager?
@@ -23,6 +23,15 @@ final class ChannelRelay: RPCChannel, @unchecked Sendable {
     func send<Request: RPCRequest>(_ request: Request, timeout: Duration?) async throws(SDLError) -> Request.Response {
         guard let manager else { throw SDLError.notConnected }
         return try await manager.send(request, timeout: timeout)
+    }
+
+    func submit<Request: RPCRequest>(_ request: Request) async throws(SDLError) -> PendingResponse<Request.Response>? {
+        guard let manager else { throw SDLError.notConnected }
+        return try await manager.submit(request)
+    }
+
+    func answerTaken() async {
+        await manager?.answerTaken()
     }
 
     func notifications<Notification: RPCNotification>(_ type: Notification.Type) async -> AsyncStream<Notification> {

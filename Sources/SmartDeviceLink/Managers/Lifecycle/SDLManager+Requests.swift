@@ -1,6 +1,6 @@
 /// Requests through the manager: the typed form its managers and apps use, and the dynamic
 /// form of RPC consoles and the scenario runner.
-extension SDLManager {
+extension SDLManager: RequestSubmitting {
     /// The link a request goes out on, and the route that reports it when a tool set one.
     struct SendPath: Sendable {
         let connection: SDLConnection
@@ -30,6 +30,19 @@ extension SDLManager {
         // A new layout brings its own display, button and soft-button capabilities.
         if let layout = response as? SetDisplayLayoutResponse { await systemCapabilityManager.update(layout: layout) }
         return response
+    }
+
+    /// Queues a request on the link at once (see ``RequestSubmitting``); nil while a tool
+    /// routes requests through itself, which then sees each one through `send`.
+    package nonisolated func submit<Request: RPCRequest>(_ request: Request) async throws(SDLError) -> PendingResponse<Request.Response>? {
+        let path = try await currentSendPath()
+        guard path.route == nil else { return nil }
+        return try await path.connection.submit(request)
+    }
+
+    /// As `send` does before it returns: the notifications that came before the answer are handled.
+    package nonisolated func answerTaken() async {
+        await backlog.drained()
     }
 
     /// Sends the requests of this manager's own managers (screen, files, audio pass-thru...)
