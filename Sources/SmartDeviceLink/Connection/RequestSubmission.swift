@@ -30,9 +30,12 @@ package final class PendingResponse<Value: Sendable>: Sendable {
 
     package init() {}
 
-    /// How to give up the request when its answer is no longer wanted.
+    /// How to give up the request when its answer is no longer wanted; never called once
+    /// the answer is in (its correlation id may then belong to a later request).
     package func onCancel(_ cancel: @escaping @Sendable () -> Void) {
-        state.withLock { $0.cancel = cancel }
+        state.withLock { state in
+            if state.result == nil { state.cancel = cancel }
+        }
     }
 
     /// The first settlement wins; later ones are ignored.
