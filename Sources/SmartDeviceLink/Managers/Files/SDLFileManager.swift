@@ -207,6 +207,9 @@ public actor SDLFileManager {
         var unanswered: [(offset: Int, count: Int, answer: PendingResponse<PutFileResponse>)] = []
         let order = OrderedSubmission.Gate()
         var sentCount = 0
+        // Where a chunk that needs a task of its own is sent from: the link's reader thread,
+        // as the upload itself (a task made here would not inherit the preference).
+        let linkExecutor = await channel.linkExecutor
         // However the run ends, the answers still to come are no longer wanted.
         defer { for chunk in unanswered { chunk.answer.cancel() } }
         while true {
@@ -217,7 +220,7 @@ public actor SDLFileManager {
                     offset: next, length: next == 0 ? total : chunk.count, crc: Int(CRC32.checksum(chunk)))
                 request.bulkData = chunk
                 try await pacer.wait(until: pacer.reserve())
-                let answer = await submit(request, ticket: order.ticket(sentCount))
+                let answer = await submit(request, ticket: order.ticket(sentCount), from: linkExecutor)
                 sentCount += 1
                 unanswered.append((next, chunk.count, answer))
                 next += chunk.count
@@ -249,7 +252,8 @@ public actor SDLFileManager {
     /// Queues a chunk's request behind the ones before it and returns its answer to come. A
     /// channel that can queue it at once does: no task per chunk. Otherwise a task sends it,
     /// holding its place in the order with `ticket`. A failure to queue is the answer.
-    private func submit(_ request: PutFile, ticket: OrderedSubmission) async -> PendingResponse<PutFileResponse> {
+    private func submit(_ request: PutFile, ticket: OrderedSubmission,
+                        from executor: (any TaskExecutor)?) async -> PendingResponse<PutFileResponse> {
         if let direct = channel as? any RequestSubmitting {
             do throws(SDLError) {
                 if let answer = try await direct.submit(request) { return answer }
@@ -261,7 +265,7 @@ public actor SDLFileManager {
         }
         let answer = PendingResponse<PutFileResponse>()
         let channel = self.channel
-        let sending = Task {
+        let sending = Task(executorPreference: executor) { @Sendable in
             await OrderedSubmission.$current.withValue(ticket) {
                 do throws(SDLError) {
                     answer.settle(.success(try await channel.send(request, timeout: nil)))
