@@ -73,8 +73,9 @@ public actor SDLConnection {
 
     /// The primary link.
     var driver: LinkDriver<AppProtocolMachine>
-    /// Unsafe continuations: the map removes an entry before it resumes it, so each is resumed
-    /// once, and a checked one cost an allocation per request.
+    /// Callers' unsafe continuations and submitted requests' settlers: the map removes an entry
+    /// before it resumes it, so each is resumed once (a checked continuation cost an allocation
+    /// per request).
     var pending = PendingRequests<RequestWaiter>()
     let broadcast = Broadcast<RPCEnvelope>()
     let transportBroadcast = Broadcast<TransportEvent>()

@@ -94,10 +94,10 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         receive(bytes as? [UInt8] ?? Array(bytes), now: now)
     }
 
-    /// A read as a transport delivers it. Concrete, so that other modules (the emulator, benches) call code
-    /// specialised for it: generic code is not specialised across modules, and the generic form
-    /// reached the decoder through protocol-witness thunks on every read (perf: 3% of the
-    /// emulator's reader thread).
+    /// A read as a transport delivers it. Concrete, so that other modules (the emulator,
+    /// benches) call code specialised for it: generic code is not specialised across modules,
+    /// and the generic form reached the decoder through protocol-witness thunks on every read
+    /// (perf: 3% of the emulator's reader thread).
     package mutating func receive(_ bytes: [UInt8], now: ContinuousClock.Instant) -> [ProtocolAction] {
         var actions: [ProtocolAction] = []
         input.append(bytes)

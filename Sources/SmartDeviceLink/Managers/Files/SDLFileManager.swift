@@ -207,6 +207,7 @@ public actor SDLFileManager {
         var unanswered: [(offset: Int, count: Int, answer: PendingResponse<PutFileResponse>)] = []
         let order = OrderedSubmission.Gate()
         var sentCount = 0
+        let direct = channel as? any RequestSubmitting
         // Where a chunk that needs a task of its own is sent from: the link's reader thread,
         // as the upload itself (a task made here would not inherit the preference).
         let linkExecutor = await channel.linkExecutor
@@ -220,7 +221,7 @@ public actor SDLFileManager {
                     offset: next, length: next == 0 ? total : chunk.count, crc: Int(CRC32.checksum(chunk)))
                 request.bulkData = chunk
                 try await pacer.wait(until: pacer.reserve())
-                let answer = await submit(request, ticket: order.ticket(sentCount), from: linkExecutor)
+                let answer = await submit(request, through: direct, ticket: order.ticket(sentCount), from: linkExecutor)
                 sentCount += 1
                 unanswered.append((next, chunk.count, answer))
                 next += chunk.count
@@ -237,7 +238,7 @@ public actor SDLFileManager {
                 resumeOffsets[file.name] = acknowledged
                 throw FileUploadError.interrupted(file: file.name, uploadedBytes: acknowledged, reason: error.description)
             }
-            await (channel as? any RequestSubmitting)?.answerTaken()
+            await direct?.answerTaken()
             if let space = response.spaceAvailable { bytesAvailable = space }
             guard response.success else { return .refused(at: at, response) }
             SDLLog.files.debug("\(file.name): chunk at \(at) acknowledged")
@@ -250,11 +251,11 @@ public actor SDLFileManager {
     }
 
     /// Queues a chunk's request behind the ones before it and returns its answer to come. A
-    /// channel that can queue it at once does: no task per chunk. Otherwise a task sends it,
-    /// holding its place in the order with `ticket`. A failure to queue is the answer.
-    private func submit(_ request: PutFile, ticket: OrderedSubmission,
+    /// channel that can queue it at once (`direct`) does: no task per chunk. Otherwise a task
+    /// sends it, holding its place in the order with `ticket`. A failure to queue is the answer.
+    private func submit(_ request: PutFile, through direct: (any RequestSubmitting)?, ticket: OrderedSubmission,
                         from executor: (any TaskExecutor)?) async -> PendingResponse<PutFileResponse> {
-        if let direct = channel as? any RequestSubmitting {
+        if let direct {
             do throws(SDLError) {
                 if let answer = try await direct.submit(request) { return answer }
             } catch {
