@@ -13,7 +13,7 @@ import SmartDeviceLink
 ///     sdl-bench profile-framing [FRAME SIZE]
 ///     sdl-bench profile-roundtrip [thin|thin-pinned|raw|memory]   (emulator, protocol-only head unit, the same
 ///                                                          on linkExecutor, raw TCP, no I/O)
-///     sdl-bench profile-upload [thin]
+///     sdl-bench profile-upload [thin|raw]
 ///
 /// No assertions: these numbers are for people, the tests never time anything.
 @main
@@ -177,6 +177,7 @@ struct Bench {
         }
         let uploads = try await inTurns([
             { try await rawTCPBulk(bytes: file.count, chunk: chunk) },
+            { try await rawTCPBulk(bytes: file.count, chunk: chunk, window: 4) },
             {
                 try await clock.measure {
                     var offset = 0
@@ -196,10 +197,12 @@ struct Bench {
             { try await thinRoundTrips { try await upload(window: 4, to: $0) } },
         ])
         let megabytes = file.count >> 20
-        record("PutFile \(megabytes) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", uploads[1], uploads[0])
-        record("upload \(megabytes) MiB, 64 KiB chunks, 1 in flight", "raw TCP, same chunks, acked", uploads[2], uploads[0])
-        record("upload \(megabytes) MiB, 64 KiB chunks, 4 in flight", "raw TCP, same chunks, acked", uploads[3], uploads[0])
-        record("upload \(megabytes) MiB, 4 in flight, protocol-only head unit", "raw TCP, same chunks, acked", uploads[4], uploads[0])
+        record("PutFile \(megabytes) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", uploads[2], uploads[0])
+        record("upload \(megabytes) MiB, 64 KiB chunks, 1 in flight", "raw TCP, same chunks, acked", uploads[3], uploads[0])
+        record("upload \(megabytes) MiB, 64 KiB chunks, 4 in flight", "raw TCP, same chunks, acked", uploads[4], uploads[0])
+        record("the same", "raw TCP, acked, 4 in flight", uploads[4], uploads[1])
+        record("upload \(megabytes) MiB, 4 in flight, protocol-only head unit", "raw TCP, same chunks, acked", uploads[5], uploads[0])
+        record("the same", "raw TCP, acked, 4 in flight", uploads[5], uploads[1])
         await manager.stop()
         await connection.stop()
         await headUnit.stop()
@@ -396,10 +399,12 @@ struct Bench {
         return elapsed
     }
 
-    /// Request/response pairs of the given sizes over a raw loopback TCP connection.
+    /// Request/response pairs of the given sizes over a raw loopback TCP connection, up to
+    /// `window` requests written before their responses are read (one: sequential round trips).
     /// With `onReaderThread`, the client runs on its socket's reader thread, as a caller on
     /// ``SDLConnection/linkExecutor`` does.
-    static func rawTCPRoundTrips(count: Int, requestSize: Int, responseSize: Int, onReaderThread: Bool = false) async throws -> Duration {
+    static func rawTCPRoundTrips(count: Int, requestSize: Int, responseSize: Int, window: Int = 1,
+                                 onReaderThread: Bool = false) async throws -> Duration {
         let listener = try TCPListener(host: "127.0.0.1", port: 0)
         let server = Task {
             var connections = listener.connections.makeAsyncIterator()
@@ -420,10 +425,15 @@ struct Bench {
         let elapsed = try await withTaskExecutorPreference(onReaderThread ? StreamSocketTransport.under(client)?.readerExecutor : nil) {
             var incoming = client.incoming.makeAsyncIterator()
             return try await ContinuousClock().measure {
-                for _ in 0..<count {
-                    try await client.send(request)
-                    var received = 0
-                    while received < responseSize, let chunk = try await incoming.next() { received += chunk.count }
+                var sent = 0
+                var received = 0
+                while received < count * responseSize {
+                    while sent < count, sent - received / responseSize < window {
+                        try await client.send(request)
+                        sent += 1
+                    }
+                    guard let chunk = try await incoming.next() else { break }
+                    received += chunk.count
                 }
             }
         }
@@ -433,8 +443,9 @@ struct Bench {
         return elapsed
     }
 
-    /// Sends `bytes` in `chunk`-sized writes over raw loopback TCP, each acknowledged with 16 bytes.
-    static func rawTCPBulk(bytes: Int, chunk: Int) async throws -> Duration {
-        try await rawTCPRoundTrips(count: bytes / chunk, requestSize: chunk, responseSize: 16)
+    /// Sends `bytes` in `chunk`-sized writes over raw loopback TCP, each acknowledged with 16
+    /// bytes, with up to `window` chunks unacknowledged (as the file manager's window).
+    static func rawTCPBulk(bytes: Int, chunk: Int, window: Int = 1) async throws -> Duration {
+        try await rawTCPRoundTrips(count: bytes / chunk, requestSize: chunk, responseSize: 16, window: window)
     }
 }

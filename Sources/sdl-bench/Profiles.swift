@@ -23,6 +23,8 @@ enum Profiles {
             let (headUnit, connection) = try await Bench.registeredOverTCP(Bench.unlimited)
             try await headUnit.activateApp("bench")
             try await Bench.showRoundTrips(count: 30_000, show, on: connection, pinned: false)
+        case ("profile-upload", "raw"):
+            print(try await Bench.rawTCPBulk(bytes: 80 << 20, chunk: 64 * 1024, window: 4))
         case ("profile-upload", "thin"):
             _ = try await Bench.thinRoundTrips { connection in
                 for round in 0..<40 { try await upload(round, with: connection) }
@@ -33,7 +35,7 @@ enum Profiles {
             try await headUnit.activateApp("bench")
             for round in 0..<10 { try await upload(round, with: connection) }
         default:
-            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|thin-pinned|raw|memory] | profile-upload [thin]")
+            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|thin-pinned|raw|memory] | profile-upload [thin|raw]")
         }
     }
 
