@@ -55,6 +55,7 @@ public actor HeadUnitEmulator {
     var registrationCounter = 0
     var resumption: [String: ResumptionRecord] = [:]
     var files: [String: [String: StoredFile]] = [:]
+    let storage = UploadStorage()
     /// App id → the file SetAppIcon named, for iconResumed.
     var appIcons: [String: String] = [:]
     var vehicleData: JSONObject
@@ -193,6 +194,7 @@ public actor HeadUnitEmulator {
         for task in timers.values { task.cancel() }
         timers.removeAll()
         subscribers.finish()
+        storage.close()
         if ownsStorage { try? FileManager.default.removeItem(atPath: storageRoot) }
     }
 

@@ -26,14 +26,14 @@ enum Profiles {
         case ("profile-upload", "raw"):
             print(try await Bench.rawTCPBulk(bytes: 80 << 20, chunk: 64 * 1024, window: 4))
         case ("profile-upload", "thin"):
-            _ = try await Bench.thinRoundTrips { connection in
+            print(try await Bench.thinRoundTrips { connection in
                 for round in 0..<40 { try await upload(round, with: connection) }
-            }
+            })
         case ("profile-upload", nil):
             // 80 MiB: under the emulator's storage quota.
             let (headUnit, connection) = try await Bench.registeredOverTCP(Bench.unlimited)
             try await headUnit.activateApp("bench")
-            for round in 0..<10 { try await upload(round, with: connection) }
+            print(try await ContinuousClock().measure { for round in 0..<10 { try await upload(round, with: connection) } })
         default:
             print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|thin-pinned|raw|memory] | profile-upload [thin|raw]")
         }

@@ -307,6 +307,31 @@ struct FileTests {
         await headUnit.stop()
     }
 
+    @Test("Two files uploaded chunk by chunk in turns, one deleted and put again halfway: each ends as its chunks say")
+    func interleavedUploads() async throws {
+        let directory = NSTemporaryDirectory() + "emu-files-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.storageDirectory = directory })
+        let app = try await activeApp(headUnit)
+        func put(_ name: String, _ offset: Int, _ byte: UInt8) async throws -> String? {
+            try await app.request("PutFile", ["syncFileName": .string(name), "fileType": "BINARY", "offset": .int(Int64(offset)),
+                                              "length": 30], bulkData: [UInt8](repeating: byte, count: 10)).resultCode
+        }
+        #expect(try await put("a.bin", 0, 1) == "SUCCESS")
+        #expect(try await put("b.bin", 0, 2) == "SUCCESS")
+        #expect(try await put("a.bin", 10, 3) == "SUCCESS")
+        #expect(try await put("b.bin", 10, 4) == "SUCCESS")
+        #expect(try await app.request("DeleteFile", ["syncFileName": "a.bin"]).resultCode == "SUCCESS")
+        #expect(try await put("a.bin", 20, 5) == "INVALID_DATA", "the rest of a deleted file has nothing to continue")
+        #expect(try await put("a.bin", 0, 6) == "SUCCESS")
+        #expect(try await put("b.bin", 20, 7) == "SUCCESS")
+        #expect(try await put("a.bin", 10, 8) == "SUCCESS")
+        #expect(FileManager.default.contents(atPath: directory + "/app-1/a.bin") == Data([UInt8](repeating: 6, count: 10) + [UInt8](repeating: 8, count: 10)))
+        #expect(FileManager.default.contents(atPath: directory + "/app-1/b.bin")
+                == Data([UInt8](repeating: 2, count: 10) + [UInt8](repeating: 4, count: 10) + [UInt8](repeating: 7, count: 10)))
+        await headUnit.stop()
+    }
+
     @Test("Whatever the app id, its files stay inside its own folder under the storage root",
           arguments: ["..", ".", "../../tmp", "a/b", "a_2Fb", "\u{0}x"])
     func appIDStaysInside(appID: String) async throws {
