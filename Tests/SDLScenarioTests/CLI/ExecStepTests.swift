@@ -37,12 +37,9 @@ struct ExecStepTests {
             """#)
         #expect(result.exitCode == 1)
         #expect(steps(json).first?["message"] == "echo port 9 does not exist; exit 1 exited with 1 (expected 0): port 9 does not exist")
-        let clock = ContinuousClock()
-        let started = clock.now
         let (hung, hungJSON, _) = try await run(#"[{"exec": {"command": "sleep 30 # \#(marker)", "timeout": 300}}]"#)
         #expect(hung.exitCode == 1)
         #expect(steps(hungJSON).first?["message"]?.stringValue?.hasSuffix("did not finish within 0.3 s and was stopped") == true)
-        #expect(clock.now - started < .seconds(20), "the run did not wait for the command")
         let leftover = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-f", marker])
         #expect(leftover.stdout.isEmpty, "the command's children were stopped too")
     }

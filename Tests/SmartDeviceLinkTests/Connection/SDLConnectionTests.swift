@@ -200,20 +200,19 @@ struct SDLConnectionTests {
     @Test("losing the transport fails every pending request at once")
     func transportLossFailsPending() async throws {
         let (connection, headUnit, task) = try await connect { _ in nil }
-        let clock = ContinuousClock()
-        let started = clock.now
         let first = Task { try await connection.request(functionID: 13, functionName: "Show", parameters: [:]) }
         let second = Task { try await connection.request(functionID: 12, functionName: "Alert", parameters: [:]) }
         // Close once both requests reached the head unit.
         await headUnit.waitForRequests(2)
         await headUnit.link.close()
+        // connectionLost, not timedOut: they failed with the link, not by their deadline (no
+        // clock here: under the full suite's load this machine kind took 6.7 s to get this far).
         for outcome in [await first.result, await second.result] {
             guard case .failure(SDLError.connectionLost) = outcome else {
                 Issue.record("expected connectionLost, got \(outcome)")
                 continue
             }
         }
-        #expect(clock.now - started < .seconds(5), "failed at once, not by timeout")
         #expect(await connection.state != .idle)
         task.cancel()
     }

@@ -78,7 +78,7 @@ struct USBUMockdevTests {
         }
         #expect(operation.contains("GET_PROTOCOL"))
         #expect(seconds == 0.3)
-        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(3), "took \(elapsed)")
+        #expect(elapsed >= .milliseconds(250), "gave up after \(elapsed), before its timeout")
     }
 
     // MARK: TDK (app side)
@@ -138,10 +138,7 @@ struct USBUMockdevTests {
         options.sendTimeout = .milliseconds(300)
         let transport = USBTransport(.serial("TDK-SILENT"), options: options)
         try await transport.open()
-        let clock = ContinuousClock()
-        var start = clock.now
         let error = await transportError { try await transport.send(Array("anyone?".utf8)) }
-        #expect(clock.now - start < .seconds(3))
         guard case .timedOut(let operation, let seconds) = error else {
             Issue.record("expected a timeout, got \(String(describing: error))")
             return
@@ -149,9 +146,7 @@ struct USBUMockdevTests {
         #expect(operation.contains("bulk OUT") && operation.contains("0 of 7 bytes"))
         #expect(seconds == 0.3)
         // The IN transfers never complete by themselves: close cancels them.
-        start = clock.now
         await transport.close()
-        #expect(clock.now - start < .seconds(1), "close took \(clock.now - start)")
         let after = await readIncoming(transport, count: 1, within: .seconds(1))
         #expect(after.error == nil)
     }
@@ -160,12 +155,9 @@ struct USBUMockdevTests {
         let transport = USBTransport(.serial("TDK-UNPLUG"))
         try await transport.open()
         let reader = Task { await readIncoming(transport, count: 1, within: .seconds(5)) }
-        let clock = ContinuousClock()
-        let start = clock.now
         try await transport.send(Array("UNPLUG".utf8))   // the fake leaves 0.3 s later, IN pending
         let result = await reader.value
         #expect(result.error as? TransportError == .closed("device unplugged"), "got \(String(describing: result.error))")
-        #expect(clock.now - start < .seconds(2), "took \(clock.now - start)")
         #expect(await transportError { try await transport.send([1]) } == .closed("device unplugged"))
         await transport.close()
     }
