@@ -168,16 +168,23 @@ struct Bench {
         // 4. Bulk: PutFile of 8 MiB in 64 KiB chunks against raw TCP carrying the same bytes:
         // by hand, one at a time; through the file manager with one and four chunks in flight
         // (no rate cap); and to the protocol-only head unit (no CRC check, no disk), so the
-        // library's share shows apart from the emulator's. Medians of five, in turns.
+        // library's share shows apart from the emulator's. The raw baselines: one chunk at a
+        // time, four in flight as the file manager's window, and four in flight with the
+        // server appending each chunk to a file, which shows what the disk alone costs.
         let file = [UInt8](repeating: 0x5A, count: (quick ? 2 : 8) << 20)
         let chunk = 64 * 1024
         @Sendable func upload(window: Int, to connection: SDLConnection) async throws {
             let files = SDLFileManager(channel: connection, chunkSize: chunk, pacing: UploadPacing(window: window, maximumRequestsPerSecond: nil))
             try await files.upload(SDLFile(name: "window-\(window).bin", source: .data(file), fileType: .binary))
         }
-        let uploads = try await inTurns([
+        let rawSink = NSTemporaryDirectory() + "sdl-bench-raw-\(getpid()).bin"
+        defer { unlink(rawSink) }
+        // Nine rounds: an 8 MiB upload takes 10 to 25 ms, and on this machine kind one round in
+        // three or four is slowed by the kernel writing back what the last ones stored.
+        let uploads = try await inTurns(rounds: 9, [
             { try await rawTCPBulk(bytes: file.count, chunk: chunk) },
             { try await rawTCPBulk(bytes: file.count, chunk: chunk, window: 4) },
+            { try await rawTCPBulk(bytes: file.count, chunk: chunk, window: 4, storingIn: rawSink) },
             {
                 try await clock.measure {
                     var offset = 0
@@ -197,12 +204,14 @@ struct Bench {
             { try await thinRoundTrips { try await upload(window: 4, to: $0) } },
         ])
         let megabytes = file.count >> 20
-        record("PutFile \(megabytes) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", uploads[2], uploads[0])
-        record("upload \(megabytes) MiB, 64 KiB chunks, 1 in flight", "raw TCP, same chunks, acked", uploads[3], uploads[0])
-        record("upload \(megabytes) MiB, 64 KiB chunks, 4 in flight", "raw TCP, same chunks, acked", uploads[4], uploads[0])
-        record("the same", "raw TCP, acked, 4 in flight", uploads[4], uploads[1])
-        record("upload \(megabytes) MiB, 4 in flight, protocol-only head unit", "raw TCP, same chunks, acked", uploads[5], uploads[0])
+        record("PutFile \(megabytes) MiB in 64 KiB chunks", "raw TCP, same chunks, acked", uploads[3], uploads[0])
+        record("upload \(megabytes) MiB, 64 KiB chunks, 1 in flight", "raw TCP, same chunks, acked", uploads[4], uploads[0])
+        record("upload \(megabytes) MiB, 64 KiB chunks, 4 in flight", "raw TCP, same chunks, acked", uploads[5], uploads[0])
         record("the same", "raw TCP, acked, 4 in flight", uploads[5], uploads[1])
+        record("the same", "the same, server writing to disk", uploads[5], uploads[2])
+        record("raw TCP, 4 in flight, server writing to disk", "raw TCP, acked, 4 in flight", uploads[2], uploads[1])
+        record("upload \(megabytes) MiB, 4 in flight, protocol-only head unit", "raw TCP, same chunks, acked", uploads[6], uploads[0])
+        record("the same", "raw TCP, acked, 4 in flight", uploads[6], uploads[1])
         await manager.stop()
         await connection.stop()
         await headUnit.stop()
@@ -342,15 +351,15 @@ struct Bench {
         return (timings.0.sorted()[2], timings.1.sorted()[2])
     }
 
-    /// The median of five timings of each workload, taken in turns after one warm-up run of
-    /// each (as ``interleaved(_:against:)``, for workloads that await).
-    static func inTurns(_ workloads: [@Sendable () async throws -> Duration]) async throws -> [Duration] {
+    /// The median of `rounds` timings of each workload (an odd number), taken in turns after
+    /// one warm-up run of each (as ``interleaved(_:against:)``, for workloads that await).
+    static func inTurns(rounds: Int = 5, _ workloads: [@Sendable () async throws -> Duration]) async throws -> [Duration] {
         for workload in workloads { _ = try await workload() }
         var timings = [[Duration]](repeating: [], count: workloads.count)
-        for _ in 0..<5 {
+        for _ in 0..<rounds {
             for (index, workload) in workloads.enumerated() { timings[index].append(try await workload()) }
         }
-        return timings.map { $0.sorted()[2] }
+        return timings.map { $0.sorted()[rounds / 2] }
     }
 
     static func registrationResponseJSON() async throws -> JSONValue {
@@ -402,16 +411,20 @@ struct Bench {
     /// Request/response pairs of the given sizes over a raw loopback TCP connection, up to
     /// `window` requests written before their responses are read (one: sequential round trips).
     /// With `onReaderThread`, the client runs on its socket's reader thread, as a caller on
-    /// ``SDLConnection/linkExecutor`` does.
+    /// ``SDLConnection/linkExecutor`` does. With `storingIn`, the server appends what it
+    /// receives to that file before it answers, as a head unit stores a PutFile's chunks.
     static func rawTCPRoundTrips(count: Int, requestSize: Int, responseSize: Int, window: Int = 1,
-                                 onReaderThread: Bool = false) async throws -> Duration {
+                                 onReaderThread: Bool = false, storingIn path: String? = nil) async throws -> Duration {
         let listener = try TCPListener(host: "127.0.0.1", port: 0)
         let server = Task {
             var connections = listener.connections.makeAsyncIterator()
             guard let peer = await connections.next() else { return }
             try await peer.open()
+            let file = path.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644) }
+            defer { if let file { close(file) } }
             var pending = 0
             for try await chunk in peer.incoming {
+                if let file { precondition(chunk.withUnsafeBytes { write(file, $0.baseAddress, $0.count) } == chunk.count) }
                 pending += chunk.count
                 while pending >= requestSize {
                     pending -= requestSize
@@ -445,7 +458,7 @@ struct Bench {
 
     /// Sends `bytes` in `chunk`-sized writes over raw loopback TCP, each acknowledged with 16
     /// bytes, with up to `window` chunks unacknowledged (as the file manager's window).
-    static func rawTCPBulk(bytes: Int, chunk: Int, window: Int = 1) async throws -> Duration {
-        try await rawTCPRoundTrips(count: bytes / chunk, requestSize: chunk, responseSize: 16, window: window)
+    static func rawTCPBulk(bytes: Int, chunk: Int, window: Int = 1, storingIn path: String? = nil) async throws -> Duration {
+        try await rawTCPRoundTrips(count: bytes / chunk, requestSize: chunk, responseSize: 16, window: window, storingIn: path)
     }
 }
