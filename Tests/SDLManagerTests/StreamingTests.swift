@@ -4,8 +4,12 @@ import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
-/// Runs a tool of the machine (ffmpeg, ffprobe) and returns its standard output.
-func runTool(_ name: String, _ arguments: [String]) throws -> String {
+/// Runs a tool of the machine (ffmpeg, ffprobe) off the pool and returns its standard output.
+func runTool(_ name: String, _ arguments: [String]) async throws -> String {
+    try await offThePool { try runToolBlocking(name, arguments) }
+}
+
+private func runToolBlocking(_ name: String, _ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
     process.arguments = arguments
@@ -32,19 +36,19 @@ struct StreamingTests {
     static let folder = NSTemporaryDirectory() + "sdl-streaming-tests-\(getpid())"
 
     /// A 320×240 H.264 clip of `frames` frames (Annex B, no B-frames), made once.
-    static func clip(frames: Int) throws -> String {
+    static func clip(frames: Int) async throws -> String {
         let path = folder + "/clip-\(frames).h264"
         if !FileManager.default.fileExists(atPath: path) {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            _ = try runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30",
+            _ = try await runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30",
                                        "-frames:v", "\(frames)", "-c:v", "libx264", "-bf", "0", "-g", "15", "-f", "h264", path])
         }
         return path
     }
 
     /// ffprobe's reading of a recording: codec, size and the frames it decodes.
-    static func probeVideo(_ path: String) throws -> (codec: String, width: Int, height: Int, frames: Int) {
-        let text = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+    static func probeVideo(_ path: String) async throws -> (codec: String, width: Int, height: Int, frames: Int) {
+        let text = try await runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                                            "stream=codec_name,width,height,nb_read_frames", "-of", "default=noprint_wrappers=1", path])
         var fields: [String: String] = [:]
         for line in text.split(separator: "\n") {
@@ -92,7 +96,7 @@ struct StreamingTests {
         ("RAW", false), ("RTP", false), ("RAW", true), ("RTP", true),
     ])
     func clipArrivesWhole(format: String, secondary: Bool) async throws {
-        let clip = try Self.clip(frames: 30)
+        let clip = try await Self.clip(frames: 30)
         let emulator = try await headUnit(secondary: secondary)
         let appID = "nav-\(format.lowercased())-\(secondary ? "secondary" : "primary")"
         let manager = try await navigationApp(emulator, appID: appID, waitForSecondary: secondary)
@@ -112,14 +116,14 @@ struct StreamingTests {
         let recording = try #require(stream.recording)
         let received = try #require(FileManager.default.contents(atPath: recording)), sent = try #require(FileManager.default.contents(atPath: clip))
         #expect(H264.nalUnits(in: [UInt8](received)) == H264.nalUnits(in: [UInt8](sent)), "every NAL unit arrived as sent")
-        let probe = try Self.probeVideo(recording)
+        let probe = try await Self.probeVideo(recording)
         #expect(probe.codec == "h264" && probe.width == 320 && probe.height == 240 && probe.frames == 30, "\(probe)")
         await manager.stop()
     }
 
     @Test("a named pipe is streamed as it is written, and the recording has every frame")
     func pipeStreamsLive() async throws {
-        let clip = try Self.clip(frames: 30)
+        let clip = try await Self.clip(frames: 30)
         let fifo = Self.folder + "/map-\(UUID().uuidString).fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
@@ -145,7 +149,7 @@ struct StreamingTests {
         #expect(report.framesSent == 30 && report.framesDropped == 0, "\(report)")
         #expect(await emulator.waitUntil { $0.app("nav-pipe")?.streams["video"]?.recordedBytes ?? 0 >= bytes.count })
         let recording = try #require(await streamed(emulator, "nav-pipe")?.recording)
-        let probe = try Self.probeVideo(recording)
+        let probe = try await Self.probeVideo(recording)
         #expect(probe.codec == "h264" && probe.frames == 30, "\(probe)")
         await manager.stop()
     }
@@ -154,7 +158,7 @@ struct StreamingTests {
     func audioArrivesWhole() async throws {
         let wav = Self.folder + "/tone.wav"
         try FileManager.default.createDirectory(atPath: Self.folder, withIntermediateDirectories: true)
-        _ = try runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=0.5",
+        _ = try await runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=0.5",
                                    "-ac", "1", "-c:a", "pcm_s16le", wav])
         let emulator = try await headUnit()
         let manager = try await navigationApp(emulator, appID: "nav-audio")
@@ -168,11 +172,11 @@ struct StreamingTests {
         #expect(await emulator.waitUntil { $0.app("nav-audio")?.streams["audio"]?.recordedBytes ?? 0 >= pcm.count })
         let recording = try #require(await emulator.snapshot().app("nav-audio")?.streams["audio"]?.recording)
         #expect(try WAVFile(path: recording).pcm == pcm)
-        let probe = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", recording])
+        let probe = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", recording])
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s16le,16000,1")
         // A WAV in another format is refused before anything is sent, saying how to convert it.
         let wrong = Self.folder + "/tone-44k.wav"
-        _ = try runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=sample_rate=44100:duration=0.1", "-ac", "2", wrong])
+        _ = try await runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=sample_rate=44100:duration=0.1", "-ac", "2", wrong])
         await #expect(throws: ManagerError.self) { _ = try await media.streamAudio(file: wrong) }
         await manager.stop()
     }

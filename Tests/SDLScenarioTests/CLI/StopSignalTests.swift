@@ -16,7 +16,11 @@ struct StopSignalTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            _ = out.fileHandleForReading.availableData  // the "listening on" line: the handler is in place
+            // The "listening on" line: the handler is in place. Read on a thread of its own: the
+            // pool's threads are the other tests' (see SDLTestSupport's offThePool).
+            await withCheckedContinuation { (read: CheckedContinuation<Void, Never>) in
+                Thread.detachNewThread { _ = out.fileHandleForReading.availableData; read.resume() }
+            }
             kill(process.processIdentifier, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(10)
             while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }

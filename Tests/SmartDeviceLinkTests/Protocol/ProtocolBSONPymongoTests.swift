@@ -3,6 +3,7 @@
 // as tagged JSON lines (strings, keys and doubles as hex so nothing is re-interpreted), and
 // pymongo's encoding comes back as one hex line per document.
 import Foundation
+import SDLTestSupport
 import Testing
 @testable import SmartDeviceLink
 
@@ -34,10 +35,29 @@ for line in sys.stdin.read().splitlines():
 sys.stdout.write("\n".join(out) + "\n")
 """#
 
-    /// Runs the script once for all documents; nil (with a recorded issue) when python3 or
-    /// pymongo is missing.
-    static func encode(_ documents: [BSONDocument]) -> [String]? {
+    /// Runs the script once for all documents, off the pool; nil (with a recorded issue) when
+    /// python3 or pymongo is missing.
+    static func encode(_ documents: [BSONDocument]) async -> [String]? {
         let input = documents.map(tagged).joined(separator: "\n") + "\n"
+        let outcome: (status: Int32, out: Data, err: Data)
+        do {
+            outcome = try await offThePool { try run(input) }
+        } catch {
+            Issue.record("cannot run python3 (\(error)); run scripts/setup to install python3 and pymongo's bson")
+            return nil
+        }
+        guard outcome.status == 0 else {
+            Issue.record("""
+                python3 with pymongo's bson failed (exit \(outcome.status)): \
+                \(String(decoding: outcome.err, as: UTF8.self)) — run scripts/setup to install python3 and pymongo's bson
+                """)
+            return nil
+        }
+        return String(decoding: outcome.out, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// The script with `input` on its standard input: exit status, standard output and error.
+    private static func run(_ input: String) throws -> (status: Int32, out: Data, err: Data) {
         let process = Process()
         // Debian's python3 with Debian's python3-bson (scripts/setup), whatever python3 comes first on PATH.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -46,25 +66,13 @@ sys.stdout.write("\n".join(out) + "\n")
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        do {
-            try process.run()
-        } catch {
-            Issue.record("cannot run python3 (\(error)); run scripts/setup to install python3 and pymongo's bson")
-            return nil
-        }
+        try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try? stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         let err = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            Issue.record("""
-                python3 with pymongo's bson failed (exit \(process.terminationStatus)): \
-                \(String(decoding: err, as: UTF8.self)) — run scripts/setup to install python3 and pymongo's bson
-                """)
-            return nil
-        }
-        return String(decoding: out, as: UTF8.self).split(separator: "\n").map(String.init)
+        return (process.terminationStatus, out, err)
     }
 
     static func tagged(_ doc: BSONDocument) -> String {
@@ -137,11 +145,11 @@ struct PTDocumentGenerator {
 @Suite("Protocol: BSON cross-check with pymongo")
 struct ProtocolBSONPymongoTests {
     @Test("our encoding equals pymongo's for 300 generated documents, and we decode pymongo's bytes to the same documents")
-    func crossCheck() throws {
+    func crossCheck() async throws {
         var generator = PTDocumentGenerator(rng: PTRandom(seed: 2024))
         var documents: [BSONDocument] = [[:], ControlPayload(protocolVersion: "5.4.1").document]
         for _ in 0..<300 { documents.append(generator.document()) }
-        guard let theirs = PTPymongo.encode(documents) else { return }
+        guard let theirs = await PTPymongo.encode(documents) else { return }
         try #require(theirs.count == documents.count, "pymongo returned \(theirs.count) lines for \(documents.count) documents")
         var mismatches = 0
         for (doc, hex) in zip(documents, theirs) {
