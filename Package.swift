@@ -108,14 +108,14 @@ let package = Package(
         .target(name: "SDLFuzz", dependencies: ["SmartDeviceLink", "SDLScenario"], swiftSettings: strict),
         .executableTarget(name: "sdl-fuzz", dependencies: ["SDLFuzz"], swiftSettings: strict),
         .executableTarget(name: "sdl-bench", dependencies: ["SmartDeviceLink", "SDLEmulator", "SDLScenario"], swiftSettings: strict),
-        // What more than one test target needs (a clock tests move by hand); never shipped.
+        // What more than one test target needs (a clock tests move by hand, blocking work off the pool); never shipped.
         .target(name: "SDLTestSupport", dependencies: ["SmartDeviceLink"], path: "Tests/SDLTestSupport", swiftSettings: strict),
         .testTarget(name: "SmartDeviceLinkTests", dependencies: ["SmartDeviceLink", "SDLTestSupport"], swiftSettings: strict),
         .testTarget(name: "SDLManagerTests", dependencies: ["SmartDeviceLink", "SDLEmulator", "SDLTestSupport"], swiftSettings: strict),
         .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
         .testTarget(name: "SDLFuzzTests", dependencies: ["SDLFuzz"], exclude: ["Inputs"], swiftSettings: strict),
         .testTarget(
-            name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLCoreHMI", "SDLEmulator", "SmartDeviceLink"],
+            name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLCoreHMI", "SDLEmulator", "SmartDeviceLink", "SDLTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

@@ -82,7 +82,7 @@ extension HeadUnitEmulator {
         let path = directory + "/" + name
         do {
             if offset == 0 { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-            try store(data, at: path, appending: offset > 0)
+            try storage.write(data, to: path, appending: offset > 0)
         } catch {
             respond(request, "GENERIC_ERROR", info: "storage failed: \(error)")
             return
@@ -92,12 +92,6 @@ extension HeadUnitEmulator {
         files[app.appID, default: [:]][name] = StoredFile(name: name, persistent: persistent, size: newSize, fileType: file.fileType.rawValue)
         // core (PutFileRequest::on_event): every stored chunk answers with this info.
         respond(request, "SUCCESS", info: "File was downloaded", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
-    }
-
-    /// Writes a chunk to the app's file, from the array's own bytes (a Data copy and
-    /// FileHandle cost a tenth of an upload).
-    private func store(_ bytes: [UInt8], at path: String, appending: Bool) throws(Microphone.Failure) {
-        try storage.write(bytes, to: path, appending: appending)
     }
 
     /// ListFiles: the app's file names and its free space.
@@ -121,8 +115,9 @@ extension HeadUnitEmulator {
             respond(request, "REJECTED")  // core says nothing more (delete_file_request.cc; seen on 8.2)
             return
         }
-        storage.close(ifWriting: folder(of: app.appID) + "/" + name)
-        try? FileManager.default.removeItem(atPath: folder(of: app.appID) + "/" + name)
+        let path = folder(of: app.appID) + "/" + name
+        storage.close(ifWriting: path)
+        try? FileManager.default.removeItem(atPath: path)
         files[app.appID]?[name] = nil
         if appIcons[app.appID] == name { appIcons[app.appID] = nil }
         apps[request.key]?.fileRequests.deleteFile += 1
@@ -147,8 +142,9 @@ extension HeadUnitEmulator {
     /// Session (non-persistent) files go when the app unregisters or drops.
     func deleteSessionFiles(of appID: String) {
         for file in (files[appID] ?? [:]).values where !file.persistent {
-            storage.close(ifWriting: folder(of: appID) + "/" + file.name)
-            try? FileManager.default.removeItem(atPath: folder(of: appID) + "/" + file.name)
+            let path = folder(of: appID) + "/" + file.name
+            storage.close(ifWriting: path)
+            try? FileManager.default.removeItem(atPath: path)
             files[appID]?[file.name] = nil
             if appIcons[appID] == file.name { appIcons[appID] = nil }
         }
@@ -163,7 +159,8 @@ extension HeadUnitEmulator {
 final class UploadStorage {
     private var open: (path: String, fd: Int32)?
 
-    /// Appends `bytes` to `path`, or writes it anew when not `appending`.
+    /// Appends `bytes` to `path`, or writes it anew when not `appending`; from the array's own
+    /// bytes (a Data copy and FileHandle cost a tenth of an upload).
     func write(_ bytes: [UInt8], to path: String, appending: Bool) throws(Microphone.Failure) {
         let fd: Int32
         if appending, let open, open.path == path, Self.isLinked(open.fd) {

@@ -1,4 +1,5 @@
 import Foundation
+import SDLTestSupport
 
 /// Runs the built `sdl-run` and helper processes for end-to-end tests of the command line.
 ///
@@ -56,11 +57,7 @@ enum CommandRunner {
 
     /// Reads a pipe to its end on a thread of its own.
     static func readAll(_ handle: FileHandle) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
-            }
-        }
+        await offThePool { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
     }
 }
 
@@ -103,16 +100,14 @@ final class BackgroundProcess: Sendable {
     }
 
     private static func readLine(_ handle: FileHandle) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var line = Data()
-                while true {
-                    let byte = handle.readData(ofLength: 1)
-                    if byte.isEmpty || byte == Data("\n".utf8) { break }
-                    line.append(byte)
-                }
-                continuation.resume(returning: String(decoding: line, as: UTF8.self))
+        await offThePool {
+            var line = Data()
+            while true {
+                let byte = handle.readData(ofLength: 1)
+                if byte.isEmpty || byte == Data("\n".utf8) { break }
+                line.append(byte)
             }
+            return String(decoding: line, as: UTF8.self)
         }
     }
 

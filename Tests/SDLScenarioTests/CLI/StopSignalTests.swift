@@ -1,4 +1,5 @@
 import Foundation
+import SDLTestSupport
 import Testing
 
 /// `sdl-run emulate` and `sdl-run watch` stop on SIGTERM (systemd) every time: a signal the
@@ -16,11 +17,8 @@ struct StopSignalTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // The "listening on" line: the handler is in place. Read on a thread of its own: the
-            // pool's threads are the other tests' (see SDLTestSupport's offThePool).
-            await withCheckedContinuation { (read: CheckedContinuation<Void, Never>) in
-                Thread.detachNewThread { _ = out.fileHandleForReading.availableData; read.resume() }
-            }
+            // The "listening on" line: the handler is in place.
+            _ = await offThePool { out.fileHandleForReading.availableData }
             kill(process.processIdentifier, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(10)
             while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
