@@ -6,25 +6,14 @@ import Testing
 
 /// Runs a tool of the machine (ffmpeg, ffprobe) off the pool and returns its standard output.
 func runTool(_ name: String, _ arguments: [String]) async throws -> String {
-    try await offThePool { try runToolBlocking(name, arguments) }
-}
-
-private func runToolBlocking(_ name: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
+    let finished: ChildProcessResult
     do {
-        try process.run()
+        finished = try await runChildProcess("/usr/bin/" + name, arguments)
     } catch {
         throw ToolMissing(description: "cannot run /usr/bin/\(name) (\(error)): run scripts/setup, which installs ffmpeg")
     }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw ToolMissing(description: "\(name) \(arguments.joined(separator: " ")) failed") }
-    return String(decoding: data, as: UTF8.self)
+    guard finished.status == 0 else { throw ToolMissing(description: "\(name) \(arguments.joined(separator: " ")) failed") }
+    return String(decoding: finished.output, as: UTF8.self)
 }
 
 struct ToolMissing: Error, CustomStringConvertible { var description: String }

@@ -39,9 +39,10 @@ sys.stdout.write("\n".join(out) + "\n")
     /// python3 or pymongo is missing.
     static func encode(_ documents: [BSONDocument]) async -> [String]? {
         let input = documents.map(tagged).joined(separator: "\n") + "\n"
-        let outcome: (status: Int32, out: Data, err: Data)
+        let outcome: ChildProcessResult
         do {
-            outcome = try await offThePool { try run(input) }
+            // Debian's python3 with Debian's python3-bson (scripts/setup), whatever python3 comes first on PATH.
+            outcome = try await runChildProcess("/usr/bin/python3", ["-c", script], input: Data(input.utf8))
         } catch {
             Issue.record("cannot run python3 (\(error)); run scripts/setup to install python3 and pymongo's bson")
             return nil
@@ -49,30 +50,11 @@ sys.stdout.write("\n".join(out) + "\n")
         guard outcome.status == 0 else {
             Issue.record("""
                 python3 with pymongo's bson failed (exit \(outcome.status)): \
-                \(String(decoding: outcome.err, as: UTF8.self)) — run scripts/setup to install python3 and pymongo's bson
+                \(String(decoding: outcome.errors, as: UTF8.self)) — run scripts/setup to install python3 and pymongo's bson
                 """)
             return nil
         }
-        return String(decoding: outcome.out, as: UTF8.self).split(separator: "\n").map(String.init)
-    }
-
-    /// The script with `input` on its standard input: exit status, standard output and error.
-    private static func run(_ input: String) throws -> (status: Int32, out: Data, err: Data) {
-        let process = Process()
-        // Debian's python3 with Debian's python3-bson (scripts/setup), whatever python3 comes first on PATH.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try? stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, out, err)
+        return String(decoding: outcome.output, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     static func tagged(_ doc: BSONDocument) -> String {

@@ -11,18 +11,7 @@ struct GeneratedFileDriftTests {
             .deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let script = root.appendingPathComponent("scripts/generate-rpc")
-        let (status, output) = try await offThePool { () throws -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path, "--check"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, output)
-        }
-        #expect(status == 0, "\(output)")
+        let finished = try await runChildProcess("/usr/bin/env", ["python3", script.path, "--check"], errorsIntoOutput: true)
+        #expect(finished.status == 0, "\(String(decoding: finished.output, as: UTF8.self))")
     }
 }
