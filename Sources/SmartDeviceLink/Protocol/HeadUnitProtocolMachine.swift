@@ -131,11 +131,11 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         let expiry = input.reassembler.nextExpiry
         guard let interval = configuration.heartbeatInterval else { return expiry }
         let heartbeat = sessions.earliest { session -> ContinuousClock.Instant? in
-            guard session.info.version.major >= 3 else { return nil }
-            switch session.side.supervision {
+            guard session.pointee.info.version.major >= 3 else { return nil }
+            switch session.pointee.side.supervision {
             case .off: return nil
-            case .watching: return session.lastReceived + interval
-            case .awaitingAnswer: return max(session.lastSent, session.lastReceived) + interval
+            case .watching: return session.pointee.lastReceived + interval
+            case .awaitingAnswer: return max(session.pointee.lastSent, session.pointee.lastReceived) + interval
             }
         }
         return minimum(expiry, heartbeat)
