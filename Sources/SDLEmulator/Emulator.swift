@@ -347,9 +347,9 @@ public actor HeadUnitEmulator {
     // MARK: - RPC plumbing
 
     private func handleRPC(_ payload: [UInt8], key: SessionKey) {
-        let envelope: RPCEnvelope
+        let packet: RPCPacket, parameters: JSONObject
         do {
-            envelope = try RPCEnvelope(decoding: payload)
+            (packet, parameters) = try RPCEnvelope.parts(of: payload)
         } catch {
             guard let functionID = error.functionID, let correlationID = error.correlationID else {
                 emit(.malformed(connection: key.connection, reason: error.description))
@@ -359,17 +359,17 @@ public actor HeadUnitEmulator {
             answerUnreadable(key: key, functionID: functionID, correlationID: correlationID, info: error.reason)
             return
         }
-        guard envelope.messageType == .request else { return }
-        guard let name = RPCRegistry.functionName(forID: envelope.functionID), name != "GenericResponse",
-              envelope.functionID < 0x8000 || envelope.functionID >= 0x10000 else {
+        guard packet.messageType == .request else { return }
+        guard let name = RPCRegistry.functionName(forID: packet.functionID), name != "GenericResponse",
+              packet.functionID < 0x8000 || packet.functionID >= 0x10000 else {
             // core: a function id it does not know gets a GenericResponse INVALID_DATA.
-            answerUnreadable(key: key, functionID: envelope.functionID, correlationID: envelope.correlationID,
-                             info: "unknown function id \(envelope.functionID)")
+            answerUnreadable(key: key, functionID: packet.functionID, correlationID: packet.correlationID,
+                             info: "unknown function id \(packet.functionID)")
             return
         }
-        let request = IncomingRequest(key: key, name: name, functionID: envelope.functionID, correlationID: envelope.correlationID,
-                                      parameters: envelope.parameters, bulkData: envelope.bulkData)
-        emit(.rpcReceived(appID: apps[key]?.appID, name: name, correlationID: envelope.correlationID))
+        let request = IncomingRequest(key: key, name: name, functionID: packet.functionID, correlationID: packet.correlationID,
+                                      parameters: parameters, bulkData: packet.bulkData)
+        emit(.rpcReceived(appID: apps[key]?.appID, name: name, correlationID: packet.correlationID))
         dispatch(request)
     }
 
@@ -472,12 +472,11 @@ public actor HeadUnitEmulator {
         (Request.functionID, body)
     }
 
-    /// The request as its generated type, bulk data included; nil after answering INVALID_DATA.
+    /// The request as its generated type; nil after answering INVALID_DATA. Its bulk data stays
+    /// in `request.bulkData`, a slice of the payload (a PutFile chunk is not copied).
     func decoded<Request: RPCRequest>(_ type: Request.Type, _ request: IncomingRequest) -> Request? {
         do throws(RPCDecodingError) {
-            var typed = try Request(json: .object(request.parameters), path: Request.functionName)
-            typed.bulkData = request.bulkData
-            return typed
+            return try Request(json: .object(request.parameters), path: Request.functionName)
         } catch {
             respond(request, "INVALID_DATA", info: error.description)
             return nil

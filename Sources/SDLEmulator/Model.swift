@@ -225,7 +225,8 @@ struct IncomingRequest: Sendable {
     var functionID: UInt32
     var correlationID: Int32
     var parameters: JSONObject
-    var bulkData: [UInt8]
+    /// A slice of the message's payload.
+    var bulkData: ArraySlice<UInt8>
 }
 
 /// A request answered later (Alert, PerformInteraction, Speak, ...).

@@ -104,7 +104,7 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
         if let json = try? JSONValue.parse(packet.json) { rpc["json"] = json }
         if !packet.bulkData.isEmpty {
             rpc["bulkCRC32"] = .int(Int64(CRC32.checksum(packet.bulkData)))
-            if fullBytes { rpc["bulk"] = .string(Self.hex(packet.bulkData)) }
+            if fullBytes { rpc["bulk"] = .string(Self.hex(Array(packet.bulkData))) }
         }
         return rpc
     }

@@ -98,7 +98,7 @@ public struct TraceReplay: Sendable {
                     events.append(.request(
                         function: RPCRegistry.functionName(forID: packet.functionID) ?? "Function\(packet.functionID)",
                         functionID: packet.functionID, correlationID: packet.correlationID,
-                        parameters: parameters, bulkData: packet.bulkData))
+                        parameters: parameters, bulkData: Array(packet.bulkData)))
                 } else if !sent, packet.messageType == .response {
                     events.append(.responseArrived(correlationID: packet.correlationID,
                                                    resultCode: parameters["resultCode"]?.stringValue ?? "(none)"))

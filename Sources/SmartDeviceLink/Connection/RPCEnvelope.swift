@@ -30,6 +30,15 @@ extension RPCEnvelope {
     /// Decodes an RPC service payload: the binary header, the JSON parameters and the bulk data.
     /// Both roles read messages with it.
     public init(decoding payload: [UInt8]) throws(RPCEnvelopeError) {
+        let (packet, parameters) = try Self.parts(of: payload)
+        self.init(messageType: packet.messageType, functionID: packet.functionID,
+                  functionName: RPCFunctionNames.name(for: packet.functionID) ?? "Function\(packet.functionID)",
+                  correlationID: packet.correlationID, parameters: parameters, bulkData: Array(packet.bulkData))
+    }
+
+    /// The packet of an RPC service payload and its parsed parameters, the bulk data still a
+    /// slice of `payload` (the emulator writes a PutFile chunk from there).
+    package static func parts(of payload: [UInt8]) throws(RPCEnvelopeError) -> (packet: RPCPacket, parameters: JSONObject) {
         let packet: RPCPacket
         do {
             packet = try RPCPacket(decoding: payload)
@@ -47,9 +56,7 @@ extension RPCEnvelope {
             throw RPCEnvelopeError(functionID: packet.functionID, correlationID: packet.correlationID,
                                    reason: "the RPC's JSON is not an object")
         }
-        self.init(messageType: packet.messageType, functionID: packet.functionID,
-                  functionName: RPCFunctionNames.name(for: packet.functionID) ?? "Function\(packet.functionID)",
-                  correlationID: packet.correlationID, parameters: parameters, bulkData: packet.bulkData)
+        return (packet, parameters)
     }
 
     /// The typed form of this message, with its bulk data.

@@ -71,7 +71,7 @@ struct LinkDriverTests {
         }
         let arrived = await headUnit.requests
         #expect(arrived.map(\.correlationID) == arrived.map(\.correlationID).sorted())
-        #expect(arrived.allSatisfy { $0.bulkData == bulk })
+        #expect(arrived.allSatisfy { Array($0.bulkData) == bulk })
         await connection.stop()
         serving.cancel()
         listener.close()

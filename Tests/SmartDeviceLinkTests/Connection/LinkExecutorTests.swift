@@ -28,7 +28,7 @@ struct LinkExecutorTests {
                         for case .send(let bytes) in try machine.acceptStartService(request, now: .now) { try await headUnitEnd.send(bytes) }
                     case .message(let session, _, let payload):
                         let request = try RPCPacket(decoding: payload)
-                        if request.functionID == PutFile.functionID { putFiles.withLock { $0.append(request.bulkData) } }
+                        if request.functionID == PutFile.functionID { putFiles.withLock { $0.append(Array(request.bulkData)) } }
                         _ = await connection.state  // waits until the caller has let the actor go
                         let answer = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
                                                json: Array(#"{"success":true,"resultCode":"SUCCESS"}"#.utf8))

@@ -62,7 +62,7 @@ struct ProtocolRPCPacketTests {
         let bytes = PT.bytes("00 00 00 20  00 00 00 07  00 00 00 18") + json + bulk
         let packet = try RPCPacket(decoding: bytes)
         #expect(packet.json == json)
-        #expect(packet.bulkData == bulk)
+        #expect(Array(packet.bulkData) == bulk)
         #expect(packet.serviceType == .hybrid)
         #expect(packet.encoded == bytes)
         // JSON size 0: everything after the header is bulk.
