@@ -5,7 +5,7 @@ import SmartDeviceLink
 /// `sdl-bench`: measures the library against a baseline measured in the same run and prints
 /// ratios (ours ÷ baseline; lower is better). Run it in release mode:
 ///
-///     swift run -c release sdl-bench [--quick]
+///     swift run -c release --static-swift-stdlib sdl-bench [--quick]
 ///     swift run -c release sdl-bench soak [RUNS]      (see Soak)
 ///
 /// and one workload alone, for `perf record -g`:
@@ -243,8 +243,9 @@ struct Bench {
         // 7. Whole processes: start to FULL and out (hello against the embedded emulator),
         // and the peak memory of an upload from disk; sdl-run must be built beside sdl-bench.
         guard Processes.sdlRun != nil else {
-            return print("(sdl-run is not built beside sdl-bench: `swift build -c release --product sdl-run` for the process rows)")
+            return print("(sdl-run is not built beside sdl-bench: `swift build -c release --static-swift-stdlib --product sdl-run` for the process rows)")
         }
+        print(Processes.linkage)
         let hello = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples/hello.json").standardized.path
         let helloTime = try Processes.median(runs: quick ? 3 : 9, [hello])
         let versionTime = try Processes.median(runs: quick ? 3 : 9, ["--version"])
