@@ -81,8 +81,9 @@ public struct Step: Sendable {
         case notify(function: String, parameters: JSONObject)
         /// Expect messages: one, several in order, or several in any order.
         case expect([MessageExpectation], order: ExpectationOrder)
-        /// A high-level action, turned into RPCs.
-        case action(Action, expect: ResponseExpectation)
+        /// A high-level action, turned into RPCs; each gets `timeoutMS` for its response
+        /// (the library's request timeout when nil).
+        case action(Action, expect: ResponseExpectation, timeoutMS: Int? = nil)
         case wait(milliseconds: Int)
         case `repeat`(times: Int, steps: [Step])
         /// Ask the operator to do something on a real head unit.
@@ -109,7 +110,7 @@ public struct Step: Sendable {
         case .expect(let expectations, let order):
             let names = expectations.map(\.summary).joined(separator: ", ")
             return expectations.count == 1 ? "expect \(names)" : "expect \(order.rawValue) [\(names)]"
-        case .action(let action, _): return action.summary
+        case .action(let action, _, _): return action.summary
         case .wait(let ms): return "wait \(ms) ms"
         case .repeat(let times, let steps): return "repeat \(times)× \(steps.count) steps"
         case .prompt(let message): return "prompt: \(message)"

@@ -69,6 +69,9 @@ public enum ScenarioParser {
         "wait", "repeat", "prompt", "driver", "stream", "exec", "streamVideo", "streamAudio", "showManeuver",
     ]
     static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background"]
+    /// The kinds whose `timeout` is how long each of their requests waits for its response.
+    static let requestingKinds: Set = ["send", "show", "menu", "alert", "subscribe", "unsubscribe", "getVehicleData",
+                                       "audioPassThru", "putFile", "setAppIcon", "showManeuver"]
 }
 
 /// Walks the JSON, collecting issues instead of stopping at the first.
@@ -223,6 +226,9 @@ struct ScenarioReader {
         let captures = self.captures(object["capture"], "\(path).capture")
         let label = string(object["name"], "\(path).name")
         let response = responseExpectation(object["response"], "\(path).response")
+        if object["timeout"] != nil, !ScenarioParser.requestingKinds.contains(kindKey) {
+            issue("\(path).timeout", "only a step that sends requests waits for responses; an expectation waits \"within\" ms (default: defaults.timeout)")
+        }
         let background = bool(object["background"], "\(path).background") ?? false
         if background, !["send", "show", "alert", "getVehicleData", "subscribe", "unsubscribe", "setAppIcon"].contains(kindKey) {
             issue("\(path).background", "only a step that sends one request can run in the background")
@@ -299,7 +305,8 @@ struct ScenarioReader {
         case "streamVideo", "streamAudio":
             return mediaStep(kindKey, value, kindPath).flatMap { kind(.media($0)) }
         default:
-            return action(kindKey, value, kindPath).flatMap { kind(.action($0, expect: response ?? .succeeds)) }
+            let timeout = int(object["timeout"], "\(path).timeout", minimum: 1)
+            return action(kindKey, value, kindPath).flatMap { kind(.action($0, expect: response ?? .succeeds, timeoutMS: timeout)) }
         }
     }
 

@@ -13,7 +13,7 @@ extension RunContext {
             return try await putFile(action)
         case .show, .alert, .subscribeVehicleData, .unsubscribeVehicleData, .getVehicleData, .setAppIcon, .showManeuver:
             let (function, parameters) = ScenarioActions.singleRequest(action)!
-            return try await request(function, substitute(parameters))
+            return try await request(function, substitute(parameters), timeoutMS: actionTimeoutMS)
         }
     }
 

@@ -6,7 +6,7 @@ extension RunContext {
     func managerRequest(_ function: String, _ parameters: JSONObject, bulk: [UInt8], timeout: Duration?) async throws(SDLError) -> RPCEnvelope {
         let response: RPCEnvelope
         do throws(StepFailure) {
-            response = try await request(function, parameters, bulk: bulk, timeoutMS: timeout.map { Int($0.milliseconds) })
+            response = try await request(function, parameters, bulk: bulk, timeoutMS: timeout.map { Int($0.milliseconds) } ?? actionTimeoutMS)
         } catch {
             // The library's own error when there is one: wrapping it would say it twice.
             throw error.cause ?? SDLError.invalidRequest(error.message)

@@ -295,6 +295,9 @@ actor RunContext {
     var responseMark = 0
     /// Responses to requests the library's managers sent for high-level actions.
     var managerResponses: [RPCEnvelope] = []
+    /// The `timeout` of the action step running: how long each of its requests waits for its
+    /// response (a putFile's chunks on a slow TDK, or a stalled link found sooner).
+    var actionTimeoutMS: Int?
     var failedAlready = false
     /// What the last step printed or sent (an `exec` step's output, a stream's summary), for its step result.
     var stepOutput: String?

@@ -34,8 +34,10 @@ extension RunContext {
             actionsSinceExpectation = false
             defer { operatorWindow = nil }
             try await expect(expectations, order: order)
-        case .action(let action, let expect):
+        case .action(let action, let expect, let timeoutMS):
             await beginAction()
+            actionTimeoutMS = timeoutMS
+            defer { actionTimeoutMS = nil }
             let response = try await perform(action)
             try check(response, against: expect, function: response.functionName)
             try capture(step.captures, from: response.parameters)
@@ -134,7 +136,7 @@ extension RunContext {
     func singleRequest(of kind: Step.Kind) -> (String, JSONObject)? {
         switch kind {
         case .send(let function, let parameters, nil, _, _): return (function, parameters)
-        case .action(let action, _): return ScenarioActions.singleRequest(action)
+        case .action(let action, _, _): return ScenarioActions.singleRequest(action)
         default: return nil
         }
     }

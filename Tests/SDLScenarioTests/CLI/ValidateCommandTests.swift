@@ -28,6 +28,7 @@ struct ValidateCommandTests {
         ("undefined-variable.json", "$.steps[1].params.cmdID", "${pickd} is never defined; did you mean \"picked\"?"),
         ("transport-typo.json", "$.steps[0].expect.transport", "did you mean \"secondaryRegistered\"?"),
         ("stream-service.json", "$.steps[0].stream.service", "did you mean \"video\"?"),
+        ("timeout-on-expect.json", "$.steps[0].timeout", "an expectation waits \"within\" ms"),
     ]
 
     @Test("validate names the location and the fix", arguments: cases)
