@@ -212,6 +212,9 @@ public struct ScenarioRunner: Sendable {
         do {
             try await manager.start()
         } catch {
+            // A start that failed may leave its link and tasks behind: `watch` runs scenario
+            // after scenario in one process, and each refused head unit would keep them.
+            await manager.stop()
             recorder.cancel()
             let message: String
             if case .unsuccessfulResponse(_, let code, let info) = error {
