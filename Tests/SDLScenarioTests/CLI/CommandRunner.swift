@@ -23,8 +23,13 @@ enum CommandRunner {
             let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("sdl-run")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        let beside = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("sdl-run")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        // The test executable's own folder: under swift-testing there is no .xctest bundle to
+        // ask, and Bundle.main's URL is that folder itself (its parent held no sdl-run, and a
+        // sanitizer run fell back to the plain debug build's, unsanitized).
+        if let executable = Bundle.main.executableURL {
+            let beside = executable.deletingLastPathComponent().appendingPathComponent("sdl-run")
+            if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        }
         return packageRoot.appendingPathComponent(".build/debug/sdl-run")
     }
 
