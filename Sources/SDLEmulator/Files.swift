@@ -28,6 +28,9 @@ extension HeadUnitEmulator {
         return storageRoot + "/" + name
     }
 
+    /// Where `file` is kept on disk.
+    func path(of file: StoredFileKey) -> String { folder(of: file.appID) + "/" + file.name }
+
     private func usedSpace(_ appID: String) -> Int { (files[appID] ?? [:]).values.reduce(0) { $0 + $1.size } }
 
     private func spaceAvailable(_ appID: String) -> Int { max(0, configuration.storageQuota - usedSpace(appID)) }
@@ -78,10 +81,10 @@ extension HeadUnitEmulator {
                     ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
             return
         }
+        let stored = StoredFileKey(appID: app.appID, name: name)
         do {
             if offset == 0 { try FileManager.default.createDirectory(atPath: folder(of: app.appID), withIntermediateDirectories: true) }
-            try storage.write(data, to: StoredFileKey(appID: app.appID, name: name), at: folder(of: app.appID) + "/" + name,
-                              appending: offset > 0)
+            try storage.write(data, to: stored, at: path(of: stored), appending: offset > 0)
         } catch {
             respond(request, "GENERIC_ERROR", info: "storage failed: \(error)")
             return
@@ -114,8 +117,9 @@ extension HeadUnitEmulator {
             respond(request, "REJECTED")  // core says nothing more (delete_file_request.cc; seen on 8.2)
             return
         }
-        storage.close(ifWriting: StoredFileKey(appID: app.appID, name: name))
-        try? FileManager.default.removeItem(atPath: folder(of: app.appID) + "/" + name)
+        let stored = StoredFileKey(appID: app.appID, name: name)
+        storage.close(ifWriting: stored)
+        try? FileManager.default.removeItem(atPath: path(of: stored))
         files[app.appID]?[name] = nil
         if appIcons[app.appID] == name { appIcons[app.appID] = nil }
         apps[request.key]?.fileRequests.deleteFile += 1
@@ -140,8 +144,9 @@ extension HeadUnitEmulator {
     /// Session (non-persistent) files go when the app unregisters or drops.
     func deleteSessionFiles(of appID: String) {
         for file in (files[appID] ?? [:]).values where !file.persistent {
-            storage.close(ifWriting: StoredFileKey(appID: appID, name: file.name))
-            try? FileManager.default.removeItem(atPath: folder(of: appID) + "/" + file.name)
+            let stored = StoredFileKey(appID: appID, name: file.name)
+            storage.close(ifWriting: stored)
+            try? FileManager.default.removeItem(atPath: path(of: stored))
             files[appID]?[file.name] = nil
             if appIcons[appID] == file.name { appIcons[appID] = nil }
         }
