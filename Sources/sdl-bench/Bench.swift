@@ -6,7 +6,7 @@ import SmartDeviceLink
 /// ratios (ours ÷ baseline; lower is better). Run it in release mode:
 ///
 ///     swift run -c release --static-swift-stdlib sdl-bench [--quick]
-///     swift run -c release sdl-bench soak [RUNS]      (see Soak)
+///     swift run -c release --static-swift-stdlib sdl-bench soak [RUNS]      (see Soak)
 ///
 /// and one workload alone, for `perf record -g`:
 ///

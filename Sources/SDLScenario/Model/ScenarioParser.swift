@@ -233,8 +233,8 @@ struct ScenarioReader {
         if background, !["send", "show", "alert", "getVehicleData", "subscribe", "unsubscribe", "setAppIcon"].contains(kindKey) {
             issue("\(path).background", "only a step that sends one request can run in the background")
         }
-        if background, object["response"] != nil || object["capture"] != nil {
-            issue("\(path).background", "a background request is checked by a later {\"expect\": {\"response\": ...}} step, not by response/capture here")
+        if background, object["response"] != nil || object["capture"] != nil || object["timeout"] != nil {
+            issue("\(path).background", "a background request is checked by a later {\"expect\": {\"response\": ...}} step (which waits \"within\" ms), not by response/capture/timeout here")
         }
         func kind(_ kind: Step.Kind?) -> Step? {
             kind.map { Step(kind: $0, path: path, label: label, captures: captures, background: background) }

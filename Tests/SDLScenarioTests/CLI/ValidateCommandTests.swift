@@ -29,6 +29,7 @@ struct ValidateCommandTests {
         ("transport-typo.json", "$.steps[0].expect.transport", "did you mean \"secondaryRegistered\"?"),
         ("stream-service.json", "$.steps[0].stream.service", "did you mean \"video\"?"),
         ("timeout-on-expect.json", "$.steps[0].timeout", "an expectation waits \"within\" ms"),
+        ("timeout-on-background.json", "$.steps[0].background", "not by response/capture/timeout here"),
     ]
 
     @Test("validate names the location and the fix", arguments: cases)
