@@ -1,4 +1,5 @@
 import SDLScenario
+import SmartDeviceLink
 import Testing
 
 /// A bench runs thousands of scenarios in one process (the soak in `sdl-bench soak`): a run
@@ -32,5 +33,79 @@ struct RunLifetimeTests {
         let deadline = ContinuousClock.now + .seconds(5)
         while probe != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(probe == nil, "the finished run is still alive, holding its driver, SDLManager and listeners")
+    }
+
+    /// How many links a run opened, how many of those it closed again, and how many it still holds.
+    final class Links: Sendable {
+        private let state = Locked((opened: 0, closed: 0, alive: 0))
+        var counts: (opened: Int, closed: Int, alive: Int) { state.withLock { $0 } }
+        func opened() { state.withLock { $0.opened += 1 } }
+        func closed() { state.withLock { $0.closed += 1 } }
+        func made() { state.withLock { $0.alive += 1 } }
+        func freed() { state.withLock { $0.alive -= 1 } }
+    }
+
+    /// A link to a head unit that answers everything with bytes that are no SDL frame. Counted
+    /// when opened (the runner makes one transport first without opening it, to check the
+    /// target), and counted closed when the head unit's end sees the app's end close.
+    final class GarbageLink: SDLTransport {
+        let description = "garbage head unit"
+        var kind: TransportKind { .memory }
+        private let app: MemoryTransport
+        private let headUnit: MemoryTransport
+        private let links: Links
+
+        init(_ links: Links) {
+            (app, headUnit) = MemoryTransport.pair()
+            self.links = links
+            links.made()
+        }
+
+        // The two ends hold each other until one closes; one made and never opened would leak.
+        deinit {
+            links.freed()
+            Task { [app] in await app.close() }
+        }
+
+        var incoming: AsyncThrowingStream<[UInt8], any Error> { app.incoming }
+
+        func open() async throws(TransportError) {
+            try await app.open()
+            links.opened()
+            Task { [headUnit, links] in
+                do {
+                    for try await _ in headUnit.incoming { try await headUnit.send(Array(repeating: 0xFF, count: 64)) }
+                } catch {}
+                links.closed()
+            }
+        }
+
+        func send(_ bytes: [UInt8]) async throws(TransportError) { try await app.send(bytes) }
+        func close() async { await app.close() }
+    }
+
+    @Test("a run whose head unit answers garbage fails, then has closed and let go of every link it opened; none opens after")
+    func refusedRunClosesItsLinks() async throws {
+        let scenario = try ScenarioParser.parse(Array("""
+            {"name": "refused", "app": {"appName": "Refused", "appID": "refused-run"}, "steps": [{"send": "ListFiles"}]}
+            """.utf8), source: "refused.json")
+        let links = Links()
+        var target = ScenarioTarget(name: "garbage head unit", makeTransport: { GarbageLink(links) })
+        target.registrationTimeout = .seconds(1)
+        let result = await ScenarioRunner(promptPolicy: .fail).run(scenario, on: target)
+        #expect(result.status == .connectionFailed, "\(result)")
+        let opened = links.counts.opened
+        #expect(opened >= 1)
+        // A closed link finishes its head-unit end's reads at once; a link left open (the run's
+        // SDLManager not stopped) stays open, and its reconnect policy opens new ones.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while links.counts.closed < opened || links.counts.alive > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(links.counts.closed == opened, "links opened \(opened), closed \(links.counts.closed)")
+        // The run's SDLManager, stopped, let go of its link; one left running keeps it, and its tasks.
+        #expect(links.counts.alive == 0, "the finished run still holds \(links.counts.alive) link(s)")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(links.counts.opened == opened, "the finished run opened \(links.counts.opened - opened) more links")
     }
 }
