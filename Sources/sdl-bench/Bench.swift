@@ -172,7 +172,8 @@ struct Bench {
         // (no rate cap); and to the protocol-only head unit (no CRC check, no disk), so the
         // library's share shows apart from the emulator's. The raw baselines: one chunk at a
         // time, four in flight as the file manager's window, and four in flight with the
-        // server appending each chunk to a file, which shows what the disk alone costs.
+        // server appending each chunk to a file, which shows what the disk alone costs. Then
+        // the four-in-flight rows again at the chunk size SDLManager uses.
         let file = [UInt8](repeating: 0x5A, count: (quick ? 2 : 8) << 20)
         let chunk = 64 * 1024
         @Sendable func upload(_ file: [UInt8] = file, as name: String = "thin.bin", window: Int, chunk: Int = chunk,

@@ -96,14 +96,14 @@ struct RunLifetimeTests {
         #expect(result.status == .connectionFailed, "\(result)")
         let opened = links.counts.opened
         #expect(opened >= 1)
-        // A closed link finishes its head-unit end's reads at once; a link left open (the run's
-        // SDLManager not stopped) stays open, and its reconnect policy opens new ones.
+        // The head-unit end's reads finish when the app's end closes; a link the run left open
+        // would keep them going.
         let deadline = ContinuousClock.now + .seconds(5)
         while links.counts.closed < opened || links.counts.alive > 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(links.counts.closed == opened, "links opened \(opened), closed \(links.counts.closed)")
-        // The run's SDLManager, stopped, let go of its link; one left running keeps it, and its tasks.
+        // Nothing the run left behind (a manager, a reconnect, a task) still holds a link.
         #expect(links.counts.alive == 0, "the finished run still holds \(links.counts.alive) link(s)")
         try await Task.sleep(for: .milliseconds(500))
         #expect(links.counts.opened == opened, "the finished run opened \(links.counts.opened - opened) more links")
