@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import SmartDeviceLink
 import Testing
 
@@ -48,5 +51,33 @@ struct SocketReadsTests {
         #expect(fresh.takeReads() == nil, "reads have one taker")
         await app.close()
         listener.close()
+    }
+
+    @Test("reads arrive whole and in order, and none holds much more memory than its bytes", .timeLimit(.minutes(1)))
+    func readsKeepTheirBytesAndNoMore() async throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        let readSize = 4096
+        let transport = StreamSocketTransport(connectedDescriptor: pair[1], description: "socketpair", kind: .tcp, readSize: readSize)
+        try await transport.open()
+        // Large writes fill the buffer (handed on as they are), small ones leave most of it
+        // empty (copied out); a large read handed on must not be overwritten by the next.
+        let sizes = [readSize, 1, 2500, readSize, 10, 9000, 3, readSize * 3, 700]
+        var sent: [UInt8] = []
+        for (index, size) in sizes.enumerated() {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+            sent += bytes
+            #expect(bytes.withUnsafeBytes { write(pair[0], $0.baseAddress, $0.count) } == size)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        var received: [UInt8] = []
+        for try await read in transport.incoming {
+            #expect(read.capacity <= max(2 * read.count, read.count + 64), "a read of \(read.count) bytes holds \(read.capacity)")
+            received += read
+            if received.count >= sent.count { break }
+        }
+        #expect(received == sent)
+        await transport.close()
     }
 }
