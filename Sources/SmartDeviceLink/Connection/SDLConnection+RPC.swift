@@ -16,7 +16,7 @@ extension SDLConnection {
         if let ticket { await ticket.gate.waitForTurn(ticket.index) }
         defer { if let ticket { ticket.gate.finished(ticket.index) } }
         if Task.isCancelled { throw SDLError.cancelled(function: functionName) }
-        let (correlationID, actions) = try prepare(functionID: functionID, functionName: functionName, parameters: parameters, bulkData: bulkData)
+        let (correlationID, actions) = try prepare(functionID: functionID, functionName: functionName, parameters: parameters, bulkData: bulkData[...])
         do {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
@@ -39,17 +39,27 @@ extension SDLConnection {
     /// (see ``RequestSubmitting``): the request is checked and encoded on the caller's
     /// executor, its answer decoded on the link's as it arrives.
     package nonisolated func submit<Request: RPCRequest>(_ request: Request) async throws(SDLError) -> PendingResponse<Request.Response>? {
-        let parameters = try request.checkedParameters()
+        try await submit(Request.self, parameters: request.checkedParameters(), bulkData: (request.bulkData ?? [])[...])
+    }
+
+    /// Queues an upload's chunk as the generic `submit` does a request; its parameters
+    /// are already checked (see ``UploadChunk``).
+    package nonisolated func submit(_ chunk: UploadChunk) async throws(SDLError) -> PendingResponse<PutFileResponse>? {
+        try await submit(PutFile.self, parameters: chunk.parameters, bulkData: chunk.bytes)
+    }
+
+    private nonisolated func submit<Request: RPCRequest>(_: Request.Type, parameters: JSONObject,
+                                                         bulkData: ArraySlice<UInt8>) async throws(SDLError) -> PendingResponse<Request.Response> {
         let answer = PendingResponse<Request.Response>()
         let correlationID = try await submit(functionID: Request.functionID, functionName: Request.functionName,
-                                             parameters: parameters, bulkData: request.bulkData ?? []) { result in
+                                             parameters: parameters, bulkData: bulkData) { result in
             answer.settle(result.flatMap { envelope in Result { () throws(SDLError) in try Request.decodeResponse(envelope) } })
         }
         answer.onCancel { Task { await self.cancelRequest(correlationID) } }
         return answer
     }
 
-    private func submit(functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: [UInt8],
+    private func submit(functionID: UInt32, functionName: String, parameters: JSONObject, bulkData: ArraySlice<UInt8>,
                         settle: @escaping @Sendable (Result<RPCEnvelope, SDLError>) -> Void) throws(SDLError) -> Int32 {
         let (correlationID, actions) = try prepare(functionID: functionID, functionName: functionName, parameters: parameters, bulkData: bulkData)
         dispatch(correlationID, actions, functionName: functionName, parameters: parameters, timeout: nil, waiter: .submitted(settle))
@@ -58,7 +68,7 @@ extension SDLConnection {
 
     /// A request's correlation id and frames, not yet written.
     private func prepare(functionID: UInt32, functionName: String, parameters: JSONObject,
-                         bulkData: [UInt8]) throws(SDLError) -> (Int32, [ProtocolAction]) {
+                         bulkData: ArraySlice<UInt8>) throws(SDLError) -> (Int32, [ProtocolAction]) {
         guard case .started = state else { throw SDLError.notConnected }
         let correlationID = pending.nextID()
         SDLLog.rpc.debug("→ \(functionName) #\(correlationID)\(bulkData.isEmpty ? "" : " with \(bulkData.count) bytes of bulk data")")

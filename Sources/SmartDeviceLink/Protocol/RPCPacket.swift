@@ -13,11 +13,15 @@ package struct RPCPacket: Sendable, Hashable {
     package var bulkData: ArraySlice<UInt8>
 
     package init(messageType: RPCMessageType, functionID: UInt32, correlationID: Int32, json: [UInt8], bulkData: [UInt8] = []) {
+        self.init(messageType: messageType, functionID: functionID, correlationID: correlationID, json: json, bulkData: bulkData[...])
+    }
+
+    package init(messageType: RPCMessageType, functionID: UInt32, correlationID: Int32, json: [UInt8], bulkData: ArraySlice<UInt8>) {
         self.messageType = messageType
         self.functionID = functionID
         self.correlationID = correlationID
         self.json = json
-        self.bulkData = bulkData[...]
+        self.bulkData = bulkData
     }
 
     /// Messages with binary data travel on the Hybrid service, others on RPC (§3.1).

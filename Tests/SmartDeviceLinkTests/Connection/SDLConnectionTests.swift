@@ -120,6 +120,26 @@ struct SDLConnectionTests {
         task.cancel()
     }
 
+    @Test("each chunk on the wire is the PutFile the typed API would send: the file's parameters, its own offset, length and CRC, its bytes")
+    func chunksOnTheWire() async throws {
+        let (connection, headUnit, task) = try await connect()
+        let files = SDLFileManager(channel: connection, chunkSize: 100, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
+        let file = (0..<1050).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        try await files.upload(SDLFile(name: "w.bin", source: .data(file), fileType: .binary, isPersistent: true))
+        let requests = await headUnit.requests
+        #expect(requests.count == 11)
+        for (index, packet) in requests.enumerated() {
+            let offset = index * 100
+            let bytes = Array(file[offset..<min(offset + 100, file.count)])
+            let expected = PutFile(syncFileName: "w.bin", fileType: .binary, persistentFile: true, systemFile: false, offset: offset,
+                                   length: offset == 0 ? file.count : bytes.count, crc: Int(CRC32.checksum(bytes)))
+            #expect(try JSONValue.parse(packet.json) == expected.json, "chunk \(index)")
+            #expect(Array(packet.bulkData) == bytes, "chunk \(index)")
+        }
+        await connection.stop()
+        task.cancel()
+    }
+
     @Test("a silent head unit makes the request time out with a message naming it")
     func timesOut() async throws {
         let (connection, _, task) = try await connect(requestTimeout: .milliseconds(200)) { _ in nil }

@@ -213,18 +213,29 @@ public actor SDLFileManager {
         let linkExecutor = await channel.linkExecutor
         // However the run ends, the answers still to come are no longer wanted.
         defer { for chunk in unanswered { chunk.answer.cancel() } }
+        /// The parameters every chunk shares, checked with this run's first chunk (see ``UploadChunk``).
+        var checked: JSONObject?
         while true {
             while unanswered.count < window, next < total || !sentAny {
-                let chunk = try reader.read(min(chunkSize, total - next))
-                var request = PutFile(
-                    syncFileName: file.name, fileType: file.fileType, persistentFile: file.isPersistent, systemFile: false,
-                    offset: next, length: next == 0 ? total : chunk.count, crc: Int(CRC32.checksum(chunk)))
-                request.bulkData = chunk
+                let bytes = try reader.read(min(chunkSize, total - next))
+                let length = next == 0 ? total : bytes.count, crc = Int(CRC32.checksum(bytes))
+                var parameters: JSONObject
+                if let checked {
+                    parameters = checked
+                    parameters["offset"] = next.json
+                    parameters["length"] = length.json
+                    parameters["crc"] = crc.json
+                } else {
+                    parameters = try PutFile(syncFileName: file.name, fileType: file.fileType, persistentFile: file.isPersistent,
+                                             systemFile: false, offset: next, length: length, crc: crc).checkedParameters()
+                    checked = parameters
+                }
                 try await pacer.wait(until: pacer.reserve())
-                let answer = await submit(request, through: direct, ticket: order.ticket(sentCount), from: linkExecutor)
+                let answer = await submit(UploadChunk(parameters: parameters, bytes: bytes), through: direct,
+                                          ticket: order.ticket(sentCount), from: linkExecutor)
                 sentCount += 1
-                unanswered.append((next, chunk.count, answer))
-                next += chunk.count
+                unanswered.append((next, bytes.count, answer))
+                next += bytes.count
                 sentAny = true
             }
             guard let (at, count, answer) = unanswered.first else { return .finished }
@@ -253,23 +264,21 @@ public actor SDLFileManager {
     /// Queues a chunk's request behind the ones before it and returns its answer to come. A
     /// channel that can queue it at once (`direct`) does: no task per chunk. Otherwise a task
     /// sends it, holding its place in the order with `ticket`. A failure to queue is the answer.
-    private func submit(_ request: PutFile, through direct: (any RequestSubmitting)?, ticket: OrderedSubmission,
+    private func submit(_ chunk: UploadChunk, through direct: (any RequestSubmitting)?, ticket: OrderedSubmission,
                         from executor: (any TaskExecutor)?) async -> PendingResponse<PutFileResponse> {
-        if let direct {
-            do throws(SDLError) {
-                if let answer = try await direct.submit(request) { return answer }
-            } catch {
-                let failed = PendingResponse<PutFileResponse>()
-                failed.settle(.failure(error))
-                return failed
-            }
+        do throws(SDLError) {
+            if let direct, let answer = try await direct.submit(chunk) { return answer }
+        } catch {
+            let failed = PendingResponse<PutFileResponse>()
+            failed.settle(.failure(error))
+            return failed
         }
         let answer = PendingResponse<PutFileResponse>()
         let channel = self.channel
         let sending = Task(executorPreference: executor) { @Sendable in
             await OrderedSubmission.$current.withValue(ticket) {
                 do throws(SDLError) {
-                    answer.settle(.success(try await channel.send(request, timeout: nil)))
+                    answer.settle(.success(try await channel.send(chunk.request, timeout: nil)))
                 } catch {
                     answer.settle(.failure(error))
                 }
@@ -363,11 +372,12 @@ private struct ChunkReader {
         position = offset
     }
 
-    /// The next `count` bytes, fewer at the end of the file. A file is read at the position
-    /// straight into the chunk's array (through Data it was copied twice).
-    mutating func read(_ count: Int) throws -> [UInt8] {
+    /// The next `count` bytes, fewer at the end of the file: a slice of an in-memory file, or
+    /// a file's bytes read at the position straight into the chunk's array (through Data they
+    /// were copied twice).
+    mutating func read(_ count: Int) throws -> ArraySlice<UInt8> {
         defer { position += count }
-        if let bytes { return Array(bytes[position..<min(position + count, bytes.count)]) }
+        if let bytes { return bytes[position..<min(position + count, bytes.count)] }
         guard let fd = handle?.fileDescriptor else { return [] }
         let start = position
         var failure: Int32 = 0
@@ -382,6 +392,6 @@ private struct ChunkReader {
             }
         }
         guard failure == 0 else { throw FileUploadError.unreadable(path: "\(path) (\(String(cString: strerror(failure))))") }
-        return chunk
+        return chunk[...]
     }
 }

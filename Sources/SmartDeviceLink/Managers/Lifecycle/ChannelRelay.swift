@@ -25,9 +25,9 @@ final class ChannelRelay: RequestSubmitting, @unchecked Sendable {
         return try await manager.send(request, timeout: timeout)
     }
 
-    func submit<Request: RPCRequest>(_ request: Request) async throws(SDLError) -> PendingResponse<Request.Response>? {
+    func submit(_ chunk: UploadChunk) async throws(SDLError) -> PendingResponse<PutFileResponse>? {
         guard let manager else { throw SDLError.notConnected }
-        return try await manager.submit(request)
+        return try await manager.submit(chunk)
     }
 
     func answerTaken() async {

@@ -32,12 +32,12 @@ extension SDLManager: RequestSubmitting {
         return response
     }
 
-    /// Queues a request on the link at once (see ``RequestSubmitting``); nil while a tool
+    /// Queues an upload chunk on the link at once (see ``RequestSubmitting``); nil while a tool
     /// routes requests through itself, which then sees each one through `send`.
-    package nonisolated func submit<Request: RPCRequest>(_ request: Request) async throws(SDLError) -> PendingResponse<Request.Response>? {
+    package nonisolated func submit(_ chunk: UploadChunk) async throws(SDLError) -> PendingResponse<PutFileResponse>? {
         let path = try await currentSendPath()
         guard path.route == nil else { return nil }
-        return try await path.connection.submit(request)
+        return try await path.connection.submit(chunk)
     }
 
     /// As `send` does before it returns: the notifications that came before the answer are handled.
