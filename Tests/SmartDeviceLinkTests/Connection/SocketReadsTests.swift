@@ -61,8 +61,8 @@ struct SocketReadsTests {
         let readSize = 4096
         let transport = StreamSocketTransport(connectedDescriptor: pair[1], description: "socketpair", kind: .tcp, readSize: readSize)
         try await transport.open()
-        // Large writes fill the buffer (handed on as they are), small ones leave most of it
-        // empty (copied out); a large read handed on must not be overwritten by the next.
+        // Writes that fill the read buffer and writes that leave most of it empty: a read
+        // handed on must not share the buffer the next read goes into, nor keep all of it.
         let sizes = [readSize, 1, 2500, readSize, 10, 9000, 3, readSize * 3, 700]
         var sent: [UInt8] = []
         for (index, size) in sizes.enumerated() {

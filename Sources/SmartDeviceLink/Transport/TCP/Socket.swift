@@ -280,14 +280,14 @@ public final class StreamSocketTransport: SDLTransport {
     // MARK: - Reading
 
     private func read(_ fd: Int32) {
-        var buffer = ReadBuffer(size: readSize)
+        var buffer = [UInt8](repeating: 0, count: readSize)
         var readError: String?
         let reads = state.withLock { $0.reads }
         readerExecutor.readerStarted()
         while true {
-            let count = buffer.receive { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, readSize, 0) }
             if count > 0 {
-                let chunk = buffer.take(count)
+                let chunk = Array(buffer[0..<count])
                 if let reads { reads.deliver(chunk) } else { continuation.yield(chunk) }
                 readerExecutor.runReadyJobs()
                 continue
@@ -368,38 +368,5 @@ public final class StreamSocketTransport: SDLTransport {
     #else
     return Glibc.send(fd, buffer, count, Int32(MSG_NOSIGNAL) | (dontWait ? Int32(MSG_DONTWAIT) : 0))
     #endif
-}
-
-/// The reader's buffer. A large read is handed on as it is, and the next read goes into a new
-/// buffer: copying it out was the emulator's third copy of every PutFile chunk (after the
-/// kernel's and before the reassembly's), 8 ms of CPU per 80 MiB (perf, stop 38). A small read
-/// is copied out and the buffer kept, so that a consumer holding many small reads does not
-/// hold a whole buffer for each: a read handed on holds at most twice its bytes' memory.
-private struct ReadBuffer {
-    private var bytes: [UInt8]
-    private let size: Int
-
-    init(size: Int) {
-        self.size = size
-        bytes = Self.empty(size)
-    }
-
-    private static func empty(_ size: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
-    }
-
-    /// Reads once into the buffer with `read`, which returns the count read or -1.
-    mutating func receive(_ read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
-        bytes.withUnsafeMutableBytes(read)
-    }
-
-    /// The first `count` bytes of the buffer, as an array of their own.
-    mutating func take(_ count: Int) -> [UInt8] {
-        guard count >= size / 2 else { return Array(bytes[0..<count]) }
-        var taken = Self.empty(size)
-        swap(&taken, &bytes)
-        taken.removeLast(taken.count - count)
-        return taken
-    }
 }
 
