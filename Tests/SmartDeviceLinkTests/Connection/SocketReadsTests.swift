@@ -61,21 +61,21 @@ struct SocketReadsTests {
         let readSize = 4096
         let transport = StreamSocketTransport(connectedDescriptor: pair[1], description: "socketpair", kind: .tcp, readSize: readSize)
         try await transport.open()
-        // Writes that fill the read buffer and writes that leave most of it empty: a read
-        // handed on must not share the buffer the next read goes into, nor keep all of it.
+        // Writes that fill the read buffer and writes that leave most of it empty, each read
+        // in full before the next is written: a read handed on must not share the buffer the
+        // next read goes into, nor keep all of it.
         let sizes = [readSize, 1, 2500, readSize, 10, 9000, 3, readSize * 3, 700]
         var sent: [UInt8] = []
+        var received: [UInt8] = []
+        var reads = transport.incoming.makeAsyncIterator()
         for (index, size) in sizes.enumerated() {
             let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
             sent += bytes
             #expect(bytes.withUnsafeBytes { write(pair[0], $0.baseAddress, $0.count) } == size)
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        var received: [UInt8] = []
-        for try await read in transport.incoming {
-            #expect(read.capacity <= max(2 * read.count, read.count + 64), "a read of \(read.count) bytes holds \(read.capacity)")
-            received += read
-            if received.count >= sent.count { break }
+            while received.count < sent.count, let read = try await reads.next() {
+                #expect(read.capacity <= max(2 * read.count, read.count + 64), "a read of \(read.count) bytes holds \(read.capacity)")
+                received += read
+            }
         }
         #expect(received == sent)
         await transport.close()
