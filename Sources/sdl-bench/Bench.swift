@@ -13,7 +13,9 @@ import SmartDeviceLink
 ///     sdl-bench profile-framing [FRAME SIZE]
 ///     sdl-bench profile-roundtrip [thin|thin-pinned|raw|memory]   (emulator, protocol-only head unit, the same
 ///                                                          on linkExecutor, raw TCP, no I/O)
-///     sdl-bench profile-upload [thin|raw]
+///     sdl-bench profile-upload [thin|raw|byhand|byhand-link]   (file manager to the emulator, protocol-only
+///                                                          head unit, raw TCP, PutFile by hand from the pool
+///                                                          or from linkExecutor)
 ///
 /// No assertions: these numbers are for people, the tests never time anything.
 @main
@@ -202,19 +204,7 @@ struct Bench {
         }()
         let fittedFile = Array(file.prefix(file.count / fitted * fitted))
         let rawSink = NSTemporaryDirectory() + "sdl-bench-raw-\(getpid())"
-        // PutFile by hand, one chunk at a time, as an app without the file manager would.
-        @Sendable func byHand(as name: String) async throws {
-            var offset = 0
-            while offset < file.count {
-                let part = Array(file[offset..<min(offset + chunk, file.count)])
-                var request = PutFile(syncFileName: name, fileType: .binary, persistentFile: false, systemFile: false,
-                                      offset: offset, length: offset == 0 ? file.count : part.count, crc: Int(CRC32.checksum(part)))
-                request.bulkData = part
-                let answer = try await connection.send(request)
-                precondition(answer.success, "\(answer.resultCode)")
-                offset += part.count
-            }
-        }
+        @Sendable func byHand(as name: String) async throws { try await putFileByHand(file, chunk: chunk, as: name, on: connection) }
         // Nine rounds: an 8 MiB upload takes 10 to 25 ms, and on this machine kind one round in
         // three or four is slowed by the kernel writing back what the last ones stored.
         let uploads = try await inTurns(rounds: 9, [
@@ -386,6 +376,20 @@ struct Bench {
     /// `rounds` timings of each workload (an odd number), taken in turns after one warm-up run
     /// of each (as ``interleaved(_:against:)``, for workloads that await): round by round, so
     /// that a row compares timings taken moments apart (see ``Rounds``).
+    /// PutFile by hand, one chunk at a time, as an app without the file manager would.
+    static func putFileByHand(_ file: [UInt8], chunk: Int, as name: String, on connection: SDLConnection) async throws {
+        var offset = 0
+        while offset < file.count {
+            let part = Array(file[offset..<min(offset + chunk, file.count)])
+            var request = PutFile(syncFileName: name, fileType: .binary, persistentFile: false, systemFile: false,
+                                  offset: offset, length: offset == 0 ? file.count : part.count, crc: Int(CRC32.checksum(part)))
+            request.bulkData = part
+            let answer = try await connection.send(request)
+            precondition(answer.success, "\(answer.resultCode)")
+            offset += part.count
+        }
+    }
+
     static func inTurns(rounds: Int = 5, _ workloads: [@Sendable () async throws -> Duration]) async throws -> [Rounds] {
         for workload in workloads { _ = try await workload() }
         var timings = [[Duration]](repeating: [], count: workloads.count)

@@ -29,13 +29,22 @@ enum Profiles {
             print(try await Bench.thinRoundTrips { connection in
                 for round in 0..<40 { try await upload(round, with: connection) }
             })
+        case ("profile-upload", "byhand"), ("profile-upload", "byhand-link"):
+            // PutFile by hand, one chunk at a time, waiting on the shared pool or on the link's reader thread.
+            let (headUnit, connection) = try await Bench.registeredOverTCP(Bench.unlimited)
+            try await headUnit.activateApp("bench")
+            print(try await withTaskExecutorPreference(variant == "byhand-link" ? connection.linkExecutor : nil) {
+                try await ContinuousClock().measure {
+                    for round in 0..<10 { try await Bench.putFileByHand(file, chunk: 64 * 1024, as: "by-hand-\(round).bin", on: connection) }
+                }
+            })
         case ("profile-upload", nil):
             // 80 MiB: under the emulator's storage quota.
             let (headUnit, connection) = try await Bench.registeredOverTCP(Bench.unlimited)
             try await headUnit.activateApp("bench")
             print(try await ContinuousClock().measure { for round in 0..<10 { try await upload(round, with: connection) } })
         default:
-            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|thin-pinned|raw|memory] | profile-upload [thin|raw]")
+            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|thin-pinned|raw|memory] | profile-upload [thin|raw|byhand|byhand-link]")
         }
     }
 
