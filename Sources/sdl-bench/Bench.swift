@@ -373,9 +373,6 @@ struct Bench {
         return (timings.0.sorted()[2], timings.1.sorted()[2])
     }
 
-    /// `rounds` timings of each workload (an odd number), taken in turns after one warm-up run
-    /// of each (as ``interleaved(_:against:)``, for workloads that await): round by round, so
-    /// that a row compares timings taken moments apart (see ``Rounds``).
     /// PutFile by hand, one chunk at a time, as an app without the file manager would.
     static func putFileByHand(_ file: [UInt8], chunk: Int, as name: String, on connection: SDLConnection) async throws {
         var offset = 0
@@ -390,6 +387,9 @@ struct Bench {
         }
     }
 
+    /// `rounds` timings of each workload (an odd number), taken in turns after one warm-up run
+    /// of each (as ``interleaved(_:against:)``, for workloads that await): round by round, so
+    /// that a row compares timings taken moments apart (see ``Rounds``).
     static func inTurns(rounds: Int = 5, _ workloads: [@Sendable () async throws -> Duration]) async throws -> [Rounds] {
         for workload in workloads { _ = try await workload() }
         var timings = [[Duration]](repeating: [], count: workloads.count)
