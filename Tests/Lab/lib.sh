@@ -1,0 +1,41 @@
+# What every lab test (Tests/Lab/NAME.sh, run inside the VM by scripts/lab.d/in-vm) shares:
+# failing with one line, waiting for a line in a log, and stopping what it started.
+set -uo pipefail
+work=$(mktemp -d /tmp/lab.XXXXXX)
+children=()
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Starts a command in the background with its output in $work/NAME.log.
+start() {
+    local name=$1; shift
+    "$@" >"$work/$name.log" 2>&1 &
+    children+=($!)
+}
+
+# Waits until FILE has a line matching PATTERN (extended regex), at most SECONDS.
+wait_for() {
+    local file=$1 pattern=$2 seconds=${3:-60}
+    for _ in $(seq $((seconds * 10))); do
+        grep -qE "$pattern" "$file" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "waited $seconds s for /$pattern/ in $(basename "$file"); it holds:"; sed 's/^/    /' "$file"
+    return 1
+}
+
+# Prints each background log, for the record of a run.
+show_logs() {
+    for log in "$work"/*.log; do [ -f "$log" ] && { echo "--- $(basename "$log")"; cat "$log"; }; done
+}
+
+finish() {
+    local status=$?
+    for pid in "${children[@]}"; do kill "$pid" 2>/dev/null; done
+    sleep 0.3
+    for pid in "${children[@]}"; do kill -9 "$pid" 2>/dev/null; done
+    show_logs
+    rm -rf "$work"
+    exit $status
+}
+trap finish EXIT
