@@ -110,16 +110,11 @@ int sdl_bluez_profile_register(const char *bus_address, const char *uuid, const 
         sdl_bluez_profile_close(p);
         return r;
     }
-    if (channel >= 1 && channel <= 30) {
-        r = sd_bus_call_method(p->bus, "org.bluez", "/org/bluez", "org.bluez.ProfileManager1", "RegisterProfile", &e, NULL,
-                               "osa{sv}", PROFILE_PATH, uuid, 6, "Name", "s", name, "Role", "s", "server",
-                               "Channel", "q", (uint16_t)channel, "RequireAuthentication", "b", 0,
-                               "RequireAuthorization", "b", 0, "AutoConnect", "b", 0);
-    } else {
-        r = sd_bus_call_method(p->bus, "org.bluez", "/org/bluez", "org.bluez.ProfileManager1", "RegisterProfile", &e, NULL,
-                               "osa{sv}", PROFILE_PATH, uuid, 5, "Name", "s", name, "Role", "s", "server",
-                               "RequireAuthentication", "b", 0, "RequireAuthorization", "b", 0, "AutoConnect", "b", 0);
-    }
+    /* Always with a Channel: without one bluetoothd publishes no RFCOMM for a UUID it has no defaults for. */
+    r = sd_bus_call_method(p->bus, "org.bluez", "/org/bluez", "org.bluez.ProfileManager1", "RegisterProfile", &e, NULL,
+                           "osa{sv}", PROFILE_PATH, uuid, 6, "Name", "s", name, "Role", "s", "server",
+                           "Channel", "q", (uint16_t)channel, "RequireAuthentication", "b", 0,
+                           "RequireAuthorization", "b", 0, "AutoConnect", "b", 0);
     if (r < 0) {
         fail(&e, r, "RegisterProfile", error_name, name_len, error_message, message_len);
         sd_bus_error_free(&e);

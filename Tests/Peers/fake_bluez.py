@@ -7,7 +7,8 @@ On RegisterProfile it prints the call as a JSON line, then plays a head unit con
 it makes a socketpair, hands one end to the registering program's org.bluez.Profile1
 NewConnection (device 00:11:22:33:44:55), and relays the other end to --bridge HOST:PORT
 (the emulator), as bluetoothd hands over an RFCOMM socket. --deny refuses RegisterProfile
-as D-Bus does without permission; --adapter-off says hci0 is powered off.
+as D-Bus does without permission; --adapter-off says hci0 is powered off. A profile
+registered without a Channel is refused: the real bluetoothd serves it on no channel.
 
 First line: {"event": "ready", "bus": ADDRESS}. Without --bus it starts a private
 dbus-daemon of its own (stopped with it), whose address the line gives.
@@ -53,6 +54,12 @@ class ProfileManager(dbus.service.Object):
         if self.args.deny:
             raise dbus.exceptions.DBusException("Rejected send message (fake policy)", name="org.freedesktop.DBus.Error.AccessDenied")
         log(event="RegisterProfile", path=str(path), uuid=str(uuid), options=plain(options))
+        if "Channel" not in options and "PSM" not in options:
+            # bluetoothd 5.66 accepts this, then publishes a record without RFCOMM and listens on
+            # nothing for a UUID it has no defaults for: no head unit can connect. Say so at once.
+            raise dbus.exceptions.DBusException(
+                "fake bluetoothd: no Channel for %s, so no head unit could connect to it" % uuid,
+                name="org.bluez.Error.InvalidArguments")
         GLib.timeout_add(50, self.connect, sender, path)
 
     @dbus.service.method("org.bluez.ProfileManager1", in_signature="o", out_signature="")

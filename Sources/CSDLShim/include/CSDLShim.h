@@ -35,7 +35,7 @@ void sdl_sdp_unregister(void *session);
 int sdl_sdp_find_rfcomm_channel(const char *address, const uint8_t uuid[16], uint8_t *channel);
 
 /// Registers the SDL service with BlueZ over D-Bus (org.bluez.ProfileManager1.RegisterProfile,
-/// role server; `channel` 1…30, or 0 for bluetoothd's choice) on the system bus, or on
+/// role server, RFCOMM `channel` 1…30) on the system bus, or on
 /// `bus_address` when not NULL (a test's private bus). Returns 0 and a handle in *out, or a
 /// negative errno with the D-Bus error's name and message copied out ("adapter-off" when
 /// hci0 is there but powered off).

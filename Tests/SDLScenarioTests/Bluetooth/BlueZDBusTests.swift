@@ -59,6 +59,25 @@ struct BlueZDBusTests {
         await headUnit.stop()
     }
 
+    /// bluetoothd serves a profile for the SDL UUID on no RFCOMM channel unless one is named
+    /// (found on a real bluetoothd in the lab); the fake refuses such a registration.
+    @Test("with no channel asked for, the profile names a free RFCOMM channel and a head unit connects")
+    func channelChosen() async throws {
+        let headUnit = HeadUnitEmulator()
+        let rfcomm = try await headUnit.listen(host: "127.0.0.1", port: 0, as: .bluetooth)
+        let (bluez, bus) = try await fakeBlueZ(["--bridge", "127.0.0.1:\(rfcomm)"])
+        defer { bluez.stop() }
+        let connection = SDLConnection(transport: BluetoothTransport(
+            mode: .waitForHeadUnit(channel: nil), timeout: .seconds(20), connector: BlueZConnector(busAddress: bus)))
+        try await connection.start()
+        await connection.stop()
+        let call = try #require(try JSONValue.parse(await bluez.nextLine()).objectValue)
+        let channel = try #require(call["options"]?["Channel"]?.intValue, "RegisterProfile named no channel: \(call)")
+        #expect((1...30).contains(channel))
+        #expect(try JSONValue.parse(await bluez.nextLine())["event"] == "NewConnection")
+        await headUnit.stop()
+    }
+
     /// One line each, naming the cause and what to do, after the legacy SDP path failed too.
     @Test("refusals say what to do in one line", arguments: [
         (["--deny"], "D-Bus denied RegisterProfile", "BlueZ's D-Bus policy"),

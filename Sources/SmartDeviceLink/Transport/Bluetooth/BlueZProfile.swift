@@ -21,12 +21,17 @@ enum BlueZProfile {
     }
 
     /// Registers the profile and waits for the head unit's connection (blocking).
+    ///
+    /// The registration always names an RFCOMM channel: for a UUID it has no defaults for,
+    /// bluetoothd 5.66 publishes a record without one and listens on none, so every head
+    /// unit's connect is refused (seen on a real bluetoothd in scripts/lab).
     static func accept(busAddress: String?, channel: UInt8?, timeout: Duration) throws(TransportError) -> Result<(descriptor: Int32, peer: String), Unavailable> {
-        SDLLog.bluetooth.debug("registering the SDL profile with bluetoothd (channel \(channel.map(String.init) ?? "of its choice"))")
+        let channel = if let channel { channel } else { try freeChannel() }
+        SDLLog.bluetooth.debug("registering the SDL profile with bluetoothd on RFCOMM channel \(channel)")
         var handle: UnsafeMutableRawPointer?
         var errorName = [CChar](repeating: 0, count: 256)
         var errorMessage = [CChar](repeating: 0, count: 512)
-        let registered = sdl_bluez_profile_register(busAddress, uuid, serviceName, Int32(channel ?? 0), &handle,
+        let registered = sdl_bluez_profile_register(busAddress, uuid, serviceName, Int32(channel), &handle,
                                                     &errorName, errorName.count, &errorMessage, errorMessage.count)
         guard registered == 0, let handle else {
             let name = text(errorName), message = text(errorMessage)
@@ -51,6 +56,17 @@ enum BlueZProfile {
         default:
             throw TransportError.io(operation: "waiting for BlueZ's NewConnection", code: -fd, message: String(cString: strerror(-fd)))
         }
+    }
+
+    /// The first RFCOMM channel nothing listens on, found by binding each in turn; channel 1
+    /// where this machine has no RFCOMM sockets to try (a bluetoothd there has no adapter).
+    static func freeChannel() throws(TransportError) -> UInt8 {
+        for channel in UInt8(1)...30 {
+            guard let socket = try? BlueZConnector.rfcommSocket() else { return 1 }
+            defer { _ = systemClose(socket) }
+            if sdl_rfcomm_bind_listen(socket, channel) == 0 { return channel }
+        }
+        throw TransportError.busy(device: "RFCOMM channels 1…30")
     }
 
     /// What each D-Bus failure means and what to do about it.
