@@ -1,7 +1,7 @@
 # The app's own USB host role on the real stack: `sdl-run --usb 1d6b:0104` opens a TDK-like
 # vendor bulk device (a FunctionFS gadget on dummy_hcd, relayed to the emulator) through
 # libusb on real usbfs, and hello.json passes over its bulk endpoints.
-source Tests/Lab/lib.sh
+source Tests/Lab/support/lib.sh
 start emulator "$SDL_RUN" emulate --listen 127.0.0.1:12345 --control 127.0.0.1:12346
 wait_for "$work/emulator.log" "listening on" 30 || fail "the emulator did not start"
 start gadget python3 Tests/Peers/ffs_gadget.py tdk --connect 12345
