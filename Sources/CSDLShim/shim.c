@@ -6,6 +6,8 @@
 #include <bluetooth/sdp.h>
 #include <bluetooth/sdp_lib.h>
 #include <bluetooth/rfcomm.h>
+#include <sys/ioctl.h>
+#include <linux/usb/functionfs.h>
 
 int sdl_libusb_set_log_level(void *ctx, int level) {
     return libusb_set_option((libusb_context *)ctx, LIBUSB_OPTION_LOG_LEVEL, level);
@@ -152,4 +154,11 @@ int sdl_sdp_find_rfcomm_channel(const char *address, const uint8_t uuid[16], uin
     if (found < 0) { errno = ENOENT; return -1; }
     *channel = (uint8_t)found;
     return 0;
+}
+
+int sdl_ffs_max_packet_size(int fd) {
+    struct usb_endpoint_descriptor descriptor;
+    memset(&descriptor, 0, sizeof descriptor);
+    if (ioctl(fd, FUNCTIONFS_ENDPOINT_DESC, &descriptor) < 0) return -1;
+    return descriptor.wMaxPacketSize & 0x7ff;
 }

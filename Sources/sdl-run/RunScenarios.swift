@@ -257,8 +257,7 @@ struct RunScenarios: AsyncParsableCommand {
                 throw CommandFailure.connection("cannot reach the emulator's control channel at \(control): \(error)")
             }
         }
-        let name = options.tcp.map { "TCP \($0)" } ?? (options.usb != nil ? "USB" : "Bluetooth")
-        return ScenarioTarget(name: name, makeTransport: { try options.makeTransport()! }, driver: driver)
+        return ScenarioTarget(name: options.name, makeTransport: { try options.makeTransport()! }, driver: driver)
     }
 }
 

@@ -10,6 +10,15 @@ struct TransportOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Connect over USB to a TDK or bridge (optionally VID:PID or BUS:ADDR).", valueName: "device"))
     var usb: String?
 
+    @Option(name: .customLong("usb-gadget"), help: ArgumentHelp(
+        "Be the phone on a head unit's USB host port (a TDK): a configfs + FunctionFS gadget on this board's USB device controller (optionally its name in /sys/class/udc), switched into Android accessory mode by the head unit.",
+        valueName: "udc"))
+    var usbGadget: String?
+
+    @Flag(name: .customLong("usb-gadget-accessory"), help: ArgumentHelp(
+        "With --usb-gadget: start as the Android accessory (18d1:2d00) instead of a phone the head unit switches, for a kernel that does not pass the accessory requests to FunctionFS."))
+    var usbGadgetAccessory = false
+
     @Option(name: .long, help: ArgumentHelp(
         "Bluetooth RFCOMM: connect to a head unit (ADDRESS, or ADDRESS@CHANNEL without an SDP lookup); alone, publish the SDL service and wait for the head unit.",
         valueName: "address"))
@@ -21,7 +30,7 @@ struct TransportOptions: ParsableArguments {
     var secondary: SecondaryChoice?
 
     @Option(name: .long, help: ArgumentHelp(
-        "With --usb: wait this long for the device to be plugged in (also on each reconnect). With --bt alone: wait this long for the head unit to connect.",
+        "With --usb: wait this long for the device to be plugged in (also on each reconnect). With --usb-gadget or --bt alone: wait this long for the head unit to take the link.",
         valueName: "seconds"))
     var wait: Double?
 
@@ -48,16 +57,26 @@ struct TransportOptions: ParsableArguments {
     static let anyUSBDevice = "any"
     /// The placeholder `--bt` gets when given without an address: wait for the head unit.
     static let waitForHeadUnit = "wait"
+    /// The placeholder `--usb-gadget` gets when given without a UDC: the machine's first.
+    static let defaultUDC = "default"
 
     /// Whether a real head unit is the target (not the embedded emulator).
-    var isExternal: Bool { tcp != nil || usb != nil || bt != nil }
+    var isExternal: Bool { tcp != nil || usb != nil || bt != nil || usbGadget != nil }
+
+    /// The link's name in the report: "TCP 127.0.0.1:12345", "USB", "USB gadget", "Bluetooth".
+    var name: String {
+        tcp.map { "TCP \($0)" } ?? (usb != nil ? "USB" : usbGadget != nil ? "USB gadget" : "Bluetooth")
+    }
 
     func validate() throws {
-        if [tcp, usb, bt].compactMap({ $0 }).count > 1 { throw ValidationError("choose one transport: --tcp, --usb or --bt") }
+        if [tcp, usb, bt, usbGadget].compactMap({ $0 }).count > 1 { throw ValidationError("choose one transport: --tcp, --usb, --usb-gadget or --bt") }
+        if usbGadgetAccessory && usbGadget == nil { throw ValidationError("--usb-gadget-accessory goes with --usb-gadget") }
         if connectTimeout <= 0 { throw ValidationError("--connect-timeout must be positive") }
         if let wait {
             if wait <= 0 { throw ValidationError("--wait must be positive") }
-            if usb == nil && bt != Self.waitForHeadUnit { throw ValidationError("--wait goes with --usb, or with --bt alone (waiting for the head unit)") }
+            if usb == nil && usbGadget == nil && bt != Self.waitForHeadUnit {
+                throw ValidationError("--wait goes with --usb, --usb-gadget, or --bt alone (waiting for the head unit)")
+            }
         }
         if registerTimeout <= 0 { throw ValidationError("--register-timeout must be positive") }
     }
@@ -67,7 +86,7 @@ struct TransportOptions: ParsableArguments {
         var result: [String] = []
         for (index, argument) in arguments.enumerated() {
             result.append(argument)
-            guard let placeholder = ["--usb": anyUSBDevice, "--bt": waitForHeadUnit][argument] else { continue }
+            guard let placeholder = ["--usb": anyUSBDevice, "--bt": waitForHeadUnit, "--usb-gadget": defaultUDC][argument] else { continue }
             let next = index + 1 < arguments.count ? arguments[index + 1] : nil
             if next == nil || next!.hasPrefix("-") || next!.hasSuffix(".json") { result.append(placeholder) }
         }
@@ -86,6 +105,13 @@ struct TransportOptions: ParsableArguments {
         if let usb {
             return try USBSupport.makeTransport(selector: usb == Self.anyUSBDevice ? nil : usb,
                                                 waitForDevice: wait.map { .milliseconds(Int64($0 * 1000)) })
+        }
+        if let usbGadget {
+            var options = USBGadgetTransport.Options()
+            options.udc = usbGadget == Self.defaultUDC ? nil : usbGadget
+            options.startAsAccessory = usbGadgetAccessory
+            if let wait { options.waitForHost = .milliseconds(Int64(wait * 1000)) }
+            return USBGadgetTransport(options: options)
         }
         if let bt {
             return try BluetoothSupport.makeTransport(bt == Self.waitForHeadUnit ? nil : bt,

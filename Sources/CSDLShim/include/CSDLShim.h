@@ -48,4 +48,8 @@ int sdl_bluez_profile_wait(void *handle, int timeout_ms, char *device, size_t de
 /// Unregisters the profile and closes the bus connection.
 void sdl_bluez_profile_close(void *handle);
 
+/// The max packet size of a FunctionFS endpoint file at the speed the host chose
+/// (ioctl FUNCTIONFS_ENDPOINT_DESC), or -1 with errno set (not a FunctionFS endpoint).
+int sdl_ffs_max_packet_size(int fd);
+
 #endif

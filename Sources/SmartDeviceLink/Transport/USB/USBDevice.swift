@@ -260,7 +260,7 @@ public struct USBTransferResult: Hashable, Sendable {
     }
 }
 
-private func hex4(_ v: UInt16) -> String {
+func hex4(_ v: UInt16) -> String {
     let s = String(v, radix: 16)
     return String(repeating: "0", count: 4 - s.count) + s
 }

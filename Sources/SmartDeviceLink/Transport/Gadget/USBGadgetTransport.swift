@@ -1,0 +1,242 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSDLShim
+import Foundation
+
+/// SDL over USB as the USB *device*: the phone's side of a head unit's USB host port.
+///
+/// A TDK's USB port is a host port, and the phone plugged into it is the device, which
+/// sdl_core switches into Android accessory mode and then talks SDL to over the
+/// accessory's bulk endpoints. A Linux board with a USB device controller (Raspberry Pi
+/// 4/5, BeagleBone; dummy_hcd in a VM) plays that phone with configfs and FunctionFS:
+/// ``open()`` makes the gadget, binds it, answers the accessory requests on ep0 and
+/// re-enumerates as the accessory (``GadgetHandshake``), and returns when the head unit
+/// has enabled the bulk endpoints. Bytes then flow over bulk IN (sent) and bulk OUT
+/// (received).
+///
+/// While the link is up, ep0 still reports what the host does: a DISABLE or UNBIND (cable
+/// pulled, head unit reset or off) ends ``incoming`` with
+/// ``TransportError/closed(_:)``, so a manager's reconnect policy applies as on TCP; a
+/// suspend and resume are logged. ``close()`` unbinds the gadget: the head unit sees the
+/// phone unplugged.
+public final class USBGadgetTransport: SDLTransport {
+    public struct Options: Sendable, Hashable {
+        /// The USB device controller to bind to (a name in /sys/class/udc); nil: the first.
+        public var udc: String?
+        public var paths = USBGadgetPaths()
+        public var identity = USBGadgetIdentity()
+        /// Start as the accessory (18d1:2d00) instead of a phone that a head unit switches:
+        /// for a kernel or UDC that does not pass device-level requests to FunctionFS.
+        public var startAsAccessory = false
+        /// How long ``USBGadgetTransport/open()`` waits for a head unit to take the board.
+        public var waitForHost: Duration = .seconds(60)
+
+        public init() {}
+    }
+
+    public let kind = TransportKind.usb
+    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+    public let options: Options
+    private let endpoints: any FunctionFSEndpoints
+    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let writes = DispatchQueue(label: "sdl-gadget-write")
+    private let state: Locked<State>
+
+    private struct State {
+        var label: String
+        var link: GadgetLink?
+        var closed = false
+        var failure: TransportError?
+        /// A pipe that wakes ep0's poll: the handshake's and the watcher's.
+        var wake: (read: Int32, write: Int32) = (-1, -1)
+    }
+
+    /// - Parameter endpoints: the FunctionFS files; the kernel's by default, a test's stand-in otherwise.
+    public init(options: Options = Options(), endpoints: (any FunctionFSEndpoints)? = nil) {
+        self.options = options
+        self.endpoints = endpoints ?? FunctionFSMount(paths: options.paths)
+        (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        state = Locked(State(label: "USB gadget" + (options.udc.map { " on \($0)" } ?? "")))
+    }
+
+    /// "USB gadget on dummy_udc.0, switched into accessory mode by SDL Core 1.0 (…)" once open.
+    public var description: String { state.withLock { $0.label } }
+
+    public func open() async throws(TransportError) {
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw .io(operation: "pipe", code: errno, message: String(cString: strerror(errno))) }
+        for fd in pipeEnds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let wake = pipeEnds[0]
+        let started = state.withLock { state -> Bool in
+            guard !state.closed, state.wake.read < 0 else { return false }
+            state.wake = (pipeEnds[0], pipeEnds[1])
+            return true
+        }
+        guard started else {
+            _ = Glibc.close(pipeEnds[0]); _ = Glibc.close(pipeEnds[1])
+            throw .closed("this USB gadget link was closed or opened already; make a new one")
+        }
+        let handshake = GadgetHandshake(options: options, endpoints: endpoints, wake: wake)
+        let link = try await BlockingCall.run(
+            "sdl-gadget-open", discard: { Self.release($0, configfs: GadgetConfigFS(paths: self.options.paths)) },
+            onCancel: { [self] in wakeUp(); return .closed("waiting for a head unit over USB was cancelled") }
+        ) { () throws(TransportError) -> GadgetLink in try handshake.run() }
+        let kept = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.link = link
+            state.label = "USB gadget on \(link.udc), \(link.path)"
+            return true
+        }
+        guard kept else {
+            Self.release(link, configfs: GadgetConfigFS(paths: options.paths))
+            throw .closed("the USB gadget link was closed while it opened")
+        }
+        let packet = Self.maxPacketSize(link.bulkOut)
+        Thread.start(named: "sdl-gadget-ep0") { [self] in watch(link.ep0, wake: wake) }
+        Thread.start(named: "sdl-gadget-read") { [self] in read(link.bulkOut, size: packet) }
+    }
+
+    // MARK: - Sending
+
+    public func send(_ bytes: [UInt8]) async throws(TransportError) {
+        let outcome: Result<Void, TransportError> = await withCheckedContinuation { done in
+            writes.async { [self] in done.resume(returning: write(bytes)) }
+        }
+        try outcome.get()
+    }
+
+    /// Writes all of `bytes` to bulk IN (on the write queue).
+    ///
+    /// FunctionFS sends no zero-length packet, and a host's bulk IN transfer ends only at a
+    /// short packet or when its buffer is full; so a send whose length is a multiple of the
+    /// packet size is written as two, the second one byte, and both end short.
+    private func write(_ bytes: [UInt8]) -> Result<Void, TransportError> {
+        guard let fd = state.withLock({ $0.failure == nil && !$0.closed ? $0.link?.bulkIn : nil }) else {
+            return .failure(state.withLock { $0.failure } ?? .closed("the USB gadget link is not open"))
+        }
+        let packet = Self.maxPacketSize(fd)
+        let cuts = bytes.count > 1 && bytes.count % packet == 0 ? [0, bytes.count - 1, bytes.count] : [0, bytes.count]
+        return bytes.withUnsafeBytes { raw -> Result<Void, TransportError> in
+            for (start, end) in zip(cuts, cuts.dropFirst()) {
+                var offset = start
+                while offset < end {
+                    let count = Glibc.write(fd, raw.baseAddress! + offset, end - offset)
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { return .failure(fail(code: count < 0 ? errno : EIO, during: "writing to bulk IN")) }
+                    offset += count
+                }
+            }
+            return .success(())
+        }
+    }
+
+    // MARK: - Receiving and watching ep0
+
+    /// Reads bulk OUT in packet-sized reads: a larger read would wait for a short packet
+    /// that a host sending a whole number of packets never sends.
+    private func read(_ fd: Int32, size: Int) {
+        var buffer = [UInt8](repeating: 0, count: size)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, size) }
+            if count > 0 {
+                continuation.yield(Array(buffer[..<count]))
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                finish(fail(code: count < 0 ? errno : ESHUTDOWN, during: "reading bulk OUT"))
+                return
+            }
+        }
+    }
+
+    /// Follows ep0 while the link is up: the host letting go ends the link.
+    private func watch(_ ep0: Int32, wake: Int32) {
+        var buffer = [UInt8](repeating: 0, count: FunctionFS.Event.size * 4)
+        while true {
+            var fds = [pollfd(fd: ep0, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { break }
+            if fds[1].revents != 0 { break }
+            guard fds[0].revents != 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(ep0, $0.baseAddress, $0.count) }
+            guard count > 0 else { finish(fail(code: count < 0 ? errno : ESHUTDOWN, during: "reading ep0")); break }
+            for event in FunctionFS.Event.parse(buffer[..<count]) {
+                switch event {
+                case .disable, .unbind:
+                    finish(fail(.closed("the head unit let go of the USB link (\(event == .disable ? "DISABLE" : "UNBIND"): "
+                                        + "the cable was pulled, or the head unit reset or switched off)")))
+                case .suspend:
+                    SDLLog.usb.notice("the head unit suspended the USB bus; the link waits for it to resume")
+                case .resume:
+                    SDLLog.usb.notice("the head unit resumed the USB bus")
+                case .setup(let setup):
+                    GadgetHandshake.stall(setup, on: ep0)
+                default:
+                    SDLLog.usb.debug("USB gadget event \(event)")
+                }
+            }
+        }
+    }
+
+    /// Records the first failure (later ones are its consequences) and returns it.
+    private func fail(code: Int32, during operation: String) -> TransportError {
+        if code == ESHUTDOWN || code == ENODEV || code == EPIPE {
+            return fail(.closed("the head unit let go of the USB link (the cable was pulled, or the head unit reset or switched off)"))
+        }
+        return fail(.io(operation: operation, code: code, message: String(cString: strerror(code))))
+    }
+
+    private func fail(_ error: TransportError) -> TransportError {
+        state.withLock { state in
+            if state.failure == nil { state.failure = state.closed ? .closed("closed by us") : error }
+            return state.failure!
+        }
+    }
+
+    private func finish(_ error: TransportError) {
+        let byUs = state.withLock { $0.closed }
+        if byUs { continuation.finish() } else { continuation.finish(throwing: error) }
+        wakeUp()
+    }
+
+    // MARK: - Closing
+
+    public func close() async {
+        let link = state.withLock { state -> GadgetLink? in
+            state.closed = true
+            defer { state.link = nil }
+            return state.link
+        }
+        wakeUp()
+        continuation.finish()
+        guard let link else { return }
+        // Unbinding ends the endpoints' blocking reads and writes (ESHUTDOWN); a stand-in's
+        // socket ends with the shutdown. The write queue closes bulk IN after its last write.
+        GadgetConfigFS(paths: options.paths).unbind()
+        for fd in [link.bulkIn, link.bulkOut, link.ep0] { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        await withCheckedContinuation { done in
+            writes.async {
+                Self.release(link, configfs: nil)
+                done.resume()
+            }
+        }
+    }
+
+    /// Closes a link's files (and unbinds its gadget, when given the configfs to do it with).
+    private static func release(_ link: GadgetLink, configfs: GadgetConfigFS?) {
+        configfs?.unbind()
+        for fd in [link.bulkIn, link.bulkOut, link.ep0] { _ = Glibc.close(fd) }
+    }
+
+    private func wakeUp() {
+        let fd = state.withLock { $0.wake.write }
+        if fd >= 0 { _ = Glibc.write(fd, "x", 1) }
+    }
+
+    /// The endpoint's packet size at the speed the host chose; 512, high speed's, where the
+    /// file cannot say (a stand-in).
+    static func maxPacketSize(_ fd: Int32) -> Int {
+        let size = sdl_ffs_max_packet_size(fd)
+        return size > 0 ? Int(size) : 512
+    }
+}

@@ -1,0 +1,11 @@
+# The phone's side of USB on the real stack: `sdl-run --usb-gadget` makes a configfs +
+# FunctionFS gadget on dummy_hcd's device controller; the emulator's host role (libusb,
+# as sdl_core's USB transport) switches it into accessory mode, and hello.json passes over
+# the accessory's bulk endpoints. The run says which head unit switched it.
+source Tests/Lab/support/lib.sh
+start emulator "$SDL_RUN" emulate --usb 18d1:4ee1 --listen 127.0.0.1:12345 --control 127.0.0.1:12346
+wait_for "$work/emulator.log" "usb: serving" 30 || fail "the emulator did not start"
+"$SDL_RUN" examples/hello.json --usb-gadget --wait 60 --control 127.0.0.1:12346 --log-module transport.usb=info \
+    | tee "$work/run.out" || fail "hello.json did not pass over the USB gadget"
+grep -q "switched into accessory mode by SDL Core 1.0 (SmartDeviceLink Core Component USB)" "$work/run.out" \
+    || fail "the run did not say which head unit switched the gadget"
