@@ -46,6 +46,7 @@ struct GadgetConfigFS: Sendable {
         try write(identity.serialNumber, to: "strings/0x409/serialnumber")
         try make("\(gadget)/configs/c.1/strings/0x409")
         try write("SDL", to: "configs/c.1/strings/0x409/configuration")
+        try make("\(gadget)/functions")  // configfs made it with the gadget; a plain folder has not
         let function = "\(gadget)/functions/ffs.\(paths.name)"
         if mkdir(function, 0o755) != 0 && errno != EEXIST {
             let code = errno
