@@ -17,7 +17,8 @@ install_bench() { ROOT="$root" SDL_RUN_BINARY="$binary" scripts/install-bench "$
 
 first=$(install_bench)
 for entry in usr/local/bin/sdl-run:755 etc/udev/rules.d/60-smartdevicelink.rules:644 etc/udev/rules.d/61-sdl-bench.rules:644 \
-             etc/systemd/system/sdl-bench.service:644 etc/sdl-bench/bench.json:644 etc/sdl-bench/scenarios/smoke.json:644; do
+             etc/systemd/system/sdl-bench.service:644 etc/sdl-bench/bench.json:644 etc/sdl-bench/scenarios/smoke.json:644 \
+             usr/local/lib/sdl/setup-gadget-board:755 etc/systemd/system/sdl-gadget-board.service:644; do
   path=${entry%:*} mode=${entry#*:}
   if [ -f "$root/$path" ] && [ "$(stat -c %a "$root/$path")" = "$mode" ]; then ok "installs $path ($mode)"; else fail "$path missing or not $mode"; fi
 done
@@ -37,6 +38,13 @@ if out=$(systemd-analyze verify --man=no "$work/sdl-bench.service" 2>&1) && [ -z
 else
   fail "systemd-analyze verify: $out"
 fi
+gadget_unit="$root/etc/systemd/system/sdl-gadget-board.service"
+sed "s#/usr/local/lib/sdl/#$root/usr/local/lib/sdl/#" "$gadget_unit" > "$work/sdl-gadget-board.service"
+if out=$(systemd-analyze verify --man=no "$work/sdl-gadget-board.service" 2>&1) && [ -z "$out" ]; then
+  ok "systemd-analyze verify accepts sdl-gadget-board.service"
+else
+  fail "systemd-analyze verify: $out"
+fi
 sed 's/^KillMode=mixed/KilMode=mixed/' "$work/sdl-bench.service" > "$work/broken.service"
 out=$(systemd-analyze verify --man=no "$work/broken.service" 2>&1 || true)
 grep -q "Unknown key" <<<"$out" && ok "a broken unit is seen by the check" || fail "a broken unit went unnoticed: $out"
@@ -51,7 +59,8 @@ if "$binary" validate examples/bench/scenarios/ >/dev/null; then ok "the example
 # --remove: the station goes, the bench's scenarios, reports and the access rule stay.
 mkdir -p "$root/var/lib/sdl-bench/reports"
 install_bench --remove >/dev/null
-for path in etc/systemd/system/sdl-bench.service etc/udev/rules.d/61-sdl-bench.rules usr/local/bin/sdl-run; do
+for path in etc/systemd/system/sdl-bench.service etc/udev/rules.d/61-sdl-bench.rules usr/local/bin/sdl-run \
+            etc/systemd/system/sdl-gadget-board.service usr/local/lib/sdl/setup-gadget-board; do
   [ -e "$root/$path" ] && fail "--remove left $path" || ok "--remove removes $path"
 done
 for path in etc/sdl-bench/bench.json var/lib/sdl-bench/reports etc/udev/rules.d/60-smartdevicelink.rules; do

@@ -67,8 +67,7 @@ struct GadgetConfigFS: Sendable {
             let holder = Self.list("\(paths.configfs)/usb_gadget").first { name in
                 name != paths.name && Self.read("\(paths.configfs)/usb_gadget/\(name)/UDC") == udc
             }
-            throw .busy(device: "USB device controller \(udc) (bound to " + (holder.map { "the gadget \($0)" } ?? "another gadget")
-                        + "; unbind it with: echo \"\" > \(paths.configfs)/usb_gadget/\(holder ?? "NAME")/UDC)")
+            throw .busy(device: "USB device controller \(udc) (" + (holder.map { "the gadget \($0) is bound to it" } ?? "another gadget is bound to it") + ")")
         }
     }
 
@@ -105,7 +104,7 @@ struct GadgetConfigFS: Sendable {
     static func failure(_ operation: String, _ path: String, _ code: Int32) -> TransportError {
         if code == EACCES || code == EPERM {
             return .permissionDenied(path: path, hint: "making a USB gadget needs root, or run scripts/setup-gadget-board once as root "
-                                                       + "to give the bench user the gadget")
+                                                       + "and be in group plugdev")
         }
         return .io(operation: "\(operation) \(path)", code: code, message: String(cString: strerror(code)))
     }
