@@ -102,6 +102,12 @@ public struct TransportChoice: Sendable {
     public static func usb(_ selector: USBDeviceSelector = .default) -> TransportChoice {
         TransportChoice("USB \(selector)") { USBTransport(selector) }
     }
+
+    /// USB as the phone on a head unit's USB host port: this board's USB gadget
+    /// (see ``USBGadgetTransport``), switched into accessory mode by the head unit.
+    public static func usbGadget(_ options: USBGadgetTransport.Options = USBGadgetTransport.Options()) -> TransportChoice {
+        TransportChoice("USB gadget" + (options.udc.map { " on \($0)" } ?? "")) { USBGadgetTransport(options: options) }
+    }
 }
 
 /// When and how often to reconnect after the link drops.

@@ -20,11 +20,13 @@ public struct USBGadgetPaths: Sendable, Hashable {
 /// How the board shows itself to the head unit: an Android phone before the accessory
 /// switch, and the Android accessory after it (the IDs sdl_core's USB transport looks for).
 public struct USBGadgetIdentity: Sendable, Hashable {
+    /// The vendor ID: Google's, which sdl_core's USB transport looks for.
     public var vendor: UInt16 = 0x18D1
     /// The product ID before the switch (an Android phone's).
     public var product: UInt16 = 0x4EE1
     /// The product ID after START: 2d00, the accessory alone (this gadget has no ADB).
     public var accessoryProduct: UInt16 = 0x2D00
+    /// The USB strings the head unit reads from the device descriptor.
     public var manufacturer = "SmartDeviceLink"
     public var productName = "SDL for Linux"
     public var serialNumber = "SDLLINUX0001"

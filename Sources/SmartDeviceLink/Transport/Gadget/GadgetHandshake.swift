@@ -87,7 +87,7 @@ struct GadgetHandshake {
     private func next(_ ep0: Int32, until deadline: ContinuousClock.Instant, enumerated: Bool, sawRequests: Bool) throws(TransportError) -> [FunctionFS.Event] {
         let left = deadline - ContinuousClock.now
         var fds = [pollfd(fd: ep0, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&fds, 2, max(0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+        let ready = poll(&fds, 2, max(0, Int32(clamping: Int64(left.seconds * 1000))))
         if fds[1].revents != 0 { throw .closed("waiting for a head unit over USB was cancelled") }
         guard ready > 0 else {
             if ready < 0 && errno == EINTR { return [] }

@@ -145,6 +145,7 @@ public final class USBGadgetTransport: SDLTransport {
                 continue
             } else {
                 finish(fail(code: count < 0 ? errno : ESHUTDOWN, during: "reading bulk OUT"))
+                _ = Glibc.close(fd)  // here, once no read of it can follow
                 return
             }
         }
@@ -152,6 +153,7 @@ public final class USBGadgetTransport: SDLTransport {
 
     /// Follows ep0 while the link is up: the host letting go ends the link.
     private func watch(_ ep0: Int32, wake: Int32) {
+        defer { _ = Glibc.close(ep0) }  // closing ep0 also takes the function off the kernel's gadget
         var buffer = [UInt8](repeating: 0, count: FunctionFS.Event.size * 4)
         while true {
             var fds = [pollfd(fd: ep0, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
@@ -211,21 +213,29 @@ public final class USBGadgetTransport: SDLTransport {
         continuation.finish()
         guard let link else { return }
         // Unbinding ends the endpoints' blocking reads and writes (ESHUTDOWN); a stand-in's
-        // socket ends with the shutdown. The write queue closes bulk IN after its last write.
+        // socket ends with the shutdown. Each thread closes the file it reads when it ends (a
+        // file closed under a read could be reused by the next open); the write queue closes
+        // bulk IN after its last write.
         GadgetConfigFS(paths: options.paths).unbind()
         for fd in [link.bulkIn, link.bulkOut, link.ep0] { _ = shutdown(fd, Int32(SHUT_RDWR)) }
         await withCheckedContinuation { done in
             writes.async {
-                Self.release(link, configfs: nil)
+                _ = Glibc.close(link.bulkIn)
                 done.resume()
             }
         }
     }
 
-    /// Closes a link's files (and unbinds its gadget, when given the configfs to do it with).
-    private static func release(_ link: GadgetLink, configfs: GadgetConfigFS?) {
-        configfs?.unbind()
+    /// Closes the files of a link that no thread reads yet, and unbinds its gadget.
+    private static func release(_ link: GadgetLink, configfs: GadgetConfigFS) {
+        configfs.unbind()
         for fd in [link.bulkIn, link.bulkOut, link.ep0] { _ = Glibc.close(fd) }
+    }
+
+    deinit {
+        // The wake pipe lives as long as the transport: a late wake-up never writes to a reused number.
+        let wake = state.withLock { $0.wake }
+        if wake.read >= 0 { _ = Glibc.close(wake.read); _ = Glibc.close(wake.write) }
     }
 
     private func wakeUp() {
