@@ -30,21 +30,18 @@ echo '{"devices": [], "scenarios": ["mine/"], "reports": "r"}' > "$root/etc/sdl-
 install_bench >/dev/null
 grep -q mine "$root/etc/sdl-bench/bench.json" && ok "keeps the bench's own bench.json" || fail "overwrote the bench's bench.json"
 
-# systemd-analyze verify on the installed unit, its ExecStart pointed at the staged binary.
+# systemd-analyze verify on each installed unit, its ExecStart pointed at what was staged.
+verify_unit() {  # NAME: the unit, with /usr/local/ read under the staging root
+  sed "s#/usr/local/#$root/usr/local/#" "$root/etc/systemd/system/$1" > "$work/$1"
+  if out=$(systemd-analyze verify --man=no "$work/$1" 2>&1) && [ -z "$out" ]; then
+    ok "systemd-analyze verify accepts $1"
+  else
+    fail "systemd-analyze verify: $out"
+  fi
+}
+verify_unit sdl-bench.service
+verify_unit sdl-gadget-board.service
 unit="$root/etc/systemd/system/sdl-bench.service"
-sed "s#/usr/local/bin/sdl-run#$root/usr/local/bin/sdl-run#" "$unit" > "$work/sdl-bench.service"
-if out=$(systemd-analyze verify --man=no "$work/sdl-bench.service" 2>&1) && [ -z "$out" ]; then
-  ok "systemd-analyze verify accepts sdl-bench.service"
-else
-  fail "systemd-analyze verify: $out"
-fi
-gadget_unit="$root/etc/systemd/system/sdl-gadget-board.service"
-sed "s#/usr/local/lib/sdl/#$root/usr/local/lib/sdl/#" "$gadget_unit" > "$work/sdl-gadget-board.service"
-if out=$(systemd-analyze verify --man=no "$work/sdl-gadget-board.service" 2>&1) && [ -z "$out" ]; then
-  ok "systemd-analyze verify accepts sdl-gadget-board.service"
-else
-  fail "systemd-analyze verify: $out"
-fi
 sed 's/^KillMode=mixed/KilMode=mixed/' "$work/sdl-bench.service" > "$work/broken.service"
 out=$(systemd-analyze verify --man=no "$work/broken.service" 2>&1 || true)
 grep -q "Unknown key" <<<"$out" && ok "a broken unit is seen by the check" || fail "a broken unit went unnoticed: $out"

@@ -137,6 +137,10 @@ struct USBGadgetTransportTests {
         var incoming = link.incoming.makeAsyncIterator()
         board.send(2, [9, 8, 7])
         #expect(try await incoming.next() == [9, 8, 7])
+        board.event(5)  // SUSPEND and RESUME: the bus sleeps and wakes; the link stays
+        board.event(6)
+        board.send(2, [6])
+        #expect(try await incoming.next() == [6])
 
         board.event(3)  // DISABLE: the cable pulled
         do {
