@@ -23,7 +23,7 @@ struct Register: AsyncParsableCommand {
     func run() async throws {
         logging.bootstrap()
         guard let link = try transport.makeTransport() else {
-            throw CommandFailure.invalid("register needs --tcp HOST:PORT, --usb or --bt (the embedded emulator comes with scenarios)")
+            throw CommandFailure.invalid("register needs --tcp HOST:PORT, --usb, --usb-gadget or --bt (the embedded emulator comes with scenarios)")
         }
         let connection = SDLConnection(transport: link, configuration: .init(
             startTimeout: transport.registrationTimeout, secondaryTransports: transport.secondaryTransports))
