@@ -34,7 +34,7 @@ for other in /sys/kernel/config/usb_gadget/*/; do
 done
 rmmod usb_f_fs || fail "usb_f_fs could not be unloaded: $(ls /sys/kernel/config/usb_gadget)"
 expect_refusal no-functionfs "modprobe usb_f_fs" "$SDL_RUN"
-insmod "$LAB_MODULES/drivers/usb/gadget/function/usb_f_fs.ko" || fail "usb_f_fs did not load again"
+insmod "$LAB_MODULES/usb_f_fs.ko" || fail "usb_f_fs did not load again"
 
 # configfs unmounted.
 umount /sys/kernel/config || fail "configfs did not unmount"
