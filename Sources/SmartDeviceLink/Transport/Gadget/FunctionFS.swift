@@ -64,25 +64,6 @@ enum FunctionFS {
                 }
             }
         }
-
-        /// The 12 bytes of this event, as the kernel writes them (for stand-ins in tests).
-        var bytes: [UInt8] {
-            var setup = [UInt8](repeating: 0, count: 8)
-            let type: UInt8
-            switch self {
-            case .bind: type = 0
-            case .unbind: type = 1
-            case .enable: type = 2
-            case .disable: type = 3
-            case .setup(let s):
-                setup = [s.requestType, s.request] + s.value.littleEndianBytes + s.index.littleEndianBytes + s.length.littleEndianBytes
-                type = 4
-            case .suspend: type = 5
-            case .resume: type = 6
-            case .unknown(let other): type = other
-            }
-            return setup + [type, 0, 0, 0]
-        }
     }
 }
 
