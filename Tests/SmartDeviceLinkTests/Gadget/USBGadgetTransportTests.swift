@@ -38,11 +38,18 @@ final class GadgetStandIn: FunctionFSEndpoints, @unchecked Sendable {
 
     deinit {
         for fd in kernel { close(fd) }
+        for (number, fd) in gadgetSide.enumerated() where !handedOut.contains(number) { close(fd) }
         try? FileManager.default.removeItem(atPath: root)
     }
 
     func mount() throws(TransportError) {}
-    func open(_ number: Int) throws(TransportError) -> Int32 { dup(gadgetSide[number]) }
+    /// The gadget's end itself, once: the transport owns it from then on, so its closing shows
+    /// on the kernel's end as an end of file.
+    func open(_ number: Int) throws(TransportError) -> Int32 {
+        handedOut.insert(number)
+        return gadgetSide[number]
+    }
+    private var handedOut: Set<Int> = []
 
     var options: USBGadgetTransport.Options {
         var options = USBGadgetTransport.Options()
@@ -72,6 +79,21 @@ final class GadgetStandIn: FunctionFSEndpoints, @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             return Array(buffer.prefix(max(count, 0)))
         }
+    }
+    /// Whether the transport closed the file it was handed for `endpoint` (not only shut it
+    /// down, which a socket's peer cannot tell apart), within a few seconds: its threads close
+    /// their files as they end. Tests run one at a time, so nothing reuses the number meanwhile.
+    func gadgetClosed(_ endpoint: Int) async -> Bool {
+        for _ in 0..<300 {
+            if fcntl(gadgetSide[endpoint], F_GETFD) == -1 && errno == EBADF { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+    /// Whether the gadget's end of `endpoint` is closed: a read on the kernel's end sees an end of file.
+    func closedByGadget(_ endpoint: Int) -> Bool {
+        var byte: UInt8 = 0
+        return recv(kernel[endpoint], &byte, 1, Int32(MSG_DONTWAIT)) == 0
     }
     /// A message the gadget wrote to `endpoint` and nobody read yet, without waiting.
     func pending(_ endpoint: Int) -> [UInt8]? {
@@ -167,6 +189,40 @@ struct USBGadgetTransportTests {
         try await opened.value
         #expect(link.description == "USB gadget on dummy_udc.0, started as the accessory 18d1:2d00")
         await link.close()
+    }
+
+    /// Found in the lab: a second close() while the first was unbinding made the first skip
+    /// bulk IN, which stayed open, so FunctionFS refused every later link's descriptors.
+    @Test("two close() at once still close every file of the function")
+    func concurrentCloses() async throws {
+        let board = GadgetStandIn()
+        var options = board.options
+        options.startAsAccessory = true
+        let link = USBGadgetTransport(options: options, endpoints: board)
+        let opened = Task { try await link.open() }
+        _ = await board.receive(0); _ = await board.receive(0)
+        #expect(await board.waitFor("UDC", "dummy_udc.0"))
+        board.event(2)
+        try await opened.value
+        // The first close() is held in its unbind (UDC is now a FIFO nobody reads yet) while a
+        // second one runs, as the kernel held it in the lab.
+        let udc = "\(board.paths.configfs)/usb_gadget/\(board.paths.name)/UDC"
+        try FileManager.default.removeItem(atPath: udc)
+        #expect(mkfifo(udc, 0o600) == 0)
+        let first = Task { await link.close() }
+        for _ in 0..<500 where !board.closedByGadget(0) { try await Task.sleep(for: .milliseconds(10)) }  // it has begun
+        await link.close()
+        let release = await offThePool { () -> Int32 in
+            let fd = open(udc, O_RDONLY)  // lets the first close() write its unbind
+            var drained = [UInt8](repeating: 0, count: 16)
+            while read(fd, &drained, drained.count) > 0 {}
+            return close(fd)
+        }
+        #expect(release == 0)
+        await first.value
+        for endpoint in 0..<3 {
+            #expect(await board.gadgetClosed(endpoint), "endpoint \(endpoint) is still open")
+        }
     }
 
     @Test("a host that enumerates the phone but never sends the accessory requests: one line that says so")

@@ -76,7 +76,11 @@ public struct FunctionFSMount: FunctionFSEndpoints {
 
     public func open(_ number: Int) throws(TransportError) -> Int32 {
         let path = "\(paths.functionfs)/ep\(number)"
-        let fd = Glibc.open(path, (number == 0 ? O_RDWR : number == 1 ? O_WRONLY : O_RDONLY) | O_CLOEXEC)
+        // O_NONBLOCK on the bulk files changes one thing: a read or write while the host has
+        // the endpoint disabled fails at once (EAGAIN) instead of waiting for it to come back,
+        // which would keep the file, and so the whole function, open after the cable is pulled.
+        let flags = number == 0 ? O_RDWR : (number == 1 ? O_WRONLY : O_RDONLY) | O_NONBLOCK
+        let fd = Glibc.open(path, flags | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == EBUSY { throw .busy(device: "the FunctionFS function at \(paths.functionfs) (another sdl-run has it open)") }

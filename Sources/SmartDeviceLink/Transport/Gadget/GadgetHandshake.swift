@@ -37,10 +37,9 @@ struct GadgetHandshake {
         let identity = options.identity
         try configfs.create(identity, product: options.startAsAccessory ? identity.accessoryProduct : identity.product)
         try endpoints.mount()
-        let ep0 = try endpoints.open(0)
+        let ep0 = try openWithDescriptors()
         var handedOver = false
         defer { if !handedOver { configfs.unbind(); _ = close(ep0) } }
-        try Self.write(FunctionFS.descriptors(), to: ep0, what: "the FunctionFS descriptors")
         try Self.write(FunctionFS.strings(), to: ep0, what: "the FunctionFS strings")
         try configfs.bind(udc)
         SDLLog.usb.info("USB gadget bound to \(udc) as \(Self.id(identity.vendor, options.startAsAccessory ? identity.accessoryProduct : identity.product)); waiting for a head unit")
@@ -79,6 +78,30 @@ struct GadgetHandshake {
                 default:
                     SDLLog.usb.debug("USB gadget event \(event)")
                 }
+            }
+        }
+    }
+
+    /// Opens ep0 and writes the descriptors, trying again for up to 3 s while the function is
+    /// still active (ESRCH): the threads of the link before this one (a reconnect after the
+    /// cable was pulled) close their files as they end, and FunctionFS takes new descriptors
+    /// only once every file of the function, this ep0 too, has been closed.
+    private func openWithDescriptors() throws(TransportError) -> Int32 {
+        var attempts = 0
+        while true {
+            let ep0 = try endpoints.open(0)
+            do throws(TransportError) {
+                try Self.write(FunctionFS.descriptors(), to: ep0, what: "the FunctionFS descriptors")
+                return ep0
+            } catch .io(let operation, let code, let message) {
+                _ = close(ep0)
+                guard code == ESRCH && attempts < 30 else { throw .io(operation: operation, code: code, message: message) }
+                attempts += 1
+                SDLLog.usb.debug("FunctionFS still active (a file of the last link is open); trying again")
+                usleep(100_000)
+            } catch {
+                _ = close(ep0)
+                throw error
             }
         }
     }

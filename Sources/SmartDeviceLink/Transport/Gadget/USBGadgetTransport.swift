@@ -50,6 +50,8 @@ public final class USBGadgetTransport: SDLTransport {
         var failure: TransportError?
         /// A pipe that wakes ep0's poll: the handshake's and the watcher's.
         var wake: (read: Int32, write: Int32) = (-1, -1)
+        /// Bulk IN is closed (or queued to be): by the first of a failure and close().
+        var bulkInClosed = false
     }
 
     /// - Parameter endpoints: the FunctionFS files; the kernel's by default, a test's stand-in otherwise.
@@ -182,7 +184,7 @@ public final class USBGadgetTransport: SDLTransport {
 
     /// Records the first failure (later ones are its consequences) and returns it.
     private func fail(code: Int32, during operation: String) -> TransportError {
-        if code == ESHUTDOWN || code == ENODEV || code == EPIPE {
+        if code == ESHUTDOWN || code == ENODEV || code == EPIPE || code == EAGAIN {
             return fail(.closed("the head unit let go of the USB link (the cable was pulled, or the head unit reset or switched off)"))
         }
         return fail(.io(operation: operation, code: code, message: String(cString: strerror(code))))
@@ -199,6 +201,19 @@ public final class USBGadgetTransport: SDLTransport {
         let byUs = state.withLock { $0.closed }
         if byUs { continuation.finish() } else { continuation.finish(throwing: error) }
         wakeUp()
+        closeBulkIn()
+    }
+
+    /// Closes bulk IN once, after the writes queued before it: every file of the function
+    /// must close for a new link to take it over. `link` nil: the open one, if any (close()
+    /// passes the link it took, which a second close() would no longer find).
+    private func closeBulkIn(of link: GadgetLink? = nil) {
+        guard let fd = state.withLock({ state -> Int32? in
+            guard let link = link ?? state.link, !state.bulkInClosed else { return nil }
+            state.bulkInClosed = true
+            return link.bulkIn
+        }) else { return }
+        writes.async { _ = Glibc.close(fd) }
     }
 
     // MARK: - Closing
@@ -218,12 +233,8 @@ public final class USBGadgetTransport: SDLTransport {
         // bulk IN after its last write.
         GadgetConfigFS(paths: options.paths).unbind()
         for fd in [link.bulkIn, link.bulkOut, link.ep0] { _ = shutdown(fd, Int32(SHUT_RDWR)) }
-        await withCheckedContinuation { done in
-            writes.async {
-                _ = Glibc.close(link.bulkIn)
-                done.resume()
-            }
-        }
+        closeBulkIn(of: link)
+        await withCheckedContinuation { done in writes.async { done.resume() } }
     }
 
     /// Closes the files of a link that no thread reads yet, and unbinds its gadget.
