@@ -135,6 +135,13 @@ struct GadgetHandshake {
         case .send(let bytes):
             try Self.write(Array(bytes.prefix(Int(setup.length))), to: ep0, what: "the answer to GET_PROTOCOL")
         case .receive(let length):
+            // A host sends the data stage right after its SETUP; one that does not must not
+            // hold the handshake past a cancellation.
+            var fds = [pollfd(fd: ep0, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, 5_000) > 0, fds[1].revents == 0 else {
+                if fds[1].revents != 0 { throw .closed("waiting for a head unit over USB was cancelled") }
+                throw .timedOut(operation: "waiting for the data of the head unit's accessory string \(setup.index)", seconds: 5)
+            }
             var data = [UInt8](repeating: 0, count: length)
             let count = data.withUnsafeMutableBytes { read(ep0, $0.baseAddress, $0.count) }
             guard count >= 0 else { throw .io(operation: "reading an accessory string", code: errno, message: String(cString: strerror(errno))) }
