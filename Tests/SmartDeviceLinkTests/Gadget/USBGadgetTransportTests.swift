@@ -175,18 +175,24 @@ struct USBGadgetTransportTests {
         #expect(board.attribute("UDC") == "", "closing unbinds: the head unit sees the phone unplugged")
     }
 
-    @Test("started as the accessory, the link is up at the first ENABLE, with no switch")
-    func startAsAccessory() async throws {
-        let board = GadgetStandIn()
+    /// A link started as the accessory, opened by the host's first ENABLE.
+    func openAsAccessory(_ board: GadgetStandIn) async throws -> USBGadgetTransport {
         var options = board.options
         options.startAsAccessory = true
         let link = USBGadgetTransport(options: options, endpoints: board)
         let opened = Task { try await link.open() }
-        _ = await board.receive(0); _ = await board.receive(0)
+        _ = await board.receive(0); _ = await board.receive(0)  // descriptors, strings
         #expect(await board.waitFor("UDC", "dummy_udc.0"))
-        #expect(board.attribute("idProduct") == "0x2d00")
         board.event(2)
         try await opened.value
+        return link
+    }
+
+    @Test("started as the accessory, the link is up at the first ENABLE, with no switch")
+    func startAsAccessory() async throws {
+        let board = GadgetStandIn()
+        let link = try await openAsAccessory(board)
+        #expect(board.attribute("idProduct") == "0x2d00")
         #expect(link.description == "USB gadget on dummy_udc.0, started as the accessory 18d1:2d00")
         await link.close()
     }
@@ -196,14 +202,7 @@ struct USBGadgetTransportTests {
     @Test("two close() at once still close every file of the function")
     func concurrentCloses() async throws {
         let board = GadgetStandIn()
-        var options = board.options
-        options.startAsAccessory = true
-        let link = USBGadgetTransport(options: options, endpoints: board)
-        let opened = Task { try await link.open() }
-        _ = await board.receive(0); _ = await board.receive(0)
-        #expect(await board.waitFor("UDC", "dummy_udc.0"))
-        board.event(2)
-        try await opened.value
+        let link = try await openAsAccessory(board)
         // The first close() is held in its unbind (UDC is now a FIFO nobody reads yet) while a
         // second one runs, as the kernel held it in the lab.
         let udc = "\(board.paths.configfs)/usb_gadget/\(board.paths.name)/UDC"
