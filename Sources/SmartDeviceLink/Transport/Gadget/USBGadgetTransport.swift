@@ -52,6 +52,8 @@ public final class USBGadgetTransport: SDLTransport {
         var wake: (read: Int32, write: Int32) = (-1, -1)
         /// Bulk IN is closed (or queued to be): by the first of a failure and close().
         var bulkInClosed = false
+        /// Bulk IN's packet size at the speed the host chose, read once at open.
+        var packetIn = 512
     }
 
     /// - Parameter endpoints: the FunctionFS files; the kernel's by default, a test's stand-in otherwise.
@@ -84,9 +86,11 @@ public final class USBGadgetTransport: SDLTransport {
             "sdl-gadget-open", discard: { Self.release($0, configfs: GadgetConfigFS(paths: self.options.paths)) },
             onCancel: { [self] in wakeUp(); return .closed("waiting for a head unit over USB was cancelled") }
         ) { () throws(TransportError) -> GadgetLink in try handshake.run() }
+        let packetIn = Self.maxPacketSize(link.bulkIn)
         let kept = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.link = link
+            state.packetIn = packetIn
             state.label = "USB gadget on \(link.udc), \(link.path)"
             return true
         }
@@ -114,10 +118,11 @@ public final class USBGadgetTransport: SDLTransport {
     /// short packet or when its buffer is full; so a send whose length is a multiple of the
     /// packet size is written as two, the second one byte, and both end short.
     private func write(_ bytes: [UInt8]) -> Result<Void, TransportError> {
-        guard let fd = state.withLock({ $0.failure == nil && !$0.closed ? $0.link?.bulkIn : nil }) else {
+        guard let (fd, packet) = state.withLock({ state in
+            state.failure == nil && !state.closed ? state.link.map { ($0.bulkIn, state.packetIn) } : nil
+        }) else {
             return .failure(state.withLock { $0.failure } ?? .closed("the USB gadget link is not open"))
         }
-        let packet = Self.maxPacketSize(fd)
         let cuts = bytes.count > 1 && bytes.count % packet == 0 ? [0, bytes.count - 1, bytes.count] : [0, bytes.count]
         return bytes.withUnsafeBytes { raw -> Result<Void, TransportError> in
             for (start, end) in zip(cuts, cuts.dropFirst()) {
