@@ -58,9 +58,17 @@ final class GadgetStandIn: FunctionFSEndpoints, @unchecked Sendable {
         return options
     }
 
+    /// A configfs attribute as the gadget wrote it. Read with read(2): Foundation's file reading
+    /// leaks its buffer when it catches a file empty, between the gadget's truncate and write
+    /// (LeakSanitizer saw it).
     func attribute(_ name: String) -> String? {
-        (try? String(contentsOfFile: "\(paths.configfs)/usb_gadget/\(paths.name)/\(name)", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let fd = Glibc.open("\(paths.configfs)/usb_gadget/\(paths.name)/\(name)", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = read(fd, &buffer, buffer.count)
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `struct usb_functionfs_event`: the SETUP packet (or zeros), the type, three pad bytes.
