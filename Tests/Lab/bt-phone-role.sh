@@ -4,8 +4,7 @@
 # passes over that link (relayed to the emulator).
 source Tests/Lab/support/lib.sh
 source Tests/Lab/support/bluetooth.sh
-start emulator "$SDL_RUN" emulate --listen 127.0.0.1:12345 --control 127.0.0.1:12346
-wait_for "$work/emulator.log" "listening on" 30 || fail "the emulator did not start"
+start_emulator --control 127.0.0.1:12346
 start app "$SDL_RUN" examples/hello.json --bt --wait 90 --control 127.0.0.1:12346 --log-module transport.bluetooth=debug
 app=${children[-1]}
 start headunit python3 Tests/Peers/rfcomm_head_unit.py --adapter hci0 --device "$PHONE_ADDRESS" --relay 12345 --wait 60

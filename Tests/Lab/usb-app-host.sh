@@ -2,8 +2,7 @@
 # vendor bulk device (a FunctionFS gadget on dummy_hcd, relayed to the emulator) through
 # libusb on real usbfs, and hello.json passes over its bulk endpoints.
 source Tests/Lab/support/lib.sh
-start emulator "$SDL_RUN" emulate --listen 127.0.0.1:12345 --control 127.0.0.1:12346
-wait_for "$work/emulator.log" "listening on" 30 || fail "the emulator did not start"
+start_emulator --control 127.0.0.1:12346
 start gadget python3 Tests/Peers/ffs_gadget.py tdk --connect 12345
 wait_for "$work/gadget.log" "ready: relaying" 60 || fail "the TDK gadget was never enabled by the host"
 "$SDL_RUN" examples/hello.json --usb 1d6b:0104 --wait 30 --control 127.0.0.1:12346 || fail "hello.json did not pass over the app's USB link"

@@ -4,8 +4,7 @@
 source Tests/Lab/support/lib.sh
 scripts/setup-gadget-board || fail "the board set-up failed"
 scripts/setup-gadget-board >/dev/null || fail "a second set-up is not idempotent"
-start emulator "$SDL_RUN" emulate --usb 18d1:4ee1 --listen 127.0.0.1:12345 --control 127.0.0.1:12346
-wait_for "$work/emulator.log" "usb: serving" 30 || fail "the emulator did not start"
+start_emulator --usb 18d1:4ee1 --control 127.0.0.1:12346
 setpriv --reuid=nobody --regid=nogroup --groups=plugdev "$SDL_RUN" examples/hello.json --usb-gadget --wait 60 \
     --control 127.0.0.1:12346 || fail "hello.json did not pass as the bench user"
 scripts/setup-gadget-board --remove || fail "the set-up was not removed"

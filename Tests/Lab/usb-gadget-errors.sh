@@ -13,8 +13,7 @@ expect_refusal() {  # NAME PATTERN COMMAND...
 gadget=/sys/kernel/config/usb_gadget/sdl
 
 # Another gadget holds the only controller.
-start emulator "$SDL_RUN" emulate --listen 127.0.0.1:12345
-wait_for "$work/emulator.log" "listening on" 30 || fail "the emulator did not start"
+start_emulator
 start tdk python3 Tests/Peers/ffs_gadget.py tdk --connect 12345
 wait_for "$work/tdk.log" "ready: relaying" 30 || fail "the other gadget did not come up"
 expect_refusal busy "USB device controller dummy_udc.0 \(the gadget sdltdk is bound to it\) is busy" "$SDL_RUN"

@@ -4,8 +4,7 @@
 # which a USB device never sees.) The examples run from a copy: the checkout is read-only here.
 source Tests/Lab/support/lib.sh
 cp -r examples "$work/examples"
-start emulator "$SDL_RUN" emulate --usb 18d1:4ee1 --listen 127.0.0.1:12345 --control 127.0.0.1:12346
-wait_for "$work/emulator.log" "usb: serving" 30 || fail "the emulator did not start"
+start_emulator --usb 18d1:4ee1 --control 127.0.0.1:12346
 examples=(hello menu alert vehicle-data keyboard files audio-pass-thru navigation)
 files=(); for name in "${examples[@]}"; do files+=("$work/examples/$name.json"); done
 "$SDL_RUN" "${files[@]}" --usb-gadget --wait 60 --control 127.0.0.1:12346 | tee "$work/run.out"

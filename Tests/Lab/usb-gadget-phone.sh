@@ -3,8 +3,7 @@
 # as sdl_core's USB transport) switches it into accessory mode, and hello.json passes over
 # the accessory's bulk endpoints. The run says which head unit switched it.
 source Tests/Lab/support/lib.sh
-start emulator "$SDL_RUN" emulate --usb 18d1:4ee1 --listen 127.0.0.1:12345 --control 127.0.0.1:12346
-wait_for "$work/emulator.log" "usb: serving" 30 || fail "the emulator did not start"
+start_emulator --usb 18d1:4ee1 --control 127.0.0.1:12346
 "$SDL_RUN" examples/hello.json --usb-gadget --wait 60 --control 127.0.0.1:12346 --log-module transport.usb=info \
     | tee "$work/run.out" || fail "hello.json did not pass over the USB gadget"
 grep -q "switched into accessory mode by SDL Core 1.0 (SmartDeviceLink Core Component USB)" "$work/run.out" \

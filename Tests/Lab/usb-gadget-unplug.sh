@@ -11,8 +11,7 @@ cat >"$work/upload.json" <<JSON
            {"send": "ListFiles", "response": {"params": {"filenames": ["big.bin"]}}}]}
 JSON
 echo "{\"storage\": {\"directory\": \"$work/hu\"}}" >"$work/hu.json"
-start emulator "$SDL_RUN" emulate --usb 18d1:4ee1 --listen 127.0.0.1:12345 --config "$work/hu.json"
-wait_for "$work/emulator.log" "usb: serving" 30 || fail "the emulator did not start"
+start_emulator --usb 18d1:4ee1 --config "$work/hu.json"
 start app "$SDL_RUN" "$work/upload.json" --usb-gadget --wait 60
 app=${children[-1]}
 stored="$work/hu/unplug-1/big.bin"

@@ -24,6 +24,13 @@ wait_for() {
     return 1
 }
 
+# Starts `sdl-run emulate` on 127.0.0.1:12345 with these further arguments and waits until it
+# is up (it prints all its start lines at once, when everything listens).
+start_emulator() {
+    start emulator "$SDL_RUN" emulate --listen 127.0.0.1:12345 "$@"
+    wait_for "$work/emulator.log" "listening on" 30 || fail "the emulator did not start"
+}
+
 # Prints each background log, for the record of a run.
 show_logs() {
     for log in "$work"/*.log; do [ -f "$log" ] && { echo "--- $(basename "$log")"; cat "$log"; }; done
