@@ -35,17 +35,18 @@ struct GadgetHandshake {
             throw .busy(device: "the gadget \(options.paths.name) (bound to \(holder): another sdl-run is using it)")
         }
         let identity = options.identity
-        try configfs.create(identity, product: options.startAsAccessory ? identity.accessoryProduct : identity.product)
+        let firstProduct = options.startAsAccessory ? identity.accessoryProduct : identity.product
+        try configfs.create(identity, product: firstProduct)
         try endpoints.mount()
         let ep0 = try openWithDescriptors()
         var handedOver = false
         defer { if !handedOver { configfs.unbind(); _ = close(ep0) } }
         try Self.write(FunctionFS.strings(), to: ep0, what: "the FunctionFS strings")
         try configfs.bind(udc)
-        SDLLog.usb.info("USB gadget bound to \(udc) as \(Self.id(identity.vendor, options.startAsAccessory ? identity.accessoryProduct : identity.product)); waiting for a head unit")
+        SDLLog.usb.info("USB gadget bound to \(udc) as \(Self.id(identity.vendor, firstProduct)); waiting for a head unit")
 
         var accessory = AccessoryRequests()
-        var inAccessoryIdentity = options.startAsAccessory
+        var inAccessoryIdentity: Bool { options.startAsAccessory || accessory.started }
         var enumerated = false
         let deadline = ContinuousClock.now + options.waitForHost
         while true {
@@ -71,7 +72,6 @@ struct GadgetHandshake {
                         configfs.unbind()
                         try configfs.setProduct(identity.accessoryProduct)
                         try configfs.bind(udc)
-                        inAccessoryIdentity = true
                     }
                 case .setup(let setup):
                     Self.stall(setup, on: ep0)
