@@ -7,6 +7,12 @@
 #include <bluetooth/sdp_lib.h>
 #include <bluetooth/rfcomm.h>
 #include <sys/ioctl.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 #include <linux/usb/functionfs.h>
 
 int sdl_libusb_set_log_level(void *ctx, int level) {
@@ -54,14 +60,35 @@ int sdl_bt_address_valid(const char *address) {
     return bachk(address) == 0 && str2ba(address, &parsed) == 0;
 }
 
-int sdl_rfcomm_connect(int fd, const char *text, uint8_t channel) {
+/* Bounds a blocking connect: Bluetooth sockets wait for the link up to the send timeout,
+ * then fail with EINPROGRESS; a page that no radio answers would otherwise wait for ever. */
+static void sdl_set_send_timeout(int fd, int timeout_ms) {
+    struct timeval limit = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+}
+
+int sdl_rfcomm_connect(int fd, const char *source, const char *text, uint8_t channel, int timeout_ms) {
     struct sockaddr_rc address;
     memset(&address, 0, sizeof address);
     if (!sdl_bt_address_valid(text)) { errno = EINVAL; return -1; }
+    if (source != NULL) {
+        /* Binding the local end picks the adapter the connection leaves from. */
+        if (!sdl_bt_address_valid(source)) { errno = EINVAL; return -1; }
+        address.rc_family = AF_BLUETOOTH;
+        str2ba(source, &address.rc_bdaddr);
+        if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) return -1;
+        memset(&address, 0, sizeof address);
+    }
     str2ba(text, &address.rc_bdaddr);
     address.rc_family = AF_BLUETOOTH;
     address.rc_channel = channel;
-    return connect(fd, (struct sockaddr *)&address, sizeof address);
+    sdl_set_send_timeout(fd, timeout_ms);
+    int status = connect(fd, (struct sockaddr *)&address, sizeof address);
+    int saved = errno;
+    sdl_set_send_timeout(fd, 0);  /* the link's writes wait as long as they must */
+    if (status < 0 && saved == EINPROGRESS) saved = ETIMEDOUT;
+    errno = saved;
+    return status;
 }
 
 /* SDP through BlueZ's libbluetooth: its API is linked lists of tagged values and
@@ -121,13 +148,52 @@ void sdl_sdp_unregister(void *session) {
     if (session != NULL) sdp_close((sdp_session_t *)session);
 }
 
-int sdl_sdp_find_rfcomm_channel(const char *address, const uint8_t uuid[16], uint8_t *channel) {
-    bdaddr_t any = {{0, 0, 0, 0, 0, 0}};
+static int sdl_sdp_find_rfcomm_channel_unguarded(const char *source, const char *address, const uint8_t uuid[16], int timeout_ms, uint8_t *channel);
+
+/* libbluetooth writes its SDP requests with send() and no MSG_NOSIGNAL: a link that goes
+ * down mid-request (the adapter powered off, seen in scripts/lab) would raise SIGPIPE and end
+ * the whole process. The signal is held back on this thread and taken before it returns. */
+int sdl_sdp_find_rfcomm_channel(const char *source, const char *address, const uint8_t uuid[16], int timeout_ms, uint8_t *channel) {
+    sigset_t pipe, previous;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &previous);
+    int status = sdl_sdp_find_rfcomm_channel_unguarded(source, address, uuid, timeout_ms, channel);
+    int saved = errno;
+    struct timespec now = {0, 0};
+    while (sigtimedwait(&pipe, NULL, &now) == SIGPIPE) {}
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    errno = saved;
+    return status;
+}
+
+static int sdl_sdp_find_rfcomm_channel_unguarded(const char *source, const char *address, const uint8_t uuid[16], int timeout_ms, uint8_t *channel) {
+    bdaddr_t local = {{0, 0, 0, 0, 0, 0}};
     bdaddr_t target;
     if (str2ba(address, &target) < 0) { errno = EINVAL; return -1; }
+    if (source != NULL && str2ba(source, &local) < 0) { errno = EINVAL; return -1; }
     /* sdp_connect returns NULL without Bluetooth; passing NULL on would crash libbluetooth. */
-    sdp_session_t *session = sdp_connect(&any, &target, SDP_RETRY_IF_BUSY);
-    if (session == NULL) return -1;
+    /* Non-blocking, so that the connect can be bounded; the request then blocks, bounded too.
+     * libbluetooth retries a busy connect only when blocking: that retry is here. */
+    sdp_session_t *session = NULL;
+    for (int attempt = 0; session == NULL; attempt++) {
+        session = sdp_connect(&local, &target, SDP_NON_BLOCKING);
+        if (session == NULL && (errno != EBUSY || attempt * 100 >= timeout_ms)) return -1;
+        if (session == NULL) usleep(100 * 1000);
+    }
+    struct pollfd connecting = {session->sock, POLLOUT, 0};
+    int ready = poll(&connecting, 1, timeout_ms);
+    int failure = 0;
+    socklen_t length = sizeof failure;
+    if (ready <= 0 || getsockopt(session->sock, SOL_SOCKET, SO_ERROR, &failure, &length) < 0 || failure != 0) {
+        sdp_close(session);
+        errno = ready == 0 ? ETIMEDOUT : (failure != 0 ? failure : errno);
+        return -1;
+    }
+    fcntl(session->sock, F_SETFL, fcntl(session->sock, F_GETFL) & ~O_NONBLOCK);
+    struct timeval limit = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    setsockopt(session->sock, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    setsockopt(session->sock, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
 
     uuid_t service_uuid;
     sdp_uuid128_create(&service_uuid, uuid);

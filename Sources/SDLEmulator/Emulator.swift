@@ -108,13 +108,15 @@ public actor HeadUnitEmulator {
     // MARK: - Links
 
     /// Serves the head-unit end of a link: opens it and handles it until it closes.
-    /// Returns once the link is being served. `kind` says what the link stands for when it
-    /// is not what it seems (a USB TDK bridged over TCP is a USB primary to core's rules).
-    public func serve(_ transport: any SDLTransport, as kind: TransportKind? = nil) async {
+    /// Returns once the link is being served, with its connection number (nil when it could
+    /// not be opened). `kind` says what the link stands for when it is not what it seems (a
+    /// USB TDK bridged over TCP is a USB primary to core's rules).
+    @discardableResult
+    public func serve(_ transport: any SDLTransport, as kind: TransportKind? = nil) async -> Int? {
         let kind = kind ?? transport.kind
         guard !stopped else {
             await transport.close()
-            return
+            return nil
         }
         let id = nextConnectionID
         nextConnectionID += 1
@@ -137,7 +139,7 @@ public actor HeadUnitEmulator {
             try await transport.open()
         } catch {
             emit(.connectionClosed(connection: 0, reason: "cannot open \(transport.description): \(error)"))
-            return
+            return nil
         }
         connection.driver.io.start(
             onBytes: { [weak self] chunk in await self?.received(chunk, on: id) },
@@ -147,6 +149,12 @@ public actor HeadUnitEmulator {
             })
         connections[id] = connection
         emit(.connectionOpened(connection: id, description: transport.description))
+        return id
+    }
+
+    /// Whether connection `id` is still open.
+    public func isOpen(connection id: Int) -> Bool {
+        connections[id] != nil
     }
 
     /// Makes an in-memory link, serves its head-unit end and returns the app end.

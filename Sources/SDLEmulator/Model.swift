@@ -50,6 +50,8 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
     case usbSwitched(device: String)
     /// A USB device could not be switched or served.
     case usbDeviceFailed(device: String, reason: String)
+    /// A Bluetooth device could not be found, asked for the SDL service, or connected.
+    case bluetoothDeviceFailed(device: String, reason: String)
     /// A connection was registered as the secondary transport of a session (PS §4.6).
     case secondaryRegistered(connection: Int, sessionID: UInt8)
     /// TransportEventUpdate sent: the TCP endpoint offered to a session, "" when withdrawn.
@@ -73,6 +75,7 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .malformed(let c, let r): return "connection \(c): malformed data: \(r)"
         case .usbSwitched(let d): return "\(d) switched to accessory mode"
         case .usbDeviceFailed(let d, let r): return "USB \(d): \(r)"
+        case .bluetoothDeviceFailed(let d, let r): return "Bluetooth \(d): \(r)"
         case .secondaryRegistered(let c, let s): return "connection \(c): secondary transport of session \(s)"
         case .secondaryAnnounced(let s, let a): return "session \(s): TransportEventUpdate " + (a.isEmpty ? "(TCP withdrawn)" : a)
         case .streamStarted(let c, let s, let service): return "connection \(c): session \(s) started \(service)"
@@ -101,6 +104,7 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .malformed(let c, let r): return ["event": "malformed", "connection": .int(Int64(c)), "reason": .string(r)]
         case .usbSwitched(let d): return ["event": "usbSwitched", "device": .string(d)]
         case .usbDeviceFailed(let d, let r): return ["event": "usbDeviceFailed", "device": .string(d), "reason": .string(r)]
+        case .bluetoothDeviceFailed(let d, let r): return ["event": "bluetoothDeviceFailed", "device": .string(d), "reason": .string(r)]
         case .secondaryRegistered(let c, let s): return ["event": "secondaryRegistered", "connection": .int(Int64(c)), "sessionID": .int(Int64(s))]
         case .secondaryAnnounced(let s, let a): return ["event": "secondaryAnnounced", "sessionID": .int(Int64(s)), "address": .string(a)]
         case .streamStarted(let c, let s, let service):

@@ -33,7 +33,31 @@ struct Emulate: AsyncParsableCommand {
         valueName: "phones"))
     var usb: String?
 
+    @Option(help: ArgumentHelp(
+        "Also serve phones over Bluetooth, as sdl_core does: be the RFCOMM client of these phones' SDL service (ADDRESS[,ADDRESS...]; bare --bt: the phones an inquiry finds).",
+        valueName: "phones"))
+    var bt: String?
+
+    @Option(name: .customLong("bt-adapter"), help: ArgumentHelp(
+        "With --bt: the local Bluetooth adapter to connect from (hciN or its address).", valueName: "adapter"))
+    var btAdapter: String?
+
+    /// `--bt`'s phones, nil for "find them by inquiry".
+    var bluetoothPhones: [String]? {
+        get throws {
+            guard let bt, bt != TransportOptions.waitForHeadUnit else { return nil }
+            return try bt.split(separator: ",").map { text in
+                guard let address = BluetoothSupport.address(String(text)) else {
+                    throw ValidationError("--bt \(text): expected a Bluetooth address like 00:1A:7D:DA:71:13; `bluetoothctl devices` lists them")
+                }
+                return address
+            }
+        }
+    }
+
     func validate() throws {
+        if btAdapter != nil && bt == nil { throw ValidationError("--bt-adapter goes with --bt") }
+        _ = try bluetoothPhones
         if control != nil && controlSocket != nil { throw ValidationError("choose one control channel: --control or --control-socket") }
         if let usb, usb != TransportOptions.anyUSBDevice {
             do { _ = try USBDeviceSelector(parsing: usb) } catch { throw ValidationError("--usb \(usb): \(error.description)") }
@@ -106,10 +130,31 @@ struct Emulate: AsyncParsableCommand {
             usbTask = Task { try await headUnit.serveUSB(phones: phones) }
             lines.append("usb: serving " + (phones.map { "\($0) and phones in accessory mode" } ?? "phones in accessory mode"))
         }
+        var bluetoothTask: Task<Void, any Error>?
+        if bt != nil {
+            let phones = try bluetoothPhones
+            let adapter: BluetoothAdapter
+            do {
+                adapter = try BluetoothAdapter.find(btAdapter)
+                try adapter.requirePowered()
+            } catch {
+                await headUnit.stop()
+                throw CommandFailure.connection("--bt: \(error.description)")
+            }
+            bluetoothTask = Task { [btAdapter] in
+                do {
+                    try await headUnit.serveBluetooth(phones: phones, connector: BlueZConnector(adapter: btAdapter))
+                } catch {
+                    FileHandle.standardError.write(Data("sdl-run: --bt: \(error)\n".utf8))
+                }
+            }
+            lines.append("bluetooth: from \(adapter), " + (phones.map { "connecting to \($0.joined(separator: ", "))" } ?? "looking for phones"))
+        }
         try? FileHandle.standardOutput.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
         for await _ in stop { break }
         withExtendedLifetime(signals) {}
         usbTask?.cancel()
+        bluetoothTask?.cancel()
         await headUnit.stop()
     }
 }

@@ -24,6 +24,10 @@ struct TransportOptions: ParsableArguments {
         valueName: "address"))
     var bt: String?
 
+    @Option(name: .customLong("bt-adapter"), help: ArgumentHelp(
+        "With --bt: the local Bluetooth adapter to use (hciN or its address) on a machine with more than one.", valueName: "adapter"))
+    var btAdapter: String?
+
     @Option(name: .long, help: ArgumentHelp(
         "The secondary transport the app may open when the head unit offers one: tcp, usb or none (default: tcp beside USB, Bluetooth and the emulator; none beside TCP).",
         valueName: "kind"))
@@ -71,6 +75,7 @@ struct TransportOptions: ParsableArguments {
     func validate() throws {
         if [tcp, usb, bt, usbGadget].compactMap({ $0 }).count > 1 { throw ValidationError("choose one transport: --tcp, --usb, --usb-gadget or --bt") }
         if usbGadgetAccessory && usbGadget == nil { throw ValidationError("--usb-gadget-accessory goes with --usb-gadget") }
+        if btAdapter != nil && bt == nil { throw ValidationError("--bt-adapter goes with --bt") }
         if connectTimeout <= 0 { throw ValidationError("--connect-timeout must be positive") }
         if let wait {
             if wait <= 0 { throw ValidationError("--wait must be positive") }
@@ -114,7 +119,7 @@ struct TransportOptions: ParsableArguments {
             return USBGadgetTransport(options: options)
         }
         if let bt {
-            return try BluetoothSupport.makeTransport(bt == Self.waitForHeadUnit ? nil : bt,
+            return try BluetoothSupport.makeTransport(bt == Self.waitForHeadUnit ? nil : bt, adapter: btAdapter,
                                                       timeout: .milliseconds(Int64((wait ?? connectTimeout) * 1000)))
         }
         return nil
@@ -124,12 +129,11 @@ struct TransportOptions: ParsableArguments {
 /// The Bluetooth transport for `--bt [ADDRESS[@CHANNEL]]`.
 enum BluetoothSupport {
     /// `target` nil: the phone role, publish the SDL service and wait for the head unit.
-    static func makeTransport(_ target: String?, timeout: Duration) throws -> any SDLTransport {
-        guard let target else { return BluetoothTransport(mode: .waitForHeadUnit(channel: nil), timeout: timeout) }
+    static func makeTransport(_ target: String?, adapter: String?, timeout: Duration) throws -> any SDLTransport {
+        let connector = BlueZConnector(adapter: adapter)
+        guard let target else { return BluetoothTransport(mode: .waitForHeadUnit(channel: nil), timeout: timeout, connector: connector) }
         let parts = target.split(separator: "@", omittingEmptySubsequences: false)
-        let address = String(parts[0]).uppercased()
-        let octets = address.split(separator: ":", omittingEmptySubsequences: false)
-        guard octets.count == 6, octets.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
+        guard let address = address(String(parts[0])) else {
             throw CommandFailure.invalid("--bt \(target): expected a Bluetooth address like 00:1A:7D:DA:71:13 (optionally @CHANNEL); `bluetoothctl devices` lists them")
         }
         var channel: UInt8?
@@ -141,7 +145,14 @@ enum BluetoothSupport {
         } else if parts.count > 2 {
             throw CommandFailure.invalid("--bt \(target): expected ADDRESS or ADDRESS@CHANNEL")
         }
-        return BluetoothTransport(mode: .connect(address: address, channel: channel), timeout: timeout)
+        return BluetoothTransport(mode: .connect(address: address, channel: channel), timeout: timeout, connector: connector)
+    }
+
+    /// The address in capitals, or nil when `text` is not six hex pairs.
+    static func address(_ text: String) -> String? {
+        let octets = text.uppercased().split(separator: ":", omittingEmptySubsequences: false)
+        guard octets.count == 6, octets.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else { return nil }
+        return octets.joined(separator: ":")
     }
 }
 

@@ -13,7 +13,10 @@ registered without a Channel is refused: the real bluetoothd serves it on no cha
 First line: {"event": "ready", "bus": ADDRESS}. Without --bus it starts a private
 dbus-daemon of its own (stopped with it), whose address the line gives.
 
-  fake_bluez.py [--bus ADDRESS] [--bridge HOST:PORT] [--deny] [--adapter-off]
+  fake_bluez.py [--bus ADDRESS] [--bridge HOST:PORT] [--deny] [--adapter-off] [--devices PATH,...]
+
+--devices: connect once from each device object path in turn (default: one, on hci0); only
+the last one is relayed to --bridge, the others lead nowhere.
 """
 import argparse, json, signal, socket, subprocess, sys, threading
 import dbus, dbus.service, dbus.mainloop.glib
@@ -48,6 +51,7 @@ class ProfileManager(dbus.service.Object):
     def __init__(self, bus, args):
         super().__init__(bus, "/org/bluez")
         self.bus, self.args = bus, args
+        self.held = []  # the head-unit ends of connections that lead nowhere stay open
 
     @dbus.service.method("org.bluez.ProfileManager1", in_signature="osa{sv}", out_signature="", sender_keyword="sender")
     def RegisterProfile(self, path, uuid, options, sender=None):
@@ -60,23 +64,25 @@ class ProfileManager(dbus.service.Object):
             raise dbus.exceptions.DBusException(
                 "fake bluetoothd: no Channel for %s, so no head unit could connect to it" % uuid,
                 name="org.bluez.Error.InvalidArguments")
-        GLib.timeout_add(50, self.connect, sender, path)
+        for index, device in enumerate(self.args.devices.split(",")):
+            GLib.timeout_add(50 + 100 * index, self.connect, sender, path, device)
 
     @dbus.service.method("org.bluez.ProfileManager1", in_signature="o", out_signature="")
     def UnregisterProfile(self, path):
         log(event="UnregisterProfile", path=str(path))
 
-    def connect(self, sender, path):
+    def connect(self, sender, path, device):
         phone, head_unit = socket.socketpair()
-        if self.args.bridge:
+        self.held.append(head_unit)
+        if self.args.bridge and device == self.args.devices.split(",")[-1]:
             host, port = self.args.bridge.rsplit(":", 1)
             upstream = socket.create_connection((host, int(port)), timeout=5)
             upstream.settimeout(None)
             threading.Thread(target=relay, args=(head_unit, upstream), daemon=True).start()
             threading.Thread(target=relay, args=(upstream, head_unit), daemon=True).start()
         profile = self.bus.get_object(sender, path)
-        profile.NewConnection(DEVICE, dbus.types.UnixFd(phone.fileno()), {}, dbus_interface="org.bluez.Profile1",
-                              reply_handler=lambda: log(event="NewConnection", device=DEVICE),
+        profile.NewConnection(device, dbus.types.UnixFd(phone.fileno()), {}, dbus_interface="org.bluez.Profile1",
+                              reply_handler=lambda: log(event="NewConnection", device=device),
                               error_handler=lambda e: log(event="NewConnectionFailed", error=str(e)))
         phone.close()
         return False
@@ -98,6 +104,7 @@ def main():
     ap.add_argument("--bridge")
     ap.add_argument("--deny", action="store_true")
     ap.add_argument("--adapter-off", action="store_true")
+    ap.add_argument("--devices", default=DEVICE)
     args = ap.parse_args()
     # A child of Foundation's Process inherits SIGTERM blocked; the test stops us with it.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})

@@ -75,6 +75,10 @@ struct TestApp {
         try await start(SDLConnection(transport: TCPTransport(host: "127.0.0.1", port: port)))
     }
 
+    static func connect(over transport: any SDLTransport) async throws -> TestApp {
+        try await start(SDLConnection(transport: transport))
+    }
+
     private static func start(_ connection: SDLConnection) async throws -> TestApp {
         try await connection.start()
         let inbox = Inbox()

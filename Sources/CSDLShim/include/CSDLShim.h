@@ -18,8 +18,10 @@ int sdl_rfcomm_socket(void);
 int sdl_rfcomm_bind_listen(int fd, uint8_t channel);
 /// Accepts one connection; writes the peer's address ("00:11:22:33:44:55") into `peer`.
 int sdl_rfcomm_accept(int fd, char peer[18]);
-/// Connects `fd` to `address` on `channel`; 0 or -1 with errno (EINVAL: not an address).
-int sdl_rfcomm_connect(int fd, const char *address, uint8_t channel);
+/// Connects `fd` to `address` on `channel` from the adapter whose address is `source`
+/// (NULL: the kernel's choice), waiting at most `timeout_ms`; 0 or -1 with errno (EINVAL:
+/// not an address; ETIMEDOUT).
+int sdl_rfcomm_connect(int fd, const char *source, const char *address, uint8_t channel, int timeout_ms);
 /// Whether `address` reads as a Bluetooth device address.
 int sdl_bt_address_valid(const char *address);
 
@@ -30,9 +32,21 @@ void *sdl_sdp_register_rfcomm(const uint8_t uuid[16], uint8_t channel, const cha
 /// Withdraws a record registered with sdl_sdp_register_rfcomm.
 void sdl_sdp_unregister(void *session);
 
-/// Looks up the RFCOMM channel of the service with this UUID on a remote device.
-/// Returns 0 and sets *channel, or -1 with errno set (no SDP server, no such service: ENOENT).
-int sdl_sdp_find_rfcomm_channel(const char *address, const uint8_t uuid[16], uint8_t *channel);
+/// Looks up the RFCOMM channel of the service with this UUID on a remote device, asking
+/// from the adapter whose address is `source` (NULL: any), within about `timeout_ms` for the
+/// connect and as much again for the answer.
+/// Returns 0 and sets *channel, or -1 with errno set (no SDP server, no such service: ENOENT;
+/// no answer: ETIMEDOUT).
+int sdl_sdp_find_rfcomm_channel(const char *source, const char *address, const uint8_t uuid[16], int timeout_ms, uint8_t *channel);
+
+/// Finds a local adapter by name ("hci1") or address, powered or not; `spec` NULL means the
+/// default one. Returns its device id and writes its address, name and whether it is up, or
+/// -1 with errno set (ENODEV: no such adapter; EINVAL: not a name or address; EAFNOSUPPORT:
+/// no Bluetooth in the kernel).
+int sdl_bt_adapter(const char *spec, char address[18], char name[16], int *powered);
+/// Inquires for nearby devices from adapter `device_id` for about `seconds` and writes up to
+/// `max` addresses; returns how many, or -1 with errno set.
+int sdl_bt_inquiry(int device_id, int seconds, char (*addresses)[18], int max);
 
 /// Registers the SDL service with BlueZ over D-Bus (org.bluez.ProfileManager1.RegisterProfile,
 /// role server, RFCOMM `channel` 1…30) on the system bus, or on

@@ -56,7 +56,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .connectionRefused(let endpoint):
             return "connection refused by \(endpoint): is the head unit (or `sdl-run emulate`) running and listening there?"
         case .unreachable(let endpoint, let reason):
-            return "cannot reach \(endpoint): \(reason); check the address and the network"
+            return "cannot reach \(endpoint): \(reason)"
         case .timedOut(let operation, let seconds):
             return "\(operation) timed out after \(seconds.formatted2) s"
         case .closed(let why):

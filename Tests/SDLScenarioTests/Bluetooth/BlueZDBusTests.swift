@@ -78,6 +78,25 @@ struct BlueZDBusTests {
         await headUnit.stop()
     }
 
+    /// bluetoothd serves a profile on every adapter; a machine with two radios names one.
+    @Test("with an adapter named, a head unit that reached the other adapter is turned away and the one on it is taken")
+    func adapterChosen() async throws {
+        let headUnit = HeadUnitEmulator()
+        let rfcomm = try await headUnit.listen(host: "127.0.0.1", port: 0, as: .bluetooth)
+        let devices = "/org/bluez/hci0/dev_00_11_22_33_44_55,/org/bluez/hci1/dev_00_11_22_33_44_66"
+        let (bluez, bus) = try await fakeBlueZ(["--bridge", "127.0.0.1:\(rfcomm)", "--devices", devices])
+        defer { bluez.stop() }
+        let connection = SDLConnection(transport: BluetoothTransport(
+            mode: .waitForHeadUnit(channel: nil), timeout: .seconds(20), connector: BlueZConnector(busAddress: bus, adapter: "hci1")))
+        try await connection.start()
+        await connection.stop()
+        #expect(try JSONValue.parse(await bluez.nextLine())["event"] == "RegisterProfile")
+        let handed = [await bluez.nextLine(), await bluez.nextLine()].compactMap { try? JSONValue.parse($0).objectValue }
+        #expect(handed.map { $0["event"] } == ["NewConnection", "NewConnection"])
+        #expect(handed.map { $0["device"]?.stringValue } == devices.split(separator: ",").map(String.init))
+        await headUnit.stop()
+    }
+
     /// One line each, naming the cause and what to do, after the legacy SDP path failed too.
     @Test("refusals say what to do in one line", arguments: [
         (["--deny"], "D-Bus denied RegisterProfile", "BlueZ's D-Bus policy"),

@@ -13,6 +13,7 @@ struct SocketPairConnector: RFCOMMConnector {
     func connect(address: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32 {
         descriptor
     }
+    func discover(seconds: Int) async throws(TransportError) -> [String] { ["00:1A:7D:DA:71:13"] }
 }
 
 /// Whether this host's kernel offers RFCOMM sockets; the no-Bluetooth test means nothing where it does.

@@ -25,7 +25,9 @@ enum BlueZProfile {
     /// The registration always names an RFCOMM channel: for a UUID it has no defaults for,
     /// bluetoothd 5.66 publishes a record without one and listens on none, so every head
     /// unit's connect is refused (seen on a real bluetoothd in scripts/lab).
-    static func accept(busAddress: String?, channel: UInt8?, timeout: Duration) throws(TransportError) -> Result<(descriptor: Int32, peer: String), Unavailable> {
+    /// With `adapter` ("hci1"), a head unit that reached another adapter is turned away and
+    /// the wait goes on: bluetoothd serves a profile on every adapter it has.
+    static func accept(busAddress: String?, channel: UInt8?, adapter: String?, timeout: Duration) throws(TransportError) -> Result<(descriptor: Int32, peer: String), Unavailable> {
         let channel = if let channel { channel } else { try freeChannel() }
         SDLLog.bluetooth.debug("registering the SDL profile with bluetoothd on RFCOMM channel \(channel)")
         var handle: UnsafeMutableRawPointer?
@@ -43,8 +45,16 @@ enum BlueZProfile {
             return .failure(reason)
         }
         defer { sdl_bluez_profile_close(handle) }
+        let deadline = ContinuousClock.now + timeout
         var device = [CChar](repeating: 0, count: 128)
-        let fd = sdl_bluez_profile_wait(handle, Int32(clamping: Int64(timeout.seconds * 1000)), &device, device.count)
+        var fd: Int32
+        repeat {
+            let left = max(0, (deadline - .now).seconds)
+            fd = sdl_bluez_profile_wait(handle, Int32(clamping: Int64(left * 1000)), &device, device.count)
+            guard fd >= 0, let adapter, !text(device).hasPrefix("/org/bluez/\(adapter)/") else { break }
+            SDLLog.bluetooth.info("head unit \(address(ofDevicePath: text(device))) reached another adapter than \(adapter); turned away")
+            _ = systemClose(fd)
+        } while true
         switch fd {
         case 0...:
             SDLLog.bluetooth.info("head unit \(address(ofDevicePath: text(device))) connected to the SDL service")

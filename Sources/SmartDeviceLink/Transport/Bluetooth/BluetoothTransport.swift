@@ -19,6 +19,8 @@ public protocol RFCOMMConnector: Sendable {
     func accept(channel: UInt8?, timeout: Duration) async throws(TransportError) -> (descriptor: Int32, peer: String)
     /// Client role: connect to `address` on `channel` (nil: look it up with SDP).
     func connect(address: String, channel: UInt8?, timeout: Duration) async throws(TransportError) -> Int32
+    /// Client role: the devices in range, found in about `seconds` (a head unit's scan).
+    func discover(seconds: Int) async throws(TransportError) -> [String]
 }
 
 /// An SDL link over Bluetooth RFCOMM through BlueZ.
@@ -87,9 +89,14 @@ public final class BluetoothTransport: SDLTransport {
 public struct BlueZConnector: RFCOMMConnector {
     /// The D-Bus bus bluetoothd is on: nil for the system bus; tests pass a private bus.
     public var busAddress: String?
+    /// The local adapter ("hci1" or its address): connections leave from it, and in the
+    /// phone role only head units that reach it are taken (through bluetoothd's D-Bus API;
+    /// the legacy SDP socket listens on all). Nil: any adapter.
+    public var adapter: String?
 
-    public init(busAddress: String? = nil) {
+    public init(busAddress: String? = nil, adapter: String? = nil) {
         self.busAddress = busAddress
+        self.adapter = adapter
     }
 
     /// The one line a machine without Bluetooth gets.
@@ -117,9 +124,12 @@ public struct BlueZConnector: RFCOMMConnector {
         try await BlockingCall.run(
             "sdl-bt-accept", discard: { _ = systemClose($0.descriptor) },
             onCancel: { .closed("waiting for a head unit over Bluetooth was cancelled") }
-        ) { [busAddress] () throws(TransportError) -> (descriptor: Int32, peer: String) in
+        ) { [busAddress, adapter] () throws(TransportError) -> (descriptor: Int32, peer: String) in
+            // bluetoothd's path names the adapter ("/org/bluez/hci1/dev_…"); an address is looked up.
+            var adapterName = adapter
+            if let adapter, !adapter.hasPrefix("hci") { adapterName = try BluetoothAdapter.find(adapter).name }
             let unavailable: BlueZProfile.Unavailable
-            switch try BlueZProfile.accept(busAddress: busAddress, channel: channel, timeout: timeout) {
+            switch try BlueZProfile.accept(busAddress: busAddress, channel: channel, adapter: adapterName, timeout: timeout) {
             case .success(let connection): return connection
             case .failure(let reason): unavailable = reason
             }
@@ -143,8 +153,23 @@ public struct BlueZConnector: RFCOMMConnector {
         try await BlockingCall.run(
             "sdl-bt-connect", discard: { _ = systemClose($0) },
             onCancel: { .closed("connecting to \(address) over Bluetooth was cancelled") }
-        ) { () throws(TransportError) -> Int32 in
-            try Self.connectBlocking(address: address, channel: channel)
+        ) { [adapter] () throws(TransportError) -> Int32 in
+            var source: String?
+            if let adapter {
+                let local = try BluetoothAdapter.find(adapter)
+                try local.requirePowered()
+                source = local.address
+            }
+            return try Self.connectBlocking(address: address, channel: channel, from: source, timeout: timeout)
+        }
+    }
+
+    public func discover(seconds: Int) async throws(TransportError) -> [String] {
+        try await BlockingCall.run(
+            "sdl-bt-inquiry", discard: { _ in },
+            onCancel: { .closed("looking for Bluetooth devices was cancelled") }
+        ) { [adapter] () throws(TransportError) -> [String] in
+            try BluetoothAdapter.find(adapter).inquire(seconds: seconds)
         }
     }
 
@@ -172,12 +197,13 @@ public struct BlueZConnector: RFCOMMConnector {
     }
 
     /// Looks the channel up in SDP when not given, and connects (blocking).
-    static func connectBlocking(address text: String, channel: UInt8?) throws(TransportError) -> Int32 {
+    static func connectBlocking(address text: String, channel: UInt8?, from source: String?, timeout: Duration) throws(TransportError) -> Int32 {
+        let milliseconds = Int32(clamping: Int64(timeout.seconds * 1000))
         try Self.validate(text)
         let fd = try Self.rfcommSocket()
         var resolved = channel ?? 0
         if channel == nil {
-            guard sdl_sdp_find_rfcomm_channel(text, sdlBluetoothServiceUUID, &resolved) == 0 else {
+            guard sdl_sdp_find_rfcomm_channel(source, text, sdlBluetoothServiceUUID, milliseconds, &resolved) == 0 else {
                 let code = errno
                 _ = systemClose(fd)
                 if code == ENOENT {
@@ -186,7 +212,7 @@ public struct BlueZConnector: RFCOMMConnector {
                 throw TransportError.unreachable(endpoint: text, reason: "SDP lookup failed: \(String(cString: strerror(code))); is it on, in range and paired?")
             }
         }
-        guard sdl_rfcomm_connect(fd, text, resolved) == 0 else {
+        guard sdl_rfcomm_connect(fd, source, text, resolved, milliseconds) == 0 else {
             let code = errno
             _ = systemClose(fd)
             if code == ECONNREFUSED { throw TransportError.connectionRefused(endpoint: "\(text) channel \(resolved)") }

@@ -178,7 +178,7 @@ enum TCPEndpoint {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw TransportError.unreachable(endpoint: endpoint, reason: String(cString: gai_strerror(status)))
+            throw TransportError.unreachable(endpoint: endpoint, reason: String(cString: gai_strerror(status)) + "; check the address and the network")
         }
         defer { freeaddrinfo(list) }
         var result: [(Int32, [UInt8])] = []
@@ -221,7 +221,7 @@ enum TCPEndpoint {
                 _ = systemClose(fd)
                 lastError = code == ECONNREFUSED
                     ? .connectionRefused(endpoint: endpoint)
-                    : .unreachable(endpoint: endpoint, reason: String(cString: strerror(code)))
+                    : .unreachable(endpoint: endpoint, reason: String(cString: strerror(code)) + "; check the address and the network")
                 continue
             }
             _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
