@@ -80,7 +80,7 @@ struct RunScenarios: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With a link to `sdl-run emulate` (--tcp, or --usb/--bt through a bridge): run driver steps through its control channel.", valueName: "host:port"))
     var control: String?
 
-    @Option(help: ArgumentHelp("With --tcp to a real sdl_core: be its HMI on this WebSocket, so driver steps happen there.", valueName: "ws://host:8087"))
+    @Option(help: ArgumentHelp("With a link to a real sdl_core (--tcp, --usb, --usb-gadget, --bt): be its HMI on this WebSocket, so driver steps happen there.", valueName: "ws://host:8087"))
     var hmi: String?
 
     @Option(help: ArgumentHelp("With --hmi: a JSON object of HMI API methods and the results the HMI answers them with (over a generic HMI's), e.g. {\"UI.GetCapabilities\": {...}}.", valueName: "file"))
@@ -103,9 +103,11 @@ struct RunScenarios: AsyncParsableCommand {
             throw ValidationError("--parallel runs only against the embedded emulator (one head unit serves one scenario at a time)")
         }
         if control != nil && !transport.isExternal {
-            throw ValidationError("--control goes with --tcp, --usb or --bt (the embedded emulator needs no control channel)")
+            throw ValidationError("--control goes with --tcp, --usb, --usb-gadget or --bt (the embedded emulator needs no control channel)")
         }
-        if hmi != nil && transport.tcp == nil { throw ValidationError("--hmi goes with --tcp: core's HMI WebSocket beside its app port") }
+        if hmi != nil && !transport.isExternal {
+            throw ValidationError("--hmi goes with the app's link to that core: --tcp, --usb, --usb-gadget or --bt")
+        }
         if hmi != nil && control != nil { throw ValidationError("choose --hmi (a real sdl_core) or --control (sdl-run emulate), not both") }
         if hmiConfig != nil && hmi == nil { throw ValidationError("--hmi-config goes with --hmi") }
         if let nonInteractive, nonInteractive != "skip", nonInteractive != "fail" {

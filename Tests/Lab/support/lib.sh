@@ -5,6 +5,8 @@ work=$(mktemp -d /tmp/lab.XXXXXX)
 children=()
 
 fail() { echo "FAIL: $*"; exit 1; }
+# A test that cannot run here says why and exits 77; scripts/lab counts it as skipped.
+skip() { echo "SKIP: $*"; exit 77; }
 
 # Starts a command in the background with its output in $work/NAME.log.
 start() {
