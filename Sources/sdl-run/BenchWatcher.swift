@@ -19,6 +19,9 @@ actor BenchWatcher {
         init(_ device: USBDeviceDescription) { (bus, address) = (device.bus, device.address) }
     }
 
+    /// The bench's devices plugged in now, as described when they arrived.
+    private var present: [DeviceKey: USBDeviceDescription] = [:]
+
     private struct ActiveRun {
         let process: Process
         let folder: String
@@ -82,13 +85,18 @@ actor BenchWatcher {
         // Selectors by serial need the strings, which hotplug does not read.
         let described = (try? backend.devices(readingStrings: true))?.first { $0.bus == device.bus && $0.address == device.address } ?? device
         guard bench.devices.contains(where: { $0.matches(described) }) else { return }
+        present[DeviceKey(device)] = described
         emit(["event": "attached", "device": .string(described.description)])
         start(on: described)
     }
 
     private func left(_ device: USBDeviceDescription) {
         let key = DeviceKey(device)
-        guard var run = runs[key], run.removedAt == nil else { return }
+        guard let attached = present.removeValue(forKey: key) else { return }
+        guard var run = runs[key], run.removedAt == nil else {
+            emit(["event": "detached", "device": .string(attached.description)])
+            return
+        }
         run.removedAt = Date()
         runs[key] = run
         emit(["event": "detached", "device": .string(run.device.description), "report": .string(run.folder)])

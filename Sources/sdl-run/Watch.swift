@@ -10,7 +10,8 @@ struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Wait for TDKs and phones and run the bench's scenarios on each one plugged in.",
         discussion: """
-            One JSON line on stdout per event (watching, attached, runStarted, runFinished, detached),
+            One JSON line on stdout per event (watching, attached, runStarted, runFinished, detached: with the
+            report when a run was under way),
             also appended to REPORTS/watch.jsonl. Each run gets REPORTS/<time>-<bus>-<address>/ with
             result.json, junit.xml, trace.jsonl, console.log, what the scenarios write, and run.json
             (device, times, exit code, outcome: passed, failed, invalid, connectionFailed or
