@@ -12,7 +12,7 @@ peer of the host roles.
 
 Prints one line per thing it sees ("ready", the AOA strings, byte counts) on stdout.
 """
-import argparse, os, socket, struct, sys, threading, time
+import argparse, errno, os, socket, struct, sys, threading, time
 
 GADGETS = "/sys/kernel/config/usb_gadget"
 SETUP, ENABLE = 4, 2
@@ -96,6 +96,10 @@ def relay(gadget, link):
             try:
                 data = os.read(from_host, 16384)
             except OSError as error:
+                # ESHUTDOWN: the host reset or reconfigured the device (usbip bind does);
+                # the endpoint comes back at the next ENABLE, as on a real device.
+                if error.errno == errno.ESHUTDOWN:
+                    time.sleep(0.05); continue
                 log("bulk OUT ended:", error); break
             if not data:
                 break
@@ -108,10 +112,13 @@ def relay(gadget, link):
         if not data:
             break
         counts["to host"] += len(data)
-        try:
-            os.write(to_host, data)
-        except OSError as error:
-            log("bulk IN ended:", error); break
+        while True:
+            try:
+                os.write(to_host, data); break
+            except OSError as error:
+                if error.errno != errno.ESHUTDOWN:
+                    log("bulk IN ended:", error); return
+                time.sleep(0.05)
     log("relay ended; bytes", counts)
 
 
