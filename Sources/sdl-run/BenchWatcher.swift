@@ -1,12 +1,14 @@
 import Foundation
 import SmartDeviceLink
 
-/// Watches the USB bus and runs the bench's scenarios on each matching device plugged in:
-/// one `sdl-run` child process per run, so a run that crashes or hangs never takes the
-/// station down, and each run's reports land in a folder of its own.
+/// Watches the USB bus and runs the bench's scenarios on each matching device plugged in,
+/// or, on a board with a gadget, runs them each time a TDK takes the board: one `sdl-run`
+/// child process per run, so a run that crashes or hangs never takes the station down, and
+/// each run's reports land in a folder of its own.
 actor BenchWatcher {
     private let bench: BenchConfiguration
-    private let backend: LibUSBBackend
+    /// The host's USB; nil on a board, whose station watches its gadget instead.
+    private let backend: LibUSBBackend?
     private let executable: String
     private let log: FileHandle
     private var runs: [DeviceKey: ActiveRun] = [:]
@@ -17,7 +19,13 @@ actor BenchWatcher {
         var bus: UInt8
         var address: UInt8
         init(_ device: USBDeviceDescription) { (bus, address) = (device.bus, device.address) }
+        init(bus: UInt8, address: UInt8) { (self.bus, self.address) = (bus, address) }
+        /// A board's own gadget, which has no address on a bus of ours.
+        static let gadget = DeviceKey(bus: 0, address: 0)
     }
+
+    /// The board's station waits here for its run to end.
+    private var runEnded: CheckedContinuation<Void, Never>?
 
     /// The bench's devices plugged in now, as described when they arrived.
     private var present: [DeviceKey: USBDeviceDescription] = [:]
@@ -25,15 +33,19 @@ actor BenchWatcher {
     private struct ActiveRun {
         let process: Process
         let folder: String
-        let device: USBDeviceDescription
+        let device: String
         let started: Date
         var removedAt: Date?
     }
 
     init(_ bench: BenchConfiguration) throws {
         self.bench = bench
-        do { backend = try LibUSBBackend() } catch {
-            throw CommandFailure.connection("cannot watch USB: libusb does not start (\(error)); is /dev/bus/usb there?")
+        if bench.gadget != nil {
+            backend = nil
+        } else {
+            do { backend = try LibUSBBackend() } catch {
+                throw CommandFailure.connection("cannot watch USB: libusb does not start (\(error)); is /dev/bus/usb there?")
+            }
         }
         // The same sdl-run, whatever the working folder or PATH.
         executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -53,6 +65,7 @@ actor BenchWatcher {
 
     /// Watches until SIGTERM or SIGINT; running children get SIGTERM and are waited for.
     func run() async throws {
+        guard let backend else { return try await runOnBoard() }
         let events: AsyncStream<USBHotplugEvent>
         do { events = try backend.hotplugEvents(enumerateExisting: true) } catch {
             throw CommandFailure.connection("cannot watch USB for devices (hotplug): \(error)")
@@ -69,6 +82,50 @@ actor BenchWatcher {
         withExtendedLifetime(signals) {}
     }
 
+    /// A board's station: each run binds the gadget and waits for a TDK to take it; when the
+    /// run ends the gadget goes, and after `pause` seconds the next run offers it again. So a
+    /// TDK that stays plugged in gets the scenarios again and again, and one plugged in later
+    /// gets them when it enumerates the board.
+    private func runOnBoard() async throws {
+        let controllers = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/udc").sorted()) ?? []
+        let udc = bench.gadget == "default" ? controllers.first : bench.gadget
+        guard let udc, controllers.contains(udc) else {
+            throw CommandFailure.connection(controllers.isEmpty
+                ? "this board has no USB device controller (/sys/class/udc is empty): it cannot be a USB device; on a Raspberry Pi add dtoverlay=dwc2"
+                : "no USB device controller \(bench.gadget ?? "") in /sys/class/udc; this board has \(controllers.joined(separator: ", "))")
+        }
+        let signals = StopSignals { [weak self] in Task { await self?.stop() } }
+        emit(["event": "watching", "gadget": .string(udc), "reports": .string(bench.reports)])
+        let name = "USB gadget on \(udc)"
+        while !stopping {
+            let taken = Task { [weak self] in await self?.announceHost(on: udc, as: name) }
+            await withCheckedContinuation { continuation in
+                runEnded = continuation
+                start(key: .gadget, name: name, folderSuffix: "gadget", link: bench.gadgetLink)
+                if runs[.gadget] == nil, let waiting = runEnded {  // it did not start
+                    runEnded = nil
+                    waiting.resume()
+                }
+            }
+            taken.cancel()
+            if stopping { break }
+            try? await Task.sleep(for: .seconds(bench.pause))
+        }
+        withExtendedLifetime(signals) {}
+    }
+
+    /// Says "attached" when a host has configured the gadget (the UDC's state), once a run.
+    private func announceHost(on udc: String, as name: String) async {
+        while !Task.isCancelled {
+            let state = (try? String(contentsOfFile: "/sys/class/udc/\(udc)/state", encoding: .utf8)) ?? ""
+            if state.trimmingCharacters(in: .whitespacesAndNewlines) == "configured" {
+                emit(["event": "attached", "device": .string(name)])
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
     private func stop() {
         stopping = true
         for run in runs.values where run.process.isRunning { run.process.terminate() }
@@ -83,11 +140,12 @@ actor BenchWatcher {
     private func arrived(_ device: USBDeviceDescription) {
         guard !stopping, runs[DeviceKey(device)] == nil else { return }
         // Selectors by serial need the strings, which hotplug does not read.
-        let described = (try? backend.devices(readingStrings: true))?.first { $0.bus == device.bus && $0.address == device.address } ?? device
+        let described = (try? backend?.devices(readingStrings: true))?.first { $0.bus == device.bus && $0.address == device.address } ?? device
         guard bench.devices.contains(where: { $0.matches(described) }) else { return }
         present[DeviceKey(device)] = described
         emit(["event": "attached", "device": .string(described.description)])
-        start(on: described)
+        start(key: DeviceKey(device), name: described.description, folderSuffix: "\(device.bus)-\(device.address)",
+              link: BenchConfiguration.link(to: device))
     }
 
     private func left(_ device: USBDeviceDescription) {
@@ -99,7 +157,7 @@ actor BenchWatcher {
         }
         run.removedAt = Date()
         runs[key] = run
-        emit(["event": "detached", "device": .string(run.device.description), "report": .string(run.folder)])
+        emit(["event": "detached", "device": .string(run.device), "report": .string(run.folder)])
         // The run sees its link fail and ends on its own; one that hangs is stopped.
         let process = run.process
         Task {
@@ -108,12 +166,12 @@ actor BenchWatcher {
         }
     }
 
-    private func start(on device: USBDeviceDescription) {
+    private func start(key: DeviceKey, name: String, folderSuffix: String, link: [String]) {
         let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withYear, .withMonth, .withDay, .withTime])
-        let folder = (bench.reports as NSString).appendingPathComponent("\(stamp)-\(device.bus)-\(device.address)")
+        let folder = (bench.reports as NSString).appendingPathComponent("\(stamp)-\(folderSuffix)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = bench.runArguments(device: device, folder: folder)
+        process.arguments = bench.runArguments(link: link, folder: folder)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let consolePath = (folder as NSString).appendingPathComponent("console.log")
@@ -121,17 +179,16 @@ actor BenchWatcher {
             let console = FileHandle(forWritingAtPath: consolePath)
             process.standardOutput = console
             process.standardError = console
-            let key = DeviceKey(device)
             process.terminationHandler = { [weak self] finished in
                 Task { await self?.finished(key, exitCode: finished.terminationStatus) }
             }
             try process.run()
         } catch {
-            emit(["event": "runFailedToStart", "device": .string(device.description), "reason": .string(error.localizedDescription)])
+            emit(["event": "runFailedToStart", "device": .string(name), "reason": .string(error.localizedDescription)])
             return
         }
-        runs[DeviceKey(device)] = ActiveRun(process: process, folder: folder, device: device, started: Date())
-        emit(["event": "runStarted", "device": .string(device.description), "report": .string(folder)])
+        runs[key] = ActiveRun(process: process, folder: folder, device: name, started: Date())
+        emit(["event": "runStarted", "device": .string(name), "report": .string(folder)])
     }
 
     private func finished(_ key: DeviceKey, exitCode: Int32) {
@@ -145,15 +202,17 @@ actor BenchWatcher {
         default: outcome = "connectionFailed"
         }
         var summary: JSONObject = [
-            "device": .string(run.device.description), "startedAt": .string(timestamps.string(from: run.started)),
+            "device": .string(run.device), "startedAt": .string(timestamps.string(from: run.started)),
             "finishedAt": .string(timestamps.string(from: Date())), "exitCode": .int(Int64(exitCode)), "outcome": .string(outcome),
             "arguments": .array((run.process.arguments ?? []).map(JSONValue.string)),
         ]
         if let removed = run.removedAt { summary["deviceRemovedAt"] = .string(timestamps.string(from: removed)) }
         let path = (run.folder as NSString).appendingPathComponent("run.json")
         _ = FileManager.default.createFile(atPath: path, contents: Data((JSONValue.object(summary).serialized() + "\n").utf8))
-        emit(["event": "runFinished", "device": .string(run.device.description), "outcome": .string(outcome),
+        emit(["event": "runFinished", "device": .string(run.device), "outcome": .string(outcome),
               "exitCode": .int(Int64(exitCode)), "report": .string(run.folder)])
+        runEnded?.resume()
+        runEnded = nil
     }
 
     /// One JSON line on stdout and in watch.jsonl.

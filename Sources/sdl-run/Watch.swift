@@ -35,6 +35,9 @@ struct Watch: AsyncParsableCommand {
 /// ["scenarios/"], "reports": "/var/lib/sdl-bench/reports", "include": [], "exclude": [],
 /// "vars": {"tdk": "7"}, "retries": 0, "control": "127.0.0.1:12346", "driverCommands":
 /// {"activateApp": "robot-tap app-icon"}}`. Relative paths are relative to the configuration file.
+/// A board on a TDK's host port names its USB device controller instead of devices:
+/// `"gadget": "default"` (or the UDC's name), with `"gadgetAccessory": true` to start as the
+/// accessory and `"pause"` seconds between runs (default 10).
 struct BenchConfiguration {
     var devices: [USBDeviceSelector]
     var deviceTexts: [String]
@@ -47,8 +50,14 @@ struct BenchConfiguration {
     var control: String?
     /// Driver actions a bench device does (`--driver-command`): action → command line.
     var driverCommands: [String: String] = [:]
+    /// A board's USB device controller ("default": the first): the station is the phone.
+    var gadget: String?
+    var gadgetAccessory = false
+    /// Seconds between a board's runs.
+    var pause = 10.0
 
-    static let keys = ["$schema", "devices", "scenarios", "reports", "include", "exclude", "vars", "retries", "control", "driverCommands"]
+    static let keys = ["$schema", "devices", "scenarios", "reports", "include", "exclude", "vars", "retries", "control", "driverCommands",
+                       "gadget", "gadgetAccessory", "pause"]
 
     static func load(path: String) throws -> BenchConfiguration {
         func invalid(_ where_: String, _ why: String) -> CommandFailure { .invalid("\(path): \(where_): \(why)") }
@@ -97,14 +106,37 @@ struct BenchConfiguration {
             }
             bench.driverCommands = object.compactMapValues(\.stringValue)
         }
+        if let gadget = json["gadget"] {
+            guard let name = gadget.stringValue, !name.isEmpty else { throw invalid("$.gadget", "expected \"default\" or a name in /sys/class/udc") }
+            guard deviceTexts.isEmpty else { throw invalid("$.gadget", "a station is a host for devices or a board with a gadget, not both: drop \"devices\"") }
+            bench.gadget = name
+            bench.deviceTexts = []
+        }
+        if let accessory = json["gadgetAccessory"] {
+            guard let flag = accessory.boolValue else { throw invalid("$.gadgetAccessory", "expected true or false") }
+            guard bench.gadget != nil else { throw invalid("$.gadgetAccessory", "goes with \"gadget\"") }
+            bench.gadgetAccessory = flag
+        }
+        if let pause = json["pause"] {
+            guard let seconds = pause.doubleValue, seconds >= 0 else { throw invalid("$.pause", "expected seconds ≥ 0") }
+            bench.pause = seconds
+        }
         // Found now, not at the first device: a station that would run nothing says so at start.
         do { _ = try ScenarioFiles.expand(scenarios) } catch { throw invalid("$.scenarios", "\(error)") }
         return bench
     }
 
-    /// The sdl-run arguments of one run on `device`, writing into `folder`.
-    func runArguments(device: USBDeviceDescription, folder: String) -> [String] {
-        var arguments = ["run"] + scenarios + ["--usb", "\(device.bus):\(device.address)", "--output-dir", folder,
+    /// How a run on `device` reaches it.
+    static func link(to device: USBDeviceDescription) -> [String] { ["--usb", "\(device.bus):\(device.address)"] }
+
+    /// How a board's run reaches the TDK: the gadget, waiting as long as it takes for a host.
+    var gadgetLink: [String] {
+        ["--usb-gadget"] + (gadget == "default" ? [] : [gadget ?? ""]) + (gadgetAccessory ? ["--usb-gadget-accessory"] : []) + ["--wait", "31536000"]
+    }
+
+    /// The sdl-run arguments of one run over `link`, writing into `folder`.
+    func runArguments(link: [String], folder: String) -> [String] {
+        var arguments = ["run"] + scenarios + link + ["--output-dir", folder,
                                                "--trace", (folder as NSString).appendingPathComponent("trace.jsonl"),
                                                "--non-interactive", "skip", "--no-color"]
         for tag in include { arguments += ["--include", tag] }

@@ -20,6 +20,10 @@ struct WatchCommandTests {
         (#"{"scenarios": [], "reports": "r"}"#, "$.scenarios: name at least one scenario"),
         (#"{"scenarios": ["/tmp"]}"#, "$.reports: is required"),
         (#"{"scenarios": ["/tmp"], "reports": "r", "retries": -1}"#, "$.retries: expected a whole number"),
+        (#"{"devices": ["1d6b:0104"], "gadget": "default", "scenarios": ["/tmp"], "reports": "r"}"#,
+         "$.gadget: a station is a host for devices or a board with a gadget, not both"),
+        (#"{"gadgetAccessory": true, "scenarios": ["/tmp"], "reports": "r"}"#, #"$.gadgetAccessory: goes with "gadget""#),
+        (#"{"gadget": "default", "pause": -1, "scenarios": ["/tmp"], "reports": "r"}"#, "$.pause: expected seconds ≥ 0"),
     ])
     func refused(configuration: String, message: String) async throws {
         let result = try await watch(configuration)
@@ -42,6 +46,16 @@ struct WatchCommandTests {
         let first = try JSONValue.parse(process.firstLine)
         #expect(first["event"] == "watching" && first["reports"] == .string(reports), "\(process.firstLine)")
         #expect(FileManager.default.fileExists(atPath: reports + "/watch.jsonl"))
+    }
+
+    @Test("a board station on a machine without a USB device controller says so and exits 3",
+          .enabled(if: ((try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/udc")) ?? []).isEmpty))
+    func boardWithoutController() async throws {
+        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bench-reports-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: reports) }
+        let result = try await watch(#"{"gadget": "default", "scenarios": ["/tmp"], "reports": "\#(reports)"}"#)
+        #expect(result.exitCode == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("this board has no USB device controller (/sys/class/udc is empty)"), "\(result.stderr)")
     }
 
     @Test("scenarios that are not there are refused at start")
