@@ -56,7 +56,8 @@ from gi.repository import UMockdev
 SUBMITURB, DISCARDURB, REAPURB, REAPURBNDELAY = 0x8038550A, 0x550B, 0x4008550C, 0x4008550D
 CLAIMINTERFACE, RELEASEINTERFACE, SETCONFIGURATION = 0x8004550F, 0x80045510, 0x80045505
 GETDRIVER, USBFS_IOCTL, GET_CAPS = 0x41045508, 0xC0105512, 0x8004551A
-SIMPLE_OK = {0x80045515: "CLEAR_HALT", 0x5514: "RESET", 0x80045504: "SETINTERFACE"}
+SIMPLE_OK = {0x80045515: "CLEAR_HALT", 0x80045504: "SETINTERFACE"}
+RESET = 0x5514
 USBDEVFS_DISCONNECT = 0x5516
 URB_CONTROL, URB_BULK, URB_INTERRUPT = 2, 3, 1
 
@@ -267,6 +268,9 @@ class FakeUsb(UMockdev.IoctlBase):
                     client.complete(0, 0)
                 else:
                     client.complete(-1, errno.ENODATA)
+            elif req == RESET:
+                record(device=self.name, event="reset")
+                client.complete(0, 0)
             elif req in SIMPLE_OK:
                 client.complete(0, 0)
             else:

@@ -59,6 +59,9 @@ struct EndToEndOverUSBTests {
         #expect(await headUnit.snapshot().apps.contains { $0.appID == "phone-app" })
         let strings = Self.records(device: "phone").filter { $0["event"] == "string" }.compactMap { $0["value"]?.stringValue }
         #expect(strings == ["SDL", "Core", "SmartDeviceLink Core Component USB", "1.0", "http://www.smartdevicelink.org", "N000000"])
+        // Dropping the link resets the accessory's port: closing the handle alone is something a device never sees.
+        try await headUnit.dropTransport(appID: "phone-app")
+        #expect(Self.records(device: "accessory").contains { $0["event"] == "reset" })
         await connection.stop()
         usb.cancel()
         phoneApp.close()

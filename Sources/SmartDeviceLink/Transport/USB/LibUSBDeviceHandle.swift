@@ -25,6 +25,13 @@ final class LibUSBDeviceHandle: USBDeviceHandle {
         if wasOpen { libusb_close(pointer.raw) }
     }
 
+    func resetPort() throws(USBError) {
+        let status = libusb_reset_device(pointer.raw)
+        // NOT_FOUND: it came back as another device (a phone leaving accessory mode), which is the point.
+        if status == LIBUSB_ERROR_NOT_FOUND.rawValue { return }
+        try USBError.check(status)
+    }
+
     func activeConfiguration() throws(USBError) -> UInt8 {
         var value: Int32 = 0
         try USBError.check(libusb_get_configuration(pointer.raw, &value))

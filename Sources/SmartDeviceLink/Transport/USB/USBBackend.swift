@@ -42,6 +42,10 @@ public protocol USBDeviceHandle: AnyObject, Sendable {
     func submitBulk(endpoint: UInt8, data: ArraySlice<UInt8>, length: Int, timeout: Duration?,
                     completion: @escaping @Sendable (USBTransferResult) -> Void) throws(USBError) -> any USBPendingTransfer
 
+    /// Resets the device's port: the device sees what a cable pulled and plugged back does
+    /// and enumerates again (the handle is then stale).
+    func resetPort() throws(USBError)
+
     /// Closes the handle. Cancel and drain every transfer first.
     func close()
 }

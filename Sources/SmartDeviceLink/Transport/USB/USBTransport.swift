@@ -114,6 +114,8 @@ public final class USBTransport: SDLTransport {
         var closeError = TransportError.closed("not open")
         var hotplugTask: Task<Void, Never>?
         var teardown: Task<Void, Never>?
+        /// Whether closing resets the device's port (the link dropped as a cable pulled).
+        var resetOnClose = false
     }
 
     // MARK: - Open
@@ -440,6 +442,11 @@ public final class USBTransport: SDLTransport {
         guard let link else { return }
         if drained {
             link.handle.releaseInterface(link.interface)
+            if state.withLock({ $0.resetOnClose }) {
+                do { try link.handle.resetPort() } catch {
+                    SDLLog.usb.warning("\(link.handle.device): port reset failed (\(error)); the device may not notice the link dropped")
+                }
+            }
             link.handle.close()
         } else {
             // libusb still owns some transfer: closing the handle now could let it write
@@ -485,6 +492,16 @@ public final class USBTransport: SDLTransport {
     /// call twice.
     public func close() async {
         shutDown(.closed("closed by the app"), incomingError: nil)
+        let teardown = state.withLock { $0.teardown }
+        await teardown?.value
+    }
+
+    /// Closes the link and resets the device's port, so that the device sees it end as it
+    /// would a cable pulled and plugged back (a plain close is invisible to a USB device):
+    /// a head unit dropping a phone's link.
+    public func closeResettingDevice() async {
+        state.withLock { $0.resetOnClose = true }
+        shutDown(.closed("dropped by the head unit"), incomingError: nil)
         let teardown = state.withLock { $0.teardown }
         await teardown?.value
     }
