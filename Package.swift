@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "SDLCoreHMI",
             dependencies: [
-                "SmartDeviceLink", "SDLScenario",
+                "SmartDeviceLink", "SDLEmulator", "SDLScenario",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

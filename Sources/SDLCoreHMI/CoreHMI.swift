@@ -1,5 +1,6 @@
 import Foundation
 public import SDLScenario
+import SDLEmulator
 public import SmartDeviceLink
 
 /// `sdl-run --hmi ws://HOST:8087`: sdl-run is the HMI of a real sdl_core, so the driver
@@ -253,12 +254,7 @@ enum HMIResult: Int, Sendable {
 
     /// From the mobile API's name (`DATA_NOT_AVAILABLE`), which HMI_API shares.
     init?(name: String) {
-        let names = ["SUCCESS", "UNSUPPORTED_REQUEST", "UNSUPPORTED_RESOURCE", "DISALLOWED", "REJECTED", "ABORTED", "IGNORED",
-                     "RETRY", "IN_USE", "DATA_NOT_AVAILABLE", "TIMED_OUT", "INVALID_DATA", "CHAR_LIMIT_EXCEEDED", "INVALID_ID",
-                     "DUPLICATE_NAME", "APPLICATION_NOT_REGISTERED", "WRONG_LANGUAGE", "OUT_OF_MEMORY", "TOO_MANY_PENDING_REQUESTS",
-                     "NO_APPS_REGISTERED", "NO_DEVICES_CONNECTED", "WARNINGS", "GENERIC_ERROR", "USER_DISALLOWED",
-                     "TRUNCATED_DATA", "SAVED", "READ_ONLY"]
-        guard let index = names.firstIndex(of: name) else { return nil }
+        guard let index = CoreResults.hmiResultCodes.firstIndex(of: name) else { return nil }
         self.init(rawValue: index)
     }
 }

@@ -102,17 +102,15 @@ extension HeadUnitEmulator {
     }
 
     /// The car loses an item: new subscriptions answer VEHICLE_DATA_NOT_AVAILABLE, and
-    /// GetVehicleData of only such items what the HMI says: `resultCode` (default
-    /// VEHICLE_DATA_NOT_AVAILABLE) and `info`, which core passes on to the app.
+    /// GetVehicleData of only such items what the HMI says: `resultCode`, an HMI API result
+    /// code (default DATA_NOT_AVAILABLE), mapped as core maps it (DATA_NOT_AVAILABLE reaches the
+    /// app as VEHICLE_DATA_NOT_AVAILABLE), and `info`, which core passes on.
     public func setVehicleDataUnavailable(_ name: String, resultCode: String? = nil, info: String? = nil) async throws(EmulatorError) {
         guard VehicleDataNames.dataTypes[name] != nil else { throw .unknownVehicleData(name) }
-        if let resultCode {
-            guard ResultCode(rawValue: resultCode).isKnown else {
-                throw .invalidAction("\(resultCode) is not a result code of the RPC spec (e.g. DATA_NOT_AVAILABLE, GENERIC_ERROR)")
-            }
-        }
+        let hmiResult = resultCode ?? "DATA_NOT_AVAILABLE"
+        guard let appResult = CoreResults.appResult(forHMIResult: hmiResult) else { throw CoreResults.notAnHMIResult(hmiResult) }
         unavailableVehicleData.insert(name)
-        unavailableAnswer = (resultCode ?? "VEHICLE_DATA_NOT_AVAILABLE", info)
+        unavailableAnswer = (appResult, info)
     }
 
     /// The link of the app drops (cable pulled): no UnregisterAppInterface, so the app's

@@ -58,7 +58,8 @@ extension HeadUnitEmulator {
         }
         let data = request.bulkData
         if let crc = file.crc, UInt32(truncatingIfNeeded: crc) != CRC32.checksum(data) {
-            respond(request, "CORRUPTED_DATA", info: "the CRC-32 of the data is \(CRC32.checksum(data)), not \(crc)",
+            // core's words (put_file_request.cc); the computed CRC goes only to its log.
+            respond(request, "CORRUPTED_DATA", info: "CRC Check on file failed. File upload has been cancelled, please retry.",
                     ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
             return
         }

@@ -135,12 +135,11 @@ extension HeadUnitEmulator {
         return true
     }
 
-    /// The HMI answers the next request of `method` (`UI.Show`) with `resultCode` and `info`.
+    /// The HMI answers the next request of `method` (`UI.Show`) with `resultCode`, an HMI API
+    /// result code, and `info`; the app gets the code core maps it to (``CoreResults``).
     public func setHMIResult(_ method: String, resultCode: String, info: String?) throws(EmulatorError) {
-        guard ResultCode(rawValue: resultCode).isKnown else {
-            throw .invalidAction("\(resultCode) is not a result code of the RPC spec (e.g. REJECTED, GENERIC_ERROR)")
-        }
-        hmi.results[method, default: []].append((resultCode, info))
+        guard let appResult = CoreResults.appResult(forHMIResult: resultCode) else { throw CoreResults.notAnHMIResult(resultCode) }
+        hmi.results[method, default: []].append((appResult, info))
     }
 
     func answeredOnHMI(_ request: IncomingRequest, _ resultCode: String) {

@@ -55,9 +55,10 @@ struct ControlChannelTests {
                                           "resultCode": "DATA_NOT_AVAILABLE", "info": "GPS is warming up"])
         #expect(set["ok"] == true)
         let answer = try await app.request("GetVehicleData", ["gps": true])
-        #expect(answer.resultCode == "DATA_NOT_AVAILABLE" && answer["info"] == "GPS is warming up" && answer.success == false)
+        // The HMI's DATA_NOT_AVAILABLE reaches the app as VEHICLE_DATA_NOT_AVAILABLE, as core maps it.
+        #expect(answer.resultCode == "VEHICLE_DATA_NOT_AVAILABLE" && answer["info"] == "GPS is warming up" && answer.success == false)
         let wrong = await headUnit.control(["action": "setVehicleDataUnavailable", "name": "gps", "resultCode": "NOPE"])
-        #expect(wrong["ok"] == false && wrong["error"]?.stringValue?.contains("NOPE is not a result code") == true)
+        #expect(wrong["ok"] == false && wrong["error"]?.stringValue?.contains("NOPE is not a result code of the HMI API") == true)
         await headUnit.stop()
     }
 }

@@ -42,6 +42,37 @@ struct CoreParityTests {
         await headUnit.stop()
     }
 
+    @Test("every HMI result code reaches the app as core maps it (request_from_mobile_impl.cc, GetMobileResultCode)",
+          arguments: CoreResults.hmiResultCodes.filter { $0 != "SUCCESS" })
+    func hmiResultMapped(hmiResult: String) async throws {
+        let renamed = ["DATA_NOT_AVAILABLE": "VEHICLE_DATA_NOT_AVAILABLE", "NO_APPS_REGISTERED": "APPLICATION_NOT_REGISTERED",
+                       "NO_DEVICES_CONNECTED": "APPLICATION_NOT_REGISTERED", "TRUNCATED_DATA": "GENERIC_ERROR"]
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit, appID: "parity-map")
+        try await headUnit.setHMIResult("UI.Show", resultCode: hmiResult, info: "from the HMI")
+        let show = try await app.request("Show", ["mainField1": "mapped"])
+        #expect(show.resultCode == renamed[hmiResult] ?? hmiResult && show["info"] == "from the HMI")
+        await headUnit.stop()
+    }
+
+    @Test("a driver step with a mobile-only result code is refused: the HMI answers in HMI API codes")
+    func hmiResultOnlyHMICodes() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        await #expect(throws: EmulatorError.self) { try await headUnit.setHMIResult("UI.Show", resultCode: "VEHICLE_DATA_NOT_AVAILABLE", info: nil) }
+        await headUnit.stop()
+    }
+
+    @Test("a PutFile chunk whose crc does not match: CORRUPTED_DATA in core's words (put_file_request.cc)")
+    func corruptedPutFile() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await TestApp.connect(headUnit)
+        try await app.register(appID: "parity-crc")
+        let corrupt = try await app.request("PutFile", ["syncFileName": "b.bin", "fileType": "BINARY", "crc": 1], bulkData: [1, 2])
+        #expect(corrupt.resultCode == "CORRUPTED_DATA" && corrupt.success == false)
+        #expect(corrupt["info"] == "CRC Check on file failed. File upload has been cancelled, please retry.")
+        await headUnit.stop()
+    }
+
     @Test("a typed keyboard answer carries triggerSource KEYBOARD (perform_interaction_request.cc)")
     func keyboardTriggerSource() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
