@@ -55,36 +55,10 @@ public struct PolicyTable: Sendable, Hashable {
         permissions(for: appID)[rpc]?.contains(hmiLevel.rawValue) ?? false
     }
 
-    /// A default in the spirit of sdl_core's preloaded table: its Base-4 group plus vehicle
-    /// information (which core grants after consent) so that tests need no consent step.
-    public static var base: [String: Set<String>] {
-        let all: Set<String> = ["FULL", "LIMITED", "BACKGROUND", "NONE"]
-        let visible: Set<String> = ["FULL", "LIMITED", "BACKGROUND"]
-        let foreground: Set<String> = ["FULL", "LIMITED"]
-        let full: Set<String> = ["FULL"]
-        var table: [String: Set<String>] = [:]
-        for rpc in ["RegisterAppInterface", "UnregisterAppInterface", "ChangeRegistration", "PutFile", "DeleteFile",
-                    "ListFiles", "SetAppIcon", "SetGlobalProperties", "ResetGlobalProperties", "GetSystemCapability",
-                    "SystemRequest", "SetDisplayLayout", "OnHMIStatus", "OnPermissionsChange", "OnHashChange",
-                    "OnAppInterfaceUnregistered", "OnSystemRequest", "OnLanguageChange", "OnDriverDistraction"] {
-            table[rpc] = all
-        }
-        for rpc in ["AddCommand", "DeleteCommand", "AddSubMenu", "DeleteSubMenu", "CreateInteractionChoiceSet",
-                    "DeleteInteractionChoiceSet", "Show", "SetMediaClockTimer", "SubscribeButton", "UnsubscribeButton",
-                    "GetVehicleData", "SubscribeVehicleData", "UnsubscribeVehicleData", "OnVehicleData",
-                    "OnButtonEvent", "OnButtonPress", "OnCommand", "ShowAppMenu", "SendLocation", "OnKeyboardInput"] {
-            table[rpc] = visible
-        }
-        for rpc in ["Alert", "PerformInteraction", "Speak", "PerformAudioPassThru", "EndAudioPassThru",
-                    "OnAudioPassThru", "CancelInteraction", "DialNumber"] {
-            table[rpc] = foreground
-        }
-        for rpc in ["ScrollableMessage", "Slider"] { table[rpc] = full }
-        // core's Navigation-1 and HapticGroup.
-        for rpc in ["ShowConstantTBT", "AlertManeuver", "UpdateTurnList"] { table[rpc] = visible }
-        for rpc in ["OnTouchEvent", "SendHapticData"] { table[rpc] = full }
-        return table
-    }
+    /// What sdl_core 8.2's preloaded policy table grants an app with the bench's groups
+    /// (`scripts/core-policy-groups`, which `scripts/run-core` gives core's default app):
+    /// generated from core's table, so the emulator's OnPermissionsChange is core's.
+    public static var base: [String: Set<String>] { coreLevels }
 }
 
 /// Everything that makes one emulated head unit: capabilities, policy table, language,

@@ -12,18 +12,18 @@ extension HeadUnitEmulator {
         streamsFollowHMI(key)
     }
 
-    /// OnPermissionsChange from the policy table: each RPC with its allowed HMI levels.
+    /// OnPermissionsChange from the policy table: each RPC with its allowed HMI levels and
+    /// the parameters core's table names for it (the vehicle data items), sorted as core sends them.
     func sendPermissions(_ key: SessionKey) {
         guard let app = apps[key] else { return }
-        let vehicleRPCs: Set<String> = ["GetVehicleData", "SubscribeVehicleData", "UnsubscribeVehicleData", "OnVehicleData"]
-        let vehicleNames = JSONValue.array(VehicleDataNames.dataTypes.keys.sorted().map(JSONValue.string))
         let permissions = configuration.policy.permissions(for: app.appID)
         let items = permissions.sorted { $0.key < $1.key }.map { rpc, allowed -> JSONValue in
             let levels = ["BACKGROUND", "FULL", "LIMITED", "NONE"].filter(allowed.contains)
             return [
                 "rpcName": .string(rpc),
                 "hmiPermissions": ["allowed": .array(levels.map(JSONValue.string)), "userDisallowed": []],
-                "parameterPermissions": ["allowed": vehicleRPCs.contains(rpc) ? vehicleNames : [], "userDisallowed": []],
+                "parameterPermissions": ["allowed": .array((PolicyTable.coreParameters[rpc] ?? []).map(JSONValue.string)),
+                                         "userDisallowed": []],
             ]
         }
         notify(key, "OnPermissionsChange", ["permissionItem": .array(items)])

@@ -66,7 +66,8 @@ struct BluetoothHeadUnitTests {
             default: break
             }
         }
-        #expect(opened == ["Bluetooth RFCOMM \(Self.phone)", "Bluetooth RFCOMM \(Self.phone)"])
+        // Two links served; a third may have opened before the task was cancelled.
+        #expect(opened.count >= 2 && opened.allSatisfy { $0 == "Bluetooth RFCOMM \(Self.phone)" }, "\(opened)")
         #expect(failures.keys.sorted() == [Self.headset])
         #expect(failures[Self.headset] == ["cannot reach \(Self.headset): it does not publish the SDL service in SDP; is the SDL app running?"])
     }

@@ -236,7 +236,9 @@ struct USBGadgetTransportTests {
     func hostWithoutAccessoryRequests() async throws {
         let board = GadgetStandIn()
         var options = board.options
-        options.waitForHost = .milliseconds(300)
+        // Long enough that the ENABLE below is read before it ends, even with every suite
+        // running at once (300 ms was not, on two loaded cores).
+        options.waitForHost = .seconds(2)
         let link = USBGadgetTransport(options: options, endpoints: board)
         let opened = Task { try await link.open() }
         _ = await board.receive(0); _ = await board.receive(0)
