@@ -1,3 +1,4 @@
+import SDLEmulator
 import SmartDeviceLink
 
 /// What a generic HMI answers sdl_core's requests with (before `code` and `method`): SUCCESS
@@ -10,7 +11,8 @@ enum CoreHMIAnswers {
         case (_, "GetLanguage"): return ["language": "EN-US"]
         case (_, "GetSupportedLanguages"): return ["languages": ["EN-US"]]
         case ("VehicleInfo.GetVehicleType", _):
-            return ["vehicleType": ["make": "SDL", "model": "sdl-run HMI", "modelYear": "2026", "trim": "SE"]]
+            // The embedded emulator's vehicle (core's hmi_capabilities.json), so both sides say the same.
+            return ["vehicleType": .object(EmulatorConfiguration.standard.vehicleType)]
         case ("Buttons.GetCapabilities", _):
             // Core subscribes an app to CUSTOM_BUTTON at registration only when the HMI lists
             // it; without it no soft-button press ever reaches the app (core's
@@ -21,7 +23,7 @@ enum CoreHMIAnswers {
                 ["name": .string(name), "shortPressAvailable": true, "longPressAvailable": true, "upDownAvailable": true]
             }), "presetBankCapabilities": ["onScreenPresetsAvailable": true]]
         case ("BasicCommunication.GetSystemInfo", _):
-            return ["ccpu_version": "sdl-run-hmi", "language": "EN-US", "wersCountryCode": "WAEGB"]
+            return ["ccpu_version": .string(EmulatorConfiguration.standard.systemSoftwareVersion), "language": "EN-US", "wersCountryCode": "WAEGB"]
         case ("VehicleInfo.SubscribeVehicleData", _), ("VehicleInfo.UnsubscribeVehicleData", _):
             // Core wants a result per item it asked for.
             var items: JSONObject = [:]

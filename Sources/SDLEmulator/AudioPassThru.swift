@@ -12,13 +12,11 @@ extension HeadUnitEmulator {
             respond(request, "REJECTED", info: "an audio pass-thru is already running")
             return
         }
+        // core records what the app asks for, whatever audioPassThruCapabilities say
+        // (perform_audio_pass_thru_request.cc checks no capability).
         let rates: [SamplingRate: Int] = [._8khz: 8000, ._16khz: 16000, ._22khz: 22050, ._44khz: 44100]
-        let supported = configuration.capabilities["audioPassThruCapabilities"]?.arrayValue ?? []
-        guard let rate = rates[recording.samplingRate],
-              supported.contains(where: { $0["samplingRate"] == recording.samplingRate.json && $0["bitsPerSample"] == recording.bitsPerSample.json })
-        else {
-            respond(request, "UNSUPPORTED_RESOURCE",
-                    info: "the microphone does not record \(recording.samplingRate) at \(recording.bitsPerSample)")
+        guard let rate = rates[recording.samplingRate] else {
+            respond(request, "INVALID_DATA", info: "no sampling rate \(recording.samplingRate)")
             return
         }
         let bits = recording.bitsPerSample == ._8Bit ? 8 : 16

@@ -122,6 +122,11 @@ public struct EmulatorConfiguration: Sendable {
     public var inNoneLimits = FileRequestCounts(putFile: 5, deleteFile: 5, listFiles: 5)
     /// Menu layouts the main window offers (DISPLAYS capability, menuLayoutsAvailable).
     public var menuLayoutsAvailable: [String] = ["LIST", "TILES"]
+    /// GetSystemCapability PHONE_CALL and NAVIGATION: core 8.2's (hmi_capabilities.json,
+    /// UI.systemCapabilities), whatever hmiCapabilities' flags say; nil: the head unit has
+    /// none (DATA_NOT_AVAILABLE, as core).
+    public var phoneCapability: JSONObject? = ["dialNumberEnabled": true]
+    public var navigationCapability: JSONObject? = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
     /// The VideoStreamingCapability the head unit reports (GetSystemCapability VIDEO_STREAMING);
     /// its `supportedFormats` are also the formats the HMI's Navigation.SetVideoConfig accepts:
     /// a StartService(video) asking for another codec or protocol is refused with `rejectedParams`.
@@ -158,8 +163,9 @@ public struct EmulatorConfiguration: Sendable {
             microphone: .tone(frequency: 440), audioPassThruChunkMs: 1000, speakDurationMs: 1000,
             heartbeatTimeoutMs: 7000,
             protocolConfiguration: .headUnit, malformedLimit: (10, 1000), floodLimit: (1000, 1000),
-            resumptionEnabled: true, vehicleType: ["make": "SDL", "model": "Emulator", "modelYear": "2024", "trim": "SE"],
-            systemSoftwareVersion: "sdl-emulator 1.0")
+            // core's hmi_capabilities.json vehicle; the software version sdl-run's HMI gives core.
+            resumptionEnabled: true, vehicleType: ["make": "SDL", "model": "Generic", "modelYear": "2019", "trim": "SE"],
+            systemSoftwareVersion: "sdl-run-hmi")
     }
 
     private init(
@@ -198,7 +204,7 @@ public struct EmulatorConfiguration: Sendable {
         "timeScale", "language", "hmiDisplayLanguage", "capabilities", "policy", "storage", "vehicleData",
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
         "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
-        "softButtonsPerFunction", "videoStreaming", "stopStreamingTimeoutMs", "recordings",
+        "softButtonsPerFunction", "videoStreaming", "phoneCapability", "navigationCapability", "stopStreamingTimeoutMs", "recordings",
     ]
 
     /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
@@ -337,6 +343,8 @@ public struct EmulatorConfiguration: Sendable {
             c.softButtonsPerFunction = flag
         }
         if let v = json["videoStreaming"] { c.videoStreaming = try reader.object(v, path: "$.videoStreaming") }
+        if let v = json["phoneCapability"] { c.phoneCapability = v == .null ? nil : try reader.object(v, path: "$.phoneCapability") }
+        if let v = json["navigationCapability"] { c.navigationCapability = v == .null ? nil : try reader.object(v, path: "$.navigationCapability") }
         if let v = json["stopStreamingTimeoutMs"] { c.stopStreamingTimeoutMs = max(0, try reader.int(v, path: "$.stopStreamingTimeoutMs")) }
         if let v = json["recordings"] { c.recordingDirectory = try reader.string(v, path: "$.recordings") }
         if let v = json["resumption"] {

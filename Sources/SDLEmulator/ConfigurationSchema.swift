@@ -82,6 +82,8 @@ public enum EmulatorConfigurationSchema {
     "malformedLimit": \#(limit),
     "floodLimit": \#(limit),
     "resumption": {"type": "boolean"},
+    "phoneCapability": {"type": ["object", "null"], "description": "GetSystemCapability PHONE_CALL's phoneCapability (default core's: dialNumberEnabled true); null: the head unit has no phone (DATA_NOT_AVAILABLE)."},
+    "navigationCapability": {"type": ["object", "null"], "description": "GetSystemCapability NAVIGATION's navigationCapability (default core's: sendLocationEnabled and getWayPointsEnabled true); null: no navigation (DATA_NOT_AVAILABLE)."},
     "videoStreaming": {"type": "object", "description": "The VideoStreamingCapability (preferredResolution, maxBitrate, supportedFormats, hapticSpatialDataSupported, ...). StartService(video) for a codec or protocol not in supportedFormats is refused with rejectedParams, as core does after the HMI's SetVideoConfig refuses it."},
     "stopStreamingTimeoutMs": {"type": "integer", "minimum": 0, "description": "core's StopStreamingTimeout: how long a stream of an app sent to BACKGROUND runs on before the head unit ends it (default 1000)."},
     "recordings": {"type": "string", "description": "Folder for the received streams, one file per app and service (APPID-video.h264, APPID-audio.wav); default: a new folder in the temporary directory, kept."},

@@ -128,7 +128,7 @@ extension HeadUnitEmulator {
     // MARK: - Phone and navigation
 
     /// DialNumber: core keeps only digits, `*`, `#`, `,`, `;` and `+`; nothing left is
-    /// INVALID_DATA; without a phone UNSUPPORTED_RESOURCE.
+    /// INVALID_DATA. (core asks the HMI whatever hmiCapabilities.phoneCall says.)
     func dialNumber(_ request: IncomingRequest, number dialed: String) {
         let allowed = Set("0123456789*#,;+")
         let number = String(dialed.filter(allowed.contains))
@@ -136,24 +136,17 @@ extension HeadUnitEmulator {
             respond(request, "INVALID_DATA", info: "the number has no digits")
             return
         }
-        guard configuration.capabilities["hmiCapabilities"]?["phoneCall"]?.boolValue != false else {
-            respond(request, "UNSUPPORTED_RESOURCE", info: "the head unit has no phone")
-            return
-        }
         apps[request.key]?.dialedNumbers.append(number)
         respond(request, "SUCCESS")
     }
 
-    /// SendLocation: needs coordinates or an address; without navigation UNSUPPORTED_RESOURCE.
+    /// SendLocation: needs coordinates or an address. (core asks the HMI whatever
+    /// hmiCapabilities.navigation says.)
     func sendLocation(_ request: IncomingRequest, _ location: SendLocation) {
         let hasCoordinates = location.latitudeDegrees != nil && location.longitudeDegrees != nil
         let hasAddress = location.address != nil || !(location.addressLines?.isEmpty ?? true)
         guard hasCoordinates || hasAddress else {
             respond(request, "INVALID_DATA", info: "a location needs latitudeDegrees and longitudeDegrees, or an address")
-            return
-        }
-        guard configuration.capabilities["hmiCapabilities"]?["navigation"]?.boolValue != false else {
-            respond(request, "UNSUPPORTED_RESOURCE", info: "the head unit has no navigation")
             return
         }
         apps[request.key]?.sentLocations.append(location)

@@ -88,7 +88,7 @@ extension HeadUnitEmulator {
         response["language"] = .string(configuration.language)
         response["hmiDisplayLanguage"] = .string(configuration.hmiDisplayLanguage)
         response["vehicleType"] = .object(configuration.vehicleType)
-        response["sdlVersion"] = "8.2.0"
+        response["sdlVersion"] = .string(Capabilities.coreSDLVersion)  // core 8.2.0 names the commit it was built from
         response["systemSoftwareVersion"] = .string(configuration.systemSoftwareVersion)
         response["iconResumed"] = .bool(appIcons[appID].map { files[appID]?[$0] != nil } ?? false)
         respond(request, resultCode, info: info, response)
@@ -191,17 +191,15 @@ extension HeadUnitEmulator {
         case "DISPLAYS":
             capability["displayCapabilities"] = displaysCapability(of: display)
         case "PHONE_CALL", "NAVIGATION":
-            // A head unit without a phone or navigation has no such capability (core: DATA_NOT_AVAILABLE).
-            let hmiKey = type == "PHONE_CALL" ? "phoneCall" : "navigation"
-            guard configuration.capabilities["hmiCapabilities"]?[hmiKey]?.boolValue != false else {
-                respond(request, "DATA_NOT_AVAILABLE", info: "the head unit has no \(type) capability")
+            // core answers from its system capabilities (hmi_capabilities.json), whatever
+            // hmiCapabilities' phoneCall and navigation flags say (get_system_capability_request.cc).
+            let (key, value) = type == "PHONE_CALL" ? ("phoneCapability", configuration.phoneCapability)
+                                                   : ("navigationCapability", configuration.navigationCapability)
+            guard let value else {
+                respond(request, "DATA_NOT_AVAILABLE")
                 return
             }
-            if type == "PHONE_CALL" {
-                capability["phoneCapability"] = ["dialNumberEnabled": true]
-            } else {
-                capability["navigationCapability"] = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
-            }
+            capability[key] = .object(value)
         case "VIDEO_STREAMING":
             capability["videoStreamingCapability"] = .object(configuration.videoStreaming)
         default:

@@ -242,7 +242,7 @@ struct ProtocolTests {
         let headUnit = HeadUnitEmulator(configuration: configuration)
         let connection = SDLConnection(transport: await headUnit.connectInMemory())
         let ack = try #require(try await connection.start().ackPayload)
-        #expect(ack.make == "SDL" && ack.model == "Emulator" && ack.modelYear == "2024" && ack.trim == "SE")
+        #expect(ack.make == "SDL" && ack.model == "Generic" && ack.modelYear == "2019" && ack.trim == "SE")
         #expect(ack.systemSoftwareVersion == configuration.systemSoftwareVersion)
         #expect(ack.systemHardwareVersion == "HW-7")
         await connection.stop()

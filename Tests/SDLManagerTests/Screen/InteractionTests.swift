@@ -140,10 +140,8 @@ struct InteractionTests {
         await rig.stop()
 
         let carWithoutPhone = try await ScreenRig.start("phone-2") {
-            var hmi = $0.capabilities["hmiCapabilities"]?.objectValue ?? [:]
-            hmi["phoneCall"] = false
-            hmi["navigation"] = false
-            $0.capabilities["hmiCapabilities"] = .object(hmi)
+            $0.phoneCapability = nil
+            $0.navigationCapability = nil
         }
         await #expect {
             try await carWithoutPhone.manager.dialNumber("123")

@@ -109,15 +109,9 @@ struct VehicleDataManagerTests {
         await rig.stop()
     }
 
-    @Test("the head unit's refusals: a format the microphone lacks, a second recording while one runs")
+    @Test("the head unit refuses a second recording while one runs, and the first goes on")
     func refusals() async throws {
         let (rig, audio) = try await audioRig("apt-refused")
-        await #expect {
-            _ = try await audio.start(AudioPassThruOptions(samplingRate: ._44khz, bitsPerSample: ._8Bit)).result
-        } throws: { error in
-            guard case ManagerError.refused("PerformAudioPassThru", .unsupportedResource, _) = error else { return false }
-            return true
-        }
         let first = await audio.start(AudioPassThruOptions(maxDuration: .seconds(60)))
         var chunks = first.chunks.makeAsyncIterator()
         #expect(await chunks.next() != nil)
