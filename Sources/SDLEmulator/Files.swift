@@ -101,7 +101,10 @@ extension HeadUnitEmulator {
     func listFiles(_ request: IncomingRequest) {
         guard let app = apps[request.key], !overNoneLimit(request, app, \.listFiles) else { return }
         apps[request.key]?.fileRequests.listFiles += 1
-        let names = (files[app.appID] ?? [:]).keys.sorted().map(JSONValue.string)
+        // In the order the file system lists the app's folder, as core's file_system::ListFiles
+        // (readdir) does; a file the folder lost meanwhile is not listed.
+        let known = files[app.appID] ?? [:]
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder(of: app.appID))) ?? []).filter { known[$0] != nil }.map(JSONValue.string)
         var extra: JSONObject = ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))]
         if !names.isEmpty { extra["filenames"] = .array(names) }
         respond(request, "SUCCESS", extra)

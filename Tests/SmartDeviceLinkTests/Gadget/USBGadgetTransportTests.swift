@@ -91,10 +91,15 @@ final class GadgetStandIn: FunctionFSEndpoints, @unchecked Sendable {
     /// Whether the transport closed the file it was handed for `endpoint` (not only shut it
     /// down, which a socket's peer cannot tell apart), within a few seconds: its threads close
     /// their files as they end. Tests run one at a time, so nothing reuses the number meanwhile.
+    /// Whether the gadget closed its end of `endpoint`, seen from the kernel's end (an end of
+    /// file once what is queued is read). Not by probing the descriptor number: with every
+    /// suite running at once another test may already have been given that number again.
     func gadgetClosed(_ endpoint: Int) async -> Bool {
         for _ in 0..<300 {
-            if fcntl(gadgetSide[endpoint], F_GETFD) == -1 && errno == EBADF { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            var byte: UInt8 = 0
+            let received = recv(kernel[endpoint], &byte, 1, Int32(MSG_DONTWAIT))
+            if received == 0 { return true }
+            if received < 0 { try? await Task.sleep(for: .milliseconds(10)) }
         }
         return false
     }
