@@ -26,6 +26,25 @@ struct Compare: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON object of HMI API methods and the results the HMI answers them with.", valueName: "file"))
     var hmiConfig: String?
 
+    @Option(help: ArgumentHelp(
+        "Leave out what differs on purpose between the two setups: capabilities (the registration's) or permissions (OnPermissionsChange); repeatable.",
+        valueName: "aspect"))
+    var ignore: [String] = []
+
+    /// `--ignore`, read.
+    var ignored: Set<ScenarioComparison.Aspect> {
+        get throws {
+            try Set(ignore.map { word in
+                guard let aspect = ScenarioComparison.Aspect(rawValue: word) else {
+                    throw ValidationError("--ignore \(word): choose \(ScenarioComparison.Aspect.allCases.map(\.rawValue).joined(separator: " or "))")
+                }
+                return aspect
+            })
+        }
+    }
+
+    func validate() throws { _ = try ignored }
+
     @Option(help: ArgumentHelp("Write the differences as JSON.", valueName: "file"))
     var json: String?
 
@@ -55,7 +74,7 @@ struct Compare: AsyncParsableCommand {
             var coreTarget = ScenarioTarget(name: "sdl_core \(tcp)", makeTransport: makeCoreLink, driver: core)
             coreTarget.registrationTimeout = .milliseconds(Int64(registerTimeout * 1000))
             let onCore = await runner.run(scenario, on: coreTarget)
-            let comparison = ScenarioComparison(left: onEmulator, right: onCore)
+            let comparison = ScenarioComparison(left: onEmulator, right: onCore, ignoring: try ignored)
             print(Self.report(comparison))
             comparisons.append(comparison)
         }

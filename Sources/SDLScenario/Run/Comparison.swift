@@ -9,6 +9,14 @@ public import SmartDeviceLink
 /// did not, and parameters that differ in messages both sent. Values that differ on every run
 /// (hash ids, correlation ids) are left out.
 public struct ScenarioComparison: Sendable {
+    /// What a comparison may leave out, for two head units configured apart on purpose.
+    public enum Aspect: String, CaseIterable, Sendable {
+        /// The capabilities of the RegisterAppInterface response.
+        case capabilities
+        /// OnPermissionsChange, the policy table's word.
+        case permissions
+    }
+
     /// One difference, under the step it belongs to.
     public struct Difference: Sendable, Equatable {
         /// The step's JSON path, or "registration" for what came before the first step.
@@ -26,7 +34,7 @@ public struct ScenarioComparison: Sendable {
     /// Parameters whose values differ from run to run on any head unit.
     static let volatileKeys: Set<String> = ["hashID", "correlationID", "fullAppID", "appID", "spaceAvailable"]
 
-    public init(left: ScenarioResult, right: ScenarioResult) {
+    public init(left: ScenarioResult, right: ScenarioResult, ignoring ignored: Set<Aspect> = []) {
         self.scenario = left.name
         self.left = left
         self.right = right
@@ -38,7 +46,7 @@ public struct ScenarioComparison: Sendable {
         // The registration answers with the head unit's capabilities, which differ by design:
         // one line naming the keys that differ, then the verdicts step by step.
         let registration = Self.parameterDifferences("RegisterAppInterface", Self.registration(left), Self.registration(right), depth: 1)
-        if !registration.isEmpty {
+        if !registration.isEmpty, !ignored.contains(.capabilities) {
             let keys = registration.map { $0.split(separator: ":")[0].dropFirst("RegisterAppInterface.".count) }
             differences.append(Difference(step: "registration", summary: "RegisterAppInterface", detail: "differs in " + keys.joined(separator: ", ")))
         }
@@ -47,7 +55,10 @@ public struct ScenarioComparison: Sendable {
         for (index, pair) in zip(left.steps, right.steps).enumerated() where pair.0.status != pair.1.status {
             details[index].append("step \(pair.0.status.rawValue) ≠ \(pair.1.status.rawValue)" + (pair.1.message ?? pair.0.message).map { ": \($0)" }.orEmpty)
         }
-        for (step, detail) in Self.messageDifferences(Self.timeline(left), Self.timeline(right)) where step < steps {
+        func timeline(_ result: ScenarioResult) -> [(step: Int, envelope: RPCEnvelope)] {
+            Self.timeline(result).filter { !ignored.contains(.permissions) || $0.envelope.functionName != "OnPermissionsChange" }
+        }
+        for (step, detail) in Self.messageDifferences(timeline(left), timeline(right)) where step < steps {
             // A step that ran on one side only already says so.
             guard left.steps[step].status != .skipped && right.steps[step].status != .skipped else { continue }
             details[step].append(detail)

@@ -42,6 +42,16 @@ struct ComparisonTests {
         #expect(comparison.json["differences"]?.arrayValue?.isEmpty == false)
     }
 
+    @Test("--ignore capabilities and --ignore permissions leave out a registration and a policy table set apart on purpose")
+    func ignoring() async throws {
+        let left = try await Self.run(#"{"vehicleData": {"values": {"speed": 10}}, "systemSoftwareVersion": "a"}"#)
+        let right = try await Self.run(#"{"vehicleData": {"values": {"speed": 10}}, "systemSoftwareVersion": "b", "policy": {"default": {"ListFiles": ["FULL", "NONE"], "GetVehicleData": ["FULL"], "UnregisterAppInterface": ["FULL", "NONE"]}}}"#)
+        let everything = ScenarioComparison(left: left, right: right).differences
+        #expect(everything.contains { $0.step == "registration" } && everything.contains { $0.detail.hasPrefix("OnPermissionsChange") }, "\(everything)")
+        let neither = ScenarioComparison(left: left, right: right, ignoring: [.capabilities, .permissions]).differences
+        #expect(neither.isEmpty, "\(neither)")
+    }
+
     @Test("a result code that differs names both, and a failed step says so")
     func differentResult() async throws {
         let steps = """
