@@ -19,7 +19,7 @@ extension HeadUnitEmulator {
         guard let app = apps[request.key] else { return }
         let tts = alert.ttsChunks ?? []
         guard alert.alertText1 != nil || alert.alertText2 != nil || alert.alertText3 != nil || !tts.isEmpty else {
-            respond(request, "INVALID_DATA", info: "an Alert needs alertText1, alertText2 or ttsChunks")
+            respond(request, "INVALID_DATA", info: "Mandatory parameters are missing")  // alert_request.cc
             return
         }
         guard !rejectedBehindModal(request, of: app) else { return }
@@ -57,8 +57,8 @@ extension HeadUnitEmulator {
     func performInteraction(_ request: IncomingRequest, _ interaction: PerformInteraction) {
         guard let app = apps[request.key] else { return }
         let setIDs = interaction.interactionChoiceSetIDList
-        if let missing = setIDs.first(where: { app.choiceSets[$0] == nil }) {
-            respond(request, "INVALID_ID", info: "no choice set \(missing)")
+        if setIDs.contains(where: { app.choiceSets[$0] == nil }) {
+            respond(request, "INVALID_ID")
             return
         }
         guard !rejectedBehindModal(request, of: app) else { return }
@@ -88,6 +88,10 @@ extension HeadUnitEmulator {
     /// a display without graphics UNSUPPORTED_RESOURCE (success true, as core).
     func show(_ request: IncomingRequest) {
         let p = request.parameters
+        guard !p.isEmpty else {
+            respond(request, "INVALID_DATA")  // show_request.cc: nothing to show
+            return
+        }
         let fields = displayTextFields
         let unsupported = Self.showTextKeys.filter { p[$0] != nil && !fields.contains($0) }
         apps.update(request.key) { $0.show.merge(p) { _, new in new } }
@@ -108,8 +112,8 @@ extension HeadUnitEmulator {
             respond(request, "REJECTED", info: "a Speak is in progress")
             return
         }
-        guard !speech.ttsChunks.isEmpty else {
-            respond(request, "INVALID_DATA", info: "ttsChunks is empty")
+        guard !speech.ttsChunks.isEmpty, speech.ttsChunks.allSatisfy({ $0.text.isEmpty || Self.passesCoreSyntax($0.text) }) else {
+            respond(request, "INVALID_DATA")  // speak_request.cc, IsWhiteSpaceExist
             return
         }
         let token = after(configuration.speakDurationMs) { hu in
@@ -128,7 +132,7 @@ extension HeadUnitEmulator {
     func setGlobalProperties(_ request: IncomingRequest) {
         let p = request.parameters
         guard !p.isEmpty else {
-            respond(request, "INVALID_DATA", info: "SetGlobalProperties needs at least one property")
+            respond(request, "INVALID_DATA", info: "There are no parameters present in request.")  // set_global_properties_request.cc
             return
         }
         if (p["vrHelp"] == nil) != (p["vrHelpTitle"] == nil) {
@@ -160,7 +164,7 @@ extension HeadUnitEmulator {
     func setMediaClockTimer(_ request: IncomingRequest, _ timer: SetMediaClockTimer) {
         guard let app = apps[request.key] else { return }
         guard app.isMedia || app.appHMITypes.contains("NAVIGATION") else {
-            respond(request, "REJECTED", info: "only media and navigation apps have a media clock")
+            respond(request, "REJECTED")
             return
         }
         if timer.updateMode == .countup || timer.updateMode == .countdown, timer.startTime == nil {
@@ -185,7 +189,7 @@ extension HeadUnitEmulator {
     func slider(_ request: IncomingRequest, _ slider: Slider) {
         guard let app = apps[request.key] else { return }
         guard slider.position <= slider.numTicks else {
-            respond(request, "INVALID_DATA", info: "position exceeds numTicks")
+            respond(request, "INVALID_DATA")
             return
         }
         guard !rejectedBehindModal(request, of: app) else { return }
@@ -209,11 +213,11 @@ extension HeadUnitEmulator {
             return
         }
         if Self.mediaButtons.contains(name), !app.isMedia {
-            respond(request, "REJECTED", info: "only media apps may subscribe to \(name)")
+            respond(request, "REJECTED")
             return
         }
         guard !app.buttonSubscriptions.contains(name) else {
-            respond(request, "IGNORED", info: "already subscribed to \(name)")
+            respond(request, "IGNORED")
             return
         }
         apps[request.key]?.buttonSubscriptions.insert(name)
@@ -225,7 +229,7 @@ extension HeadUnitEmulator {
     func unsubscribeButton(_ request: IncomingRequest, _ button: ButtonName) {
         let name = button.rawValue
         guard apps[request.key]?.buttonSubscriptions.remove(name) != nil else {
-            respond(request, "IGNORED", info: "not subscribed to \(name)")
+            respond(request, "IGNORED")
             return
         }
         respond(request, "SUCCESS")

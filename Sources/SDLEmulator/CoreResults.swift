@@ -31,3 +31,12 @@ public enum CoreResults {
         .invalidAction("\(code) is not a result code of the HMI API (Common.Result), e.g. REJECTED, DATA_NOT_AVAILABLE, GENERIC_ERROR")
     }
 }
+
+extension HeadUnitEmulator {
+    /// core's check of an app's text (CommandRequestImpl::CheckSyntax): no tab or newline,
+    /// neither as a character nor written as `\t` or `\n`, and not only spaces.
+    static func passesCoreSyntax(_ text: String) -> Bool {
+        guard !text.contains(where: { $0 == "\t" || $0 == "\n" }), !text.contains("\\t"), !text.contains("\\n") else { return false }
+        return text.contains { $0 != " " }
+    }
+}

@@ -134,11 +134,11 @@ extension HeadUnitEmulator {
     func setAppIcon(_ request: IncomingRequest, name: String) {
         guard let app = apps[request.key] else { return }
         guard Self.isSafeFileName(name) else {
-            respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")
+            respond(request, "INVALID_DATA", info: "Sync file name contains forbidden symbols.")  // set_app_icon_request.cc
             return
         }
         guard files[app.appID]?[name] != nil else {
-            respond(request, "REJECTED", info: "no file \(name); PutFile it first")
+            respond(request, "INVALID_DATA")  // set_app_icon_request.cc: no such file
             return
         }
         appIcons[app.appID] = name

@@ -90,7 +90,7 @@ extension HeadUnitEmulator {
             return
         }
         if let menuID, app.submenus[menuID] == nil {
-            respond(request, "INVALID_ID", info: "no submenu with menuID \(menuID)")
+            respond(request, "INVALID_ID")
             return
         }
         if let shown = app.modal {
@@ -105,7 +105,7 @@ extension HeadUnitEmulator {
 
     /// CancelInteraction: the shown Alert, PerformInteraction, ScrollableMessage or
     /// Slider of that function (and cancelID, when given) ends with ABORTED and this
-    /// answers SUCCESS; with nothing such shown, IGNORED (core).
+    /// answers SUCCESS; with nothing such shown, IGNORED (the HMI's answer, which core passes on).
     func cancelInteraction(_ request: IncomingRequest, _ cancel: CancelInteraction) {
         let kinds: [Int: PendingUI.Kind] = [
             Int(Alert.functionID): .alert, Int(PerformInteraction.functionID): .interaction,
@@ -133,20 +133,27 @@ extension HeadUnitEmulator {
         let allowed = Set("0123456789*#,;+")
         let number = String(dialed.filter(allowed.contains))
         guard number.contains(where: \.isNumber) else {
-            respond(request, "INVALID_DATA", info: "the number has no digits")
+            respond(request, "INVALID_DATA")
             return
         }
         apps[request.key]?.dialedNumbers.append(number)
         respond(request, "SUCCESS")
     }
 
-    /// SendLocation: needs coordinates or an address. (core asks the HMI whatever
+    /// SendLocation, checked in core's order (send_location_request.cc): a text field the
+    /// display lacks is UNSUPPORTED_RESOURCE; latitude without longitude (or the reverse), or
+    /// neither coordinates nor an address, INVALID_DATA. (core asks the HMI whatever
     /// hmiCapabilities.navigation says.)
     func sendLocation(_ request: IncomingRequest, _ location: SendLocation) {
-        let hasCoordinates = location.latitudeDegrees != nil && location.longitudeDegrees != nil
-        let hasAddress = location.address != nil || !(location.addressLines?.isEmpty ?? true)
-        guard hasCoordinates || hasAddress else {
-            respond(request, "INVALID_DATA", info: "a location needs latitudeDegrees and longitudeDegrees, or an address")
+        let p = request.parameters
+        let textFields = ["locationName", "locationDescription", "addressLines", "phoneNumber"].filter { p[$0] != nil }
+        guard textFields.allSatisfy(displayTextFields.contains) else {
+            respond(request, "UNSUPPORTED_RESOURCE")
+            return
+        }
+        let latitude = location.latitudeDegrees != nil, longitude = location.longitudeDegrees != nil
+        guard latitude == longitude, latitude || location.address != nil else {
+            respond(request, "INVALID_DATA")
             return
         }
         apps[request.key]?.sentLocations.append(location)

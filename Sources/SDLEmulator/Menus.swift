@@ -15,11 +15,11 @@ extension HeadUnitEmulator {
             return
         }
         if app.commands[command.cmdID] != nil {
-            respond(request, "INVALID_ID", info: "cmdID \(command.cmdID) is already used")
+            respond(request, "INVALID_ID")
             return
         }
         if let parent = command.menuParams?.parentID, parent != 0, app.submenus[parent] == nil {
-            respond(request, "INVALID_ID", info: "no submenu with menuID \(parent)")
+            respond(request, "INVALID_ID", info: "Parent ID doesn't exist")  // add_command/add_sub_menu_request.cc
             return
         }
         if let vr = command.vrCommands {
@@ -58,11 +58,11 @@ extension HeadUnitEmulator {
         guard var app = apps[request.key] else { return }
         let parent = submenu.parentID ?? 0
         if app.submenus[submenu.menuID] != nil {
-            respond(request, "INVALID_ID", info: "menuID \(submenu.menuID) is already used")
+            respond(request, "INVALID_ID")
             return
         }
         if parent != 0, app.submenus[parent] == nil {
-            respond(request, "INVALID_ID", info: "no submenu with menuID \(parent)")
+            respond(request, "INVALID_ID", info: "Parent ID doesn't exist")  // add_command/add_sub_menu_request.cc
             return
         }
         app.submenus[submenu.menuID] = submenu
@@ -75,7 +75,7 @@ extension HeadUnitEmulator {
     func deleteSubMenu(_ request: IncomingRequest, _ deletion: DeleteSubMenu) {
         guard var app = apps[request.key] else { return }
         guard app.submenus[deletion.menuID] != nil else {
-            respond(request, "INVALID_ID", info: "no submenu with menuID \(deletion.menuID)")
+            respond(request, "INVALID_ID")
             return
         }
         var doomed: Set<Int> = [deletion.menuID]
@@ -97,7 +97,7 @@ extension HeadUnitEmulator {
     func createChoiceSet(_ request: IncomingRequest, _ set: CreateInteractionChoiceSet) {
         guard var app = apps[request.key] else { return }
         if app.choiceSets[set.interactionChoiceSetID] != nil {
-            respond(request, "INVALID_ID", info: "interactionChoiceSetID \(set.interactionChoiceSetID) is already used")
+            respond(request, "INVALID_ID")
             return
         }
         guard !set.choiceSet.isEmpty else {
@@ -125,7 +125,7 @@ extension HeadUnitEmulator {
         guard let app = apps[request.key] else { return }
         let setID = deletion.interactionChoiceSetID
         guard app.choiceSets[setID] != nil else {
-            respond(request, "INVALID_ID", info: "no choice set \(setID)")
+            respond(request, "INVALID_ID")
             return
         }
         if let modal = app.modal, modal.kind == .interaction, modal.choiceSetIDs.contains(setID) {

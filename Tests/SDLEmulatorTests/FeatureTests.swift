@@ -363,12 +363,12 @@ struct FileTests {
         await headUnit.stop()
     }
 
-    @Test("DeleteFile and SetAppIcon of a missing file are REJECTED; session files go on unregister, persistent ones stay")
+    @Test("DeleteFile of a missing file is REJECTED, SetAppIcon of one INVALID_DATA (core); session files go on unregister, persistent ones stay")
     func deleteAndPersistence() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await activeApp(headUnit)
         #expect(try await app.request("DeleteFile", ["syncFileName": "none"]).resultCode == "REJECTED")
-        #expect(try await app.request("SetAppIcon", ["syncFileName": "none"]).resultCode == "REJECTED")
+        #expect(try await app.request("SetAppIcon", ["syncFileName": "none"]).resultCode == "INVALID_DATA")
         _ = try await app.request("PutFile", ["syncFileName": "keep.png", "fileType": "GRAPHIC_PNG", "persistentFile": true], bulkData: [1])
         _ = try await app.request("PutFile", ["syncFileName": "temp.png", "fileType": "GRAPHIC_PNG"], bulkData: [2])
         #expect(try await app.request("SetAppIcon", ["syncFileName": "keep.png"]).resultCode == "SUCCESS")

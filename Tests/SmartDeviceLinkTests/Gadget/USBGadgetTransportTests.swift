@@ -28,8 +28,9 @@ final class GadgetStandIn: FunctionFSEndpoints, @unchecked Sendable {
             var pair: [Int32] = [0, 0]
             precondition(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0)
             gadgetSide.append(pair[0]); kernel.append(pair[1])
-            // A gadget that never writes fails the test in seconds instead of hanging it.
-            var limit = timeval(tv_sec: 5, tv_usec: 0)
+            // A gadget that never writes fails the test instead of hanging it; 30 s, because
+            // with every suite running at once on two cores 5 s was sometimes too short.
+            var limit = timeval(tv_sec: 30, tv_usec: 0)
             setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
         // ep0 answers a zero-length read (an acknowledged status stage) at once, as the kernel does.
@@ -84,13 +85,11 @@ final class GadgetStandIn: FunctionFSEndpoints, @unchecked Sendable {
         let fd = kernel[endpoint]
         return await offThePool { () -> [UInt8] in
             var buffer = [UInt8](repeating: 0, count: 65_536)
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            var count: Int
+            repeat { count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } } while count < 0 && errno == EINTR
             return Array(buffer.prefix(max(count, 0)))
         }
     }
-    /// Whether the transport closed the file it was handed for `endpoint` (not only shut it
-    /// down, which a socket's peer cannot tell apart), within a few seconds: its threads close
-    /// their files as they end. Tests run one at a time, so nothing reuses the number meanwhile.
     /// Whether the gadget closed its end of `endpoint`, seen from the kernel's end (an end of
     /// file once what is queued is read). Not by probing the descriptor number: with every
     /// suite running at once another test may already have been given that number again.
