@@ -21,41 +21,6 @@ import Logging
 /// ``close()`` cancels every transfer and waits for libusb to hand them back before
 /// releasing the interface and closing the device.
 public final class USBTransport: SDLTransport {
-    /// How the transport picks its interface and endpoints.
-    public enum EndpointSelection: Sendable, Hashable {
-        /// The first vendor-specific (class 0xFF) interface that has a bulk IN and a bulk
-        /// OUT endpoint; for TDKs and bridges.
-        case vendorInterface
-        /// The first IN and the first OUT endpoint of any interface, as sdl_core does for
-        /// phones in accessory mode (the transfer type is not checked).
-        case firstInAndOut
-    }
-
-    /// Tuning; the defaults follow sdl_core where it has a value.
-    public struct Options: Sendable, Hashable {
-        /// The configuration to use (sdl_core: 1).
-        public var configuration: UInt8 = 1
-        public var endpoints: EndpointSelection = .vendorInterface
-        /// Bytes per IN transfer (sdl_core and the Android reader: 16 KiB). Raised to the
-        /// endpoint's max packet size if that is larger.
-        public var inTransferSize: Int = 16_384
-        /// IN transfers kept pending (at least 1).
-        public var inTransfersPending: Int = 2
-        /// Largest OUT transfer; larger sends are split. 16 KiB is what usbfs takes as one
-        /// URB without bulk continuation, so a short write is never in the middle of a transfer.
-        public var outTransferSize: Int = 16_384
-        /// Timeout of each OUT transfer; nil waits forever (sdl_core uses none).
-        public var sendTimeout: Duration? = .seconds(5)
-        /// How long ``USBTransport/close()`` waits for cancelled transfers to come back.
-        public var cancelGrace: Duration = .seconds(2)
-        /// How long ``USBTransport/open()`` waits for a matching device to be plugged in
-        /// (hotplug); nil fails at once when none is there.
-        public var waitForDevice: Duration?
-
-        /// sdl_core-like defaults, a 5 s send timeout, vendor-interface endpoints.
-        public init() {}
-    }
-
     public let kind = TransportKind.usb
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
@@ -456,54 +421,44 @@ public final class USBTransport: SDLTransport {
     }
 
     private func waitForTransfers(within grace: Duration) async -> Bool {
-        let done = await withTaskGroup(of: Bool.self) { group in
+        await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                    let now: Bool = self.state.withLock { s in
-                        if s.outstanding <= 0 { return true }
-                        s.drainWaiters.append(c)
-                        return false
+                    let drained: Bool = self.state.withLock { s in
+                        if s.outstanding > 0 { s.drainWaiters.append(c) }
+                        return s.outstanding <= 0
                     }
-                    if now { c.resume() }
+                    if drained { c.resume() }
                 }
                 return true
             }
-            group.addTask {
-                try? await Task.sleep(for: grace)
-                return false
-            }
-            let first = await group.next() ?? false
+            group.addTask { try? await Task.sleep(for: grace); return false }
+            let drained = await group.next() ?? false
             group.cancelAll()
-            if !first {
-                // Release the drain waiter so the first child can end.
-                let waiters: [CheckedContinuation<Void, Never>] = self.state.withLock { s in
-                    defer { s.drainWaiters = [] }
-                    return s.drainWaiters
-                }
-                for w in waiters { w.resume() }
+            // Timed out: release the drain waiter so the first child can end.
+            if !drained {
+                for waiter in self.state.withLock({ s in defer { s.drainWaiters = [] }; return s.drainWaiters }) { waiter.resume() }
             }
-            return first
+            return drained
         }
-        return done
     }
 
     /// Closes the link: pending and queued sends fail with `.closed("closed by the app")`,
     /// `incoming` finishes, transfers are cancelled and the interface released. Safe to
     /// call twice.
-    public func close() async {
-        shutDown(.closed("closed by the app"), incomingError: nil)
-        let teardown = state.withLock { $0.teardown }
-        await teardown?.value
-    }
+    public func close() async { await close(.closed("closed by the app")) }
 
     /// Closes the link and resets the device's port, so that the device sees it end as it
     /// would a cable pulled and plugged back (a plain close is invisible to a USB device):
     /// a head unit dropping a phone's link.
     public func closeResettingDevice() async {
         state.withLock { $0.resetOnClose = true }
-        shutDown(.closed("dropped by the head unit"), incomingError: nil)
-        let teardown = state.withLock { $0.teardown }
-        await teardown?.value
+        await close(.closed("dropped by the head unit"))
+    }
+
+    private func close(_ reason: TransportError) async {
+        shutDown(reason, incomingError: nil)
+        await state.withLock { $0.teardown }?.value
     }
 }
 
