@@ -58,6 +58,22 @@ extension CoreHMI {
             if let milliseconds = params["timeout"]?.intValue, milliseconds > 0 {
                 views.voiceInteraction?.timer = after(milliseconds) { hmi in try await hmi.endVoiceInteraction(.timedOut, token: token) }
             }
+        case "UI.CancelInteraction":
+            // As smartdevicelink/generic_hmi (UIController): the open view of that function ends
+            // ABORTED and this succeeds; with none, IGNORED in its words.
+            let cancellable: [Int64: String] = [10: "UI.PerformInteraction", 12: "UI.Alert", 25: "UI.ScrollableMessage"]
+            guard let view = views.modal, let function = params["functionID"]?.intValue, cancellable[function] == view.method else {
+                return try await answer(id, method, .ignored, info: CoreHMIAnswers.cancelIgnored)
+            }
+            try await closeView(.aborted)
+            try await answer(id, method)
+        case "UI.EndAudioPassThru":
+            guard views.modal?.method == "UI.PerformAudioPassThru" else {
+                // generic_hmi's respondFail: a result with code 22 (GENERIC_ERROR) and no message.
+                return try await send(["jsonrpc": "2.0", "id": .int(id), "result": ["code": 22, "method": .string(method)]])
+            }
+            try await closeView(.success)
+            try await answer(id, method)
         case "UI.ShowAppMenu":
             try await answer(id, method)
             views.menuOpenFor = appID

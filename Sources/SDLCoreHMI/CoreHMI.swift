@@ -193,7 +193,7 @@ public actor CoreHMI: ScenarioDriver {
         }
     }
 
-    private func send(_ message: JSONObject) async throws {
+    func send(_ message: JSONObject) async throws {
         if let closedReason { throw Failure(description: closedReason) }
         guard let socket else { throw Failure(description: "the HMI is not connected to core yet") }
         do {

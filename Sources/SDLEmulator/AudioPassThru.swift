@@ -68,10 +68,10 @@ extension HeadUnitEmulator {
         return true
     }
 
-    /// EndAudioPassThru: the running one ends with SUCCESS and so does this request; REJECTED when none runs.
+    /// EndAudioPassThru: the running one ends with SUCCESS and so does this request; GENERIC_ERROR when none runs (generic_hmi).
     func endAudioPassThru(_ request: IncomingRequest) {
         guard apps[request.key]?.audioPassThru != nil else {
-            respond(request, "REJECTED", info: "no audio pass-thru is running")
+            respond(request, "GENERIC_ERROR")  // generic_hmi fails UI.EndAudioPassThru with no recording up
             return
         }
         respond(request, "SUCCESS")

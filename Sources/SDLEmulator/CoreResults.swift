@@ -26,6 +26,10 @@ public enum CoreResults {
         return hmiResult == "TRUNCATED_DATA" ? "GENERIC_ERROR" : hmiResult
     }
 
+    /// What smartdevicelink/generic_hmi answers, with IGNORED, a CancelInteraction that finds
+    /// nothing to cancel (RpcFactory.UICancelInteractionIgnoredResponse); core passes it on.
+    public static let cancelIgnoredInfo = "Request is ignored, because the intended result is already in effect."
+
     /// The one line for a driver step that names no HMI API result code.
     static func notAnHMIResult(_ code: String) -> EmulatorError {
         .invalidAction("\(code) is not a result code of the HMI API (Common.Result), e.g. REJECTED, DATA_NOT_AVAILABLE, GENERIC_ERROR")
