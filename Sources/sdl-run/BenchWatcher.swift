@@ -87,12 +87,9 @@ actor BenchWatcher {
     /// TDK that stays plugged in gets the scenarios again and again, and one plugged in later
     /// gets them when it enumerates the board.
     private func runOnBoard() async throws {
-        let controllers = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/udc").sorted()) ?? []
-        let udc = bench.gadget == "default" ? controllers.first : bench.gadget
-        guard let udc, controllers.contains(udc) else {
-            throw CommandFailure.connection(controllers.isEmpty
-                ? "this board has no USB device controller (/sys/class/udc is empty): it cannot be a USB device; on a Raspberry Pi add dtoverlay=dwc2"
-                : "no USB device controller \(bench.gadget ?? "") in /sys/class/udc; this board has \(controllers.joined(separator: ", "))")
+        let udc: String
+        do { udc = try USBGadgetTransport.controller(named: bench.gadget == "default" ? nil : bench.gadget) } catch {
+            throw CommandFailure.connection(error.description)
         }
         let signals = StopSignals { [weak self] in Task { await self?.stop() } }
         emit(["event": "watching", "gadget": .string(udc), "reports": .string(bench.reports)])
@@ -117,7 +114,7 @@ actor BenchWatcher {
     /// Says "attached" when a host has configured the gadget (the UDC's state), once a run.
     private func announceHost(on udc: String, as name: String) async {
         while !Task.isCancelled {
-            let state = (try? String(contentsOfFile: "/sys/class/udc/\(udc)/state", encoding: .utf8)) ?? ""
+            let state = (try? String(contentsOfFile: "\(USBGadgetPaths().udcClass)/\(udc)/state", encoding: .utf8)) ?? ""
             if state.trimmingCharacters(in: .whitespacesAndNewlines) == "configured" {
                 emit(["event": "attached", "device": .string(name)])
                 return

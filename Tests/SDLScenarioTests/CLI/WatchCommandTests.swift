@@ -55,7 +55,7 @@ struct WatchCommandTests {
         defer { try? FileManager.default.removeItem(atPath: reports) }
         let result = try await watch(#"{"gadget": "default", "scenarios": ["/tmp"], "reports": "\#(reports)"}"#)
         #expect(result.exitCode == 3, "\(result.stderr)")
-        #expect(result.stderr.contains("this board has no USB device controller (/sys/class/udc is empty)"), "\(result.stderr)")
+        #expect(result.stderr.contains("this machine has no USB device controller (/sys/class/udc is empty), so it cannot be the phone"), "\(result.stderr)")
     }
 
     @Test("scenarios that are not there are refused at start")

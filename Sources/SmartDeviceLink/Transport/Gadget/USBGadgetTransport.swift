@@ -57,6 +57,12 @@ public final class USBGadgetTransport: SDLTransport {
     }
 
     /// - Parameter endpoints: the FunctionFS files; the kernel's by default, a test's stand-in otherwise.
+    /// The USB device controller a gadget binds to: the one named, or the machine's first;
+    /// a one-line error when there is none or not that one (what `open()` checks first).
+    public static func controller(named wanted: String?, paths: USBGadgetPaths = USBGadgetPaths()) throws(TransportError) -> String {
+        try GadgetConfigFS(paths: paths).controller(named: wanted)
+    }
+
     public init(options: Options = Options(), endpoints: (any FunctionFSEndpoints)? = nil) {
         self.options = options
         self.endpoints = endpoints ?? FunctionFSMount(paths: options.paths)
