@@ -1,3 +1,4 @@
+import SDLEmulator
 import SmartDeviceLink
 
 /// A request core waits on while it is on the screen: an alert, a scrollable message, a
@@ -63,7 +64,7 @@ extension CoreHMI {
             // ABORTED and this succeeds; with none, IGNORED in its words.
             let cancellable: [Int64: String] = [10: "UI.PerformInteraction", 12: "UI.Alert", 25: "UI.ScrollableMessage"]
             guard let view = views.modal, let function = params["functionID"]?.intValue, cancellable[function] == view.method else {
-                return try await answer(id, method, .ignored, info: CoreHMIAnswers.cancelIgnored)
+                return try await answer(id, method, .ignored, info: CoreResults.cancelIgnoredInfo)
             }
             try await closeView(.aborted)
             try await answer(id, method)

@@ -4,8 +4,6 @@ import SmartDeviceLink
 /// What a generic HMI answers sdl_core's requests with (before `code` and `method`): SUCCESS
 /// for everything, and values for the questions core asks at start-up and per app.
 enum CoreHMIAnswers {
-    /// generic_hmi's message with IGNORED for a CancelInteraction that finds nothing to cancel.
-    static let cancelIgnored = CoreResults.cancelIgnoredInfo
 
     static func result(for method: String, params: JSONObject) -> JSONObject {
         let name = method.split(separator: ".").last.map(String.init) ?? method
