@@ -60,11 +60,12 @@ int sdl_bt_address_valid(const char *address) {
     return bachk(address) == 0 && str2ba(address, &parsed) == 0;
 }
 
-/* Bounds a blocking connect: Bluetooth sockets wait for the link up to the send timeout,
- * then fail with EINPROGRESS; a page that no radio answers would otherwise wait for ever. */
-static void sdl_set_send_timeout(int fd, int timeout_ms) {
+/* A socket's SO_SNDTIMEO or SO_RCVTIMEO in milliseconds (0: none). Bluetooth sockets wait for
+ * a connect up to the send timeout, then fail with EINPROGRESS; a page that no radio answers
+ * would otherwise wait for ever. */
+static void sdl_set_timeout(int fd, int option, int timeout_ms) {
     struct timeval limit = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    setsockopt(fd, SOL_SOCKET, option, &limit, sizeof limit);
 }
 
 int sdl_rfcomm_connect(int fd, const char *source, const char *text, uint8_t channel, int timeout_ms) {
@@ -82,10 +83,10 @@ int sdl_rfcomm_connect(int fd, const char *source, const char *text, uint8_t cha
     str2ba(text, &address.rc_bdaddr);
     address.rc_family = AF_BLUETOOTH;
     address.rc_channel = channel;
-    sdl_set_send_timeout(fd, timeout_ms);
+    sdl_set_timeout(fd, SO_SNDTIMEO, timeout_ms);
     int status = connect(fd, (struct sockaddr *)&address, sizeof address);
     int saved = errno;
-    sdl_set_send_timeout(fd, 0);  /* the link's writes wait as long as they must */
+    sdl_set_timeout(fd, SO_SNDTIMEO, 0);  /* the link's writes wait as long as they must */
     if (status < 0 && saved == EINPROGRESS) saved = ETIMEDOUT;
     errno = saved;
     return status;
@@ -191,9 +192,8 @@ static int sdl_sdp_find_rfcomm_channel_unguarded(const char *source, const char 
         return -1;
     }
     fcntl(session->sock, F_SETFL, fcntl(session->sock, F_GETFL) & ~O_NONBLOCK);
-    struct timeval limit = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-    setsockopt(session->sock, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-    setsockopt(session->sock, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    sdl_set_timeout(session->sock, SO_RCVTIMEO, timeout_ms);
+    sdl_set_timeout(session->sock, SO_SNDTIMEO, timeout_ms);
 
     uuid_t service_uuid;
     sdp_uuid128_create(&service_uuid, uuid);
