@@ -12,7 +12,10 @@ start watch "$SDL_RUN" watch "$work/bench.json"
 station=${children[-1]}
 wait_for "$work/watch.log" '"event":"watching".*"gadget":"dummy_udc.0"' 30 || fail "the station did not start on dummy_udc.0"
 for _ in $(seq 1200); do [ "$(grep -c '"event":"runFinished"' "$work/watch.log")" -ge 2 ] && break; sleep 0.1; done
-[ "$(grep '"event":"runFinished"' "$work/watch.log" | grep -c '"outcome":"passed"')" -ge 2 ] || fail "two runs did not pass"
+if [ "$(grep '"event":"runFinished"' "$work/watch.log" | grep -c '"outcome":"passed"')" -lt 2 ]; then
+    for report in "$work"/reports/*-gadget/; do echo "--- $report"; cat "$report/console.log" 2>/dev/null; done
+    fail "two runs did not pass"
+fi
 grep -q '"event":"attached"' "$work/watch.log" || fail "the station did not say the head unit took the board"
 for report in $(ls -d "$work"/reports/*-gadget/ | head -2); do
     grep -q "^PASS hello" "$report/console.log" && grep -q "^PASS menu" "$report/console.log" || fail "$report lacks the PASS lines"

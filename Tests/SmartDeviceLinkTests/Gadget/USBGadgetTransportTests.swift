@@ -113,6 +113,13 @@ final class GadgetStandIn: FunctionFSEndpoints, @unchecked Sendable {
         let count = buffer.withUnsafeMutableBytes { recv(kernel[endpoint], $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
         return count >= 0 ? Array(buffer.prefix(count)) : nil
     }
+    /// Makes the gadget's bulk OUT file non-blocking or blocking again. The kernel's file is
+    /// always non-blocking and says EAGAIN only while the host has the endpoint disabled; so a
+    /// non-blocking stand-in with nothing to read plays the endpoint between DISABLE and ENABLE.
+    func bulkOutDisabled(_ disabled: Bool) {
+        let flags = fcntl(gadgetSide[2], F_GETFL)
+        _ = fcntl(gadgetSide[2], F_SETFL, disabled ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
+    }
     /// Waits (a few seconds at most) until a configfs attribute holds `value`.
     func waitFor(_ name: String, _ value: String) async -> Bool {
         for _ in 0..<500 {
@@ -188,13 +195,14 @@ struct USBGadgetTransportTests {
     }
 
     /// A link started as the accessory, opened by the host's first ENABLE.
-    func openAsAccessory(_ board: GadgetStandIn) async throws -> USBGadgetTransport {
+    func openAsAccessory(_ board: GadgetStandIn, bulkOutDisabled: Bool = false) async throws -> USBGadgetTransport {
         var options = board.options
         options.startAsAccessory = true
         let link = USBGadgetTransport(options: options, endpoints: board)
         let opened = Task { try await link.open() }
         _ = await board.receive(0); _ = await board.receive(0)  // descriptors, strings
         #expect(await board.waitFor("UDC", "dummy_udc.0"))
+        board.bulkOutDisabled(bulkOutDisabled)
         board.event(2)
         try await opened.value
         return link
@@ -206,6 +214,38 @@ struct USBGadgetTransportTests {
         let link = try await openAsAccessory(board)
         #expect(board.attribute("idProduct") == "0x2d00")
         #expect(link.description == "USB gadget on dummy_udc.0, started as the accessory 18d1:2d00")
+        await link.close()
+    }
+
+    /// Found in the lab: a host that sets the configuration while the kernel's enumeration
+    /// does (both SET_CONFIGURATIONs reach the gadget) disables and enables the function
+    /// right after the link came up, cutting the bulk read short.
+    @Test("before the head unit has spoken, a DISABLE that an ENABLE follows is a re-configuration: the read is repeated")
+    func reconfiguration() async throws {
+        let board = GadgetStandIn()
+        let link = try await openAsAccessory(board, bulkOutDisabled: true)  // the first read finds it disabled
+        var incoming = link.incoming.makeAsyncIterator()
+        try await Task.sleep(for: .milliseconds(100))
+        board.bulkOutDisabled(false)
+        board.event(3)  // DISABLE
+        board.event(2)  // ENABLE
+        board.send(2, [5])
+        #expect(try await incoming.next() == [5])
+        try await link.send([6])
+        #expect(await board.receive(1) == [6])
+        await link.close()
+    }
+
+    @Test("once the head unit has spoken, a DISABLE ends the link even when an ENABLE follows (a reset: a new session)")
+    func resetAfterTraffic() async throws {
+        let board = GadgetStandIn()
+        let link = try await openAsAccessory(board)
+        var incoming = link.incoming.makeAsyncIterator()
+        board.send(2, [4])
+        #expect(try await incoming.next() == [4])
+        board.event(3)
+        board.event(2)
+        await #expect(throws: TransportError.self) { _ = try await incoming.next() }
         await link.close()
     }
 

@@ -16,9 +16,12 @@ import Foundation
 /// (received).
 ///
 /// While the link is up, ep0 still reports what the host does: a DISABLE or UNBIND (cable
-/// pulled, head unit reset or off) ends ``incoming`` with
-/// ``TransportError/closed(_:)``, so a manager's reconnect policy applies as on TCP; a
-/// suspend and resume are logged. ``close()`` unbinds the gadget: the head unit sees the
+/// pulled, head unit reset or off) ends ``incoming`` with ``TransportError/closed(_:)``, so
+/// a manager's reconnect policy applies as on TCP. One exception: before the head unit has
+/// sent anything, a DISABLE that an ENABLE follows within ``reconfigureGrace`` is the host
+/// setting the configuration a second time (a libusb host such as sdl_core sets it when it
+/// finds none, which can race the kernel's own enumeration), and the reads and writes it
+/// cut short are repeated. A suspend and resume are logged. ``close()`` unbinds the gadget: the head unit sees the
 /// phone unplugged.
 public final class USBGadgetTransport: SDLTransport {
     public struct Options: Sendable, Hashable {
@@ -54,7 +57,16 @@ public final class USBGadgetTransport: SDLTransport {
         var bulkInClosed = false
         /// Bulk IN's packet size at the speed the host chose, read once at open.
         var packetIn = 512
+        /// How many times the host enabled the configuration since the link came up: a bulk
+        /// read or write cut short by a DISABLE is repeated when this has grown.
+        var enables = 0
+        /// Whether the head unit has sent anything: after that a DISABLE is always a loss.
+        var heardFromHost = false
     }
+
+    /// How long a DISABLE may wait for the ENABLE that makes it a re-configuration rather
+    /// than the head unit letting go.
+    public static let reconfigureGrace: Duration = .seconds(1)
 
     /// - Parameter endpoints: the FunctionFS files; the kernel's by default, a test's stand-in otherwise.
     /// The USB device controller a gadget binds to: the one named, or the machine's first;
@@ -134,8 +146,10 @@ public final class USBGadgetTransport: SDLTransport {
             for (start, end) in zip(cuts, cuts.dropFirst()) {
                 var offset = start
                 while offset < end {
+                    let enables = state.withLock { $0.enables }
                     let count = Glibc.write(fd, raw.baseAddress! + offset, end - offset)
                     if count < 0 && errno == EINTR { continue }
+                    if count < 0 && Self.cutByHost(errno) && reenabled(after: enables) { continue }
                     guard count > 0 else { return .failure(fail(code: count < 0 ? errno : EIO, during: "writing to bulk IN")) }
                     offset += count
                 }
@@ -151,10 +165,12 @@ public final class USBGadgetTransport: SDLTransport {
     private func read(_ fd: Int32, size: Int) {
         var buffer = [UInt8](repeating: 0, count: size)
         while true {
+            let enables = state.withLock { $0.enables }
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, size) }
             if count > 0 {
+                state.withLock { $0.heardFromHost = true }
                 continuation.yield(Array(buffer[..<count]))
-            } else if count < 0 && errno == EINTR {
+            } else if count < 0 && (errno == EINTR || (Self.cutByHost(errno) && reenabled(after: enables))) {
                 continue
             } else {
                 finish(fail(code: count < 0 ? errno : ESHUTDOWN, during: "reading bulk OUT"))
@@ -168,18 +184,33 @@ public final class USBGadgetTransport: SDLTransport {
     private func watch(_ ep0: Int32, wake: Int32) {
         defer { _ = Glibc.close(ep0) }  // closing ep0 also takes the function off the kernel's gadget
         var buffer = [UInt8](repeating: 0, count: FunctionFS.Event.size * 4)
+        var disabledAt: ContinuousClock.Instant?
         while true {
             var fds = [pollfd(fd: ep0, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { break }
+            let timeout = disabledAt.map { max(0, Int32(clamping: Int64((Self.reconfigureGrace - $0.duration(to: .now)).seconds * 1000))) } ?? -1
+            let ready = poll(&fds, 2, timeout)
+            guard ready >= 0 || errno == EINTR else { break }
             if fds[1].revents != 0 { break }
+            if ready == 0, disabledAt != nil {
+                finish(fail(.closed(Self.letGo("DISABLE"))))
+                break
+            }
             guard fds[0].revents != 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { Glibc.read(ep0, $0.baseAddress, $0.count) }
             guard count > 0 else { finish(fail(code: count < 0 ? errno : ESHUTDOWN, during: "reading ep0")); break }
             for event in FunctionFS.Event.parse(buffer[..<count]) {
                 switch event {
-                case .disable, .unbind:
-                    finish(fail(.closed("the head unit let go of the USB link (\(event == .disable ? "DISABLE" : "UNBIND"): "
-                                        + "the cable was pulled, or the head unit reset or switched off)")))
+                case .disable where state.withLock({ $0.heardFromHost }),
+                     .enable where state.withLock({ $0.heardFromHost }):  // its DISABLE merged into it by the kernel
+                    finish(fail(.closed(Self.letGo("DISABLE"))))
+                case .disable:
+                    disabledAt = disabledAt ?? .now
+                case .enable:
+                    disabledAt = nil
+                    state.withLock { $0.enables += 1 }
+                    SDLLog.usb.info("the head unit set the USB configuration again; the link goes on")
+                case .unbind:
+                    finish(fail(.closed(Self.letGo("UNBIND"))))
                 case .suspend:
                     SDLLog.usb.notice("the head unit suspended the USB bus; the link waits for it to resume")
                 case .resume:
@@ -191,6 +222,28 @@ public final class USBGadgetTransport: SDLTransport {
                 }
             }
         }
+    }
+
+    private static func letGo(_ event: String) -> String {
+        "the head unit let go of the USB link (\(event): the cable was pulled, or the head unit reset or switched off)"
+    }
+
+    /// A bulk read or write ended because the host disabled the endpoint: ESHUTDOWN when it
+    /// was under way, EAGAIN (the files are non-blocking) when it began while disabled.
+    private static func cutByHost(_ code: Int32) -> Bool { code == ESHUTDOWN || code == EAGAIN }
+
+    /// After a bulk read or write was cut by the host: whether the host enabled the
+    /// configuration again before it sent anything (so the transfer is to be repeated),
+    /// waiting at most a little longer than ep0's watcher waits before it calls the DISABLE a loss.
+    private func reenabled(after enables: Int) -> Bool {
+        let deadline = ContinuousClock.now + Self.reconfigureGrace + .milliseconds(500)
+        while ContinuousClock.now < deadline {
+            let (now, over) = state.withLock { ($0.enables, $0.failure != nil || $0.closed || $0.heardFromHost) }
+            if over { return false }
+            if now > enables { return true }
+            usleep(10_000)
+        }
+        return false
     }
 
     /// Records the first failure (later ones are its consequences) and returns it.
