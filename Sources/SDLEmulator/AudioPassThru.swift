@@ -6,6 +6,11 @@ extension HeadUnitEmulator {
     /// size) every `audioPassThruChunkMs`, in (scaled) real time, until `maxDuration`
     /// (SUCCESS), EndAudioPassThru (SUCCESS) or the driver cancels (ABORTED). A second one
     /// while one runs is REJECTED.
+    ///
+    /// As on sdl_core, a chunk is sent at each full interval *before* `maxDuration`: core's
+    /// sender wakes every second, and the HMI's answer at `maxDuration` ends the pass-thru
+    /// before the wake-up that would carry the last second (audio_stream_sender_thread.cc).
+    /// So 3000 ms bring two chunks, the first two seconds, and 3500 ms bring three.
     func performAudioPassThru(_ request: IncomingRequest, _ recording: PerformAudioPassThru) {
         guard let app = apps[request.key] else { return }
         guard app.audioPassThru == nil, !apps.values.contains(where: { $0.audioPassThru != nil }) else {
@@ -35,16 +40,16 @@ extension HeadUnitEmulator {
         refreshStatus(request.key)
         let chunkMs = configuration.audioPassThruChunkMs
         let delay = configuration.scaled(chunkMs)
-        let clock = self.clock
+        let clock = self.clock, configuration = self.configuration
         timers[token] = Task { [weak self] in
             var sentMs = 0
-            while sentMs < maxDuration {
+            while sentMs + chunkMs < maxDuration {
                 guard (try? await clock.sleep(for: delay)) != nil else { return }
-                let endMs = min(maxDuration, sentMs + chunkMs)
-                let chunk = signal.pcm(samples: signal.sampleIndex(atMs: sentMs)..<signal.sampleIndex(atMs: endMs))
+                let chunk = signal.pcm(samples: signal.sampleIndex(atMs: sentMs)..<signal.sampleIndex(atMs: sentMs + chunkMs))
                 guard let self, await self.audioChunk(request.key, token: token, chunk) else { return }
-                sentMs = endMs
+                sentMs += chunkMs
             }
+            guard (try? await clock.sleep(for: configuration.scaled(maxDuration - sentMs))) != nil else { return }
             await self?.finishAudioPassThru(request.key, token: token, resultCode: "SUCCESS")
         }
     }

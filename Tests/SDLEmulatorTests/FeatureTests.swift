@@ -190,15 +190,15 @@ struct AudioPassThruTests {
     /// A recording that runs until something ends it.
     static let endless: JSONObject = request.merging(["maxDuration": 1_000_000]) { $1 }
 
-    @Test("PerformAudioPassThru streams OnAudioPassThru PCM chunks (16 kHz, 16-bit mono) until maxDuration, then SUCCESS")
-    func streamsUntilMaxDuration() async throws {
+    @Test("PerformAudioPassThru streams a PCM chunk (16 kHz, 16-bit mono) each full second before maxDuration, then SUCCESS, as core does",
+          arguments: [(2000, 1), (2500, 2), (500, 0)])
+    func streamsUntilMaxDuration(maxDuration: Int, chunkCount: Int) async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await activeApp(headUnit)
-        let response = try await app.request("PerformAudioPassThru", Self.request)
+        let response = try await app.request("PerformAudioPassThru", Self.request.merging(["maxDuration": .int(Int64(maxDuration))]) { $1 })
         #expect(response.resultCode == "SUCCESS")
         let chunks = await app.inbox.take("OnAudioPassThru")
-        #expect(chunks.count == 2)
-        #expect(chunks.map(\.bulkData.count) == [32000, 32000])  // 1000 ms × 16000 × 2 bytes
+        #expect(chunks.map(\.bulkData.count) == Array(repeating: 32000, count: chunkCount))  // 1000 ms × 16000 × 2 bytes
         await headUnit.stop()
     }
 
