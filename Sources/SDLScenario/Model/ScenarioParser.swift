@@ -68,7 +68,7 @@ public enum ScenarioParser {
         "subscribe", "unsubscribe", "getVehicleData", "audioPassThru", "putFile", "setAppIcon",
         "wait", "repeat", "prompt", "driver", "stream", "exec", "streamVideo", "streamAudio", "showManeuver",
     ]
-    static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background"]
+    static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background", "unchecked"]
     /// The kinds whose `timeout` is how long each of their requests waits for its response.
     static let requestingKinds: Set = ["send", "show", "menu", "alert", "subscribe", "unsubscribe", "getVehicleData",
                                        "audioPassThru", "putFile", "setAppIcon", "showManeuver"]
@@ -229,6 +229,9 @@ struct ScenarioReader {
         if object["timeout"] != nil, !ScenarioParser.requestingKinds.contains(kindKey) {
             issue("\(path).timeout", "only a step that sends requests waits for responses; an expectation waits \"within\" ms (default: defaults.timeout)")
         }
+        if object["unchecked"] != nil, !["send", "notify"].contains(kindKey) {
+            issue("\(path).unchecked", "only a send or notify step can leave its parameters unchecked")
+        }
         let background = bool(object["background"], "\(path).background") ?? false
         if background, !["send", "show", "alert", "getVehicleData", "subscribe", "unsubscribe", "setAppIcon"].contains(kindKey) {
             issue("\(path).background", "only a step that sends one request can run in the background")
@@ -248,8 +251,11 @@ struct ScenarioReader {
                 return nil
             }
             let parameters = objectValue(object["params"], "\(path).params") ?? [:]
-            for problem in spec.parameterProblems(function: function, type: type, parameters: parameters) {
-                issue("\(path).params\(problem.path.isEmpty ? "" : "." + problem.path)", problem.message)
+            // "unchecked": true sends parameters the spec forbids, to see how a head unit refuses them.
+            if bool(object["unchecked"], "\(path).unchecked") != true {
+                for problem in spec.parameterProblems(function: function, type: type, parameters: parameters) {
+                    issue("\(path).params\(problem.path.isEmpty ? "" : "." + problem.path)", problem.message)
+                }
             }
             if kindKey == "notify" { return kind(.notify(function: function, parameters: parameters)) }
             var bulkFile = string(object["bulkFile"], "\(path).bulkFile")

@@ -57,6 +57,7 @@ public enum ScenarioSchema {
         "notify": {"type": "string", "description": "A notification the app sends."},
         "params": {"type": "object"},
         "bulkFile": {"type": "string"},
+        "unchecked": {"type": "boolean", "description": "Send the params as written, even where the RPC spec forbids them: how does the head unit refuse them?"},
         "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds each request of a send or action step waits for its response (default: the library's 10 s)."},
         "background": {"type": "boolean", "description": "Send without waiting for the response; check it with a later expect."},
         "response": {"$ref": "#/$defs/response"},
