@@ -75,6 +75,16 @@ extension CoreHMI {
             }
             try await closeView(.success)
             try await answer(id, method)
+        case "UI.Show" where showsUnavailableTemplate(params):
+            let template = params["templateConfiguration"]?["template"]?.stringValue ?? ""
+            let onlyTemplate = params.count == 3 && params["showStrings"]?.arrayValue?.isEmpty == true
+                && params["templateConfiguration"]?.objectValue?.count == 1
+            let answer = CoreResults.templateAnswer(template: template, isMedia: mediaApps.contains(appID),
+                                                    templates: Self.templates, onlyTemplate: onlyTemplate)!
+            // generic_hmi sends both as an error object, the WARNINGS too, so that core keeps the message.
+            let code: HMIResult = answer.code == "WARNINGS" ? .warnings : .unsupportedRequest
+            try await send(["jsonrpc": "2.0", "id": .int(id), "error": [
+                "code": .int(Int64(code.rawValue)), "message": .string(answer.info), "data": ["method": .string(method)]]])
         case "UI.ShowAppMenu":
             try await answer(id, method)
             views.menuOpenFor = appID
@@ -93,6 +103,16 @@ extension CoreHMI {
             result.merge(configuredAnswers[method]?.objectValue ?? [:]) { _, configured in configured }
             try await answer(id, method, .success, result)
         }
+    }
+
+    /// The display's templates: the embedded emulator's, so both sides agree.
+    static let templates = EmulatorConfiguration.standard.capabilities["displayCapabilities"]?["templatesAvailable"]?
+        .arrayValue?.compactMap(\.stringValue) ?? []
+
+    private func showsUnavailableTemplate(_ params: JSONObject) -> Bool {
+        guard let template = params["templateConfiguration"]?["template"]?.stringValue else { return false }
+        return CoreResults.templateAnswer(template: template, isMedia: mediaApps.contains(params["appID"]?.intValue ?? 0),
+                                          templates: Self.templates, onlyTemplate: true) != nil
     }
 
     /// Puts a view on the screen: the app's system context changes as a generic HMI's does,

@@ -33,6 +33,8 @@ public actor CoreHMI: ScenarioDriver {
     private var nextID = 1
     /// Policy app id → the HMI app id core gave it, in registration order.
     private var apps: [(policyID: String, hmiID: Int64)] = []
+    /// The HMI ids of the media apps: only they may have the MEDIA template.
+    var mediaApps: Set<Int64> = []
     private var appWaiters: [CheckedContinuation<Void, Never>] = []
     private var closedReason: String?
     /// When core last asked this HMI something.
@@ -217,6 +219,7 @@ public actor CoreHMI: ScenarioDriver {
             } else if method == "BasicCommunication.OnAppRegistered", let app = params["application"]?.objectValue,
                       let hmiID = app["appID"]?.intValue {
                 apps.append((app["policyAppID"]?.stringValue ?? "", hmiID))
+                if app["isMediaApplication"]?.boolValue == true { mediaApps.insert(hmiID) }
                 wakeAppWaiters()
             } else if method == "BasicCommunication.OnAppUnregistered", let hmiID = params["appID"]?.intValue {
                 // The next scenario's driver steps are about the app that registers next.

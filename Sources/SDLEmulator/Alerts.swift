@@ -92,10 +92,22 @@ extension HeadUnitEmulator {
             respond(request, "INVALID_DATA")  // show_request.cc: nothing to show
             return
         }
+        let template = p["templateConfiguration"]?["template"]?.stringValue.flatMap { template in
+            CoreResults.templateAnswer(
+                template: template, isMedia: apps[request.key]?.isMedia ?? false,
+                templates: configuration.capabilities["displayCapabilities"]?["templatesAvailable"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                onlyTemplate: Set(p.keys).subtracting(["windowID"]) == ["templateConfiguration"] && p["templateConfiguration"]?.objectValue?.count == 1)
+        }
+        if let template, template.code != "WARNINGS" {
+            respond(request, template.code, info: template.info)
+            return
+        }
         let fields = displayTextFields
         let unsupported = Self.showTextKeys.filter { p[$0] != nil && !fields.contains($0) }
         apps.update(request.key) { $0.show.merge(p) { _, new in new } }
-        if (p["graphic"] != nil || p["secondaryGraphic"] != nil),
+        if let template {
+            respond(request, template.code, info: template.info)
+        } else if (p["graphic"] != nil || p["secondaryGraphic"] != nil),
            configuration.capabilities["displayCapabilities"]?["graphicSupported"]?.boolValue == false {
             respond(request, "UNSUPPORTED_RESOURCE", success: true, info: "the display shows no graphics")
         } else if !unsupported.isEmpty {

@@ -9,8 +9,11 @@ extension HeadUnitEmulator {
         let layout = change.displayLayout
         var display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
         let templates = display["templatesAvailable"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        guard templates.contains(layout) else {
-            respond(request, "REJECTED", info: "the display has no template \(layout)")
+        // core sends the HMI a UI.Show that asks for the template alone (or with colours).
+        let onlyTemplate = change.dayColorScheme == nil && change.nightColorScheme == nil
+        if let refused = CoreResults.templateAnswer(template: layout, isMedia: app.isMedia, templates: templates, onlyTemplate: onlyTemplate),
+           refused.code != "WARNINGS" {
+            respond(request, refused.code, info: refused.info)
             return
         }
         if layout.hasSuffix("_ONLY") {
@@ -21,8 +24,13 @@ extension HeadUnitEmulator {
         for key in ["buttonCapabilities", "softButtonCapabilities", "presetBankCapabilities"] {
             extra[key] = configuration.capabilities[key]
         }
-        respond(request, "SUCCESS", extra)
         let version = app.syncMsgVersion
+        if version.majorVersion >= 6 {  // set_display_layout_request.cc
+            respond(request, "WARNINGS", info: "The RPC is deprecated and will be removed in a future version. The requested display "
+                    + "layout is set to the main window. Please use `Show.templateConfiguration` instead.", extra)
+        } else {
+            respond(request, "SUCCESS", extra)
+        }
         guard version.majorVersion > 5 || (version.majorVersion == 5 && version.minorVersion >= 1) else { return }
         notify(request.key, "OnSystemCapabilityUpdated", ["systemCapability": [
             "systemCapabilityType": "DISPLAYS", "displayCapabilities": displaysCapability(of: display),

@@ -38,6 +38,16 @@ extension HeadUnitEmulator {
     }
 
     private func dispatch(_ request: IncomingRequest) {
+        // core checks a request against the spec before anything else, registration and
+        // policy included (rpc_handler_impl.cc); what it drops on the way makes a WARNINGS.
+        var request = request
+        let check = CoreValidation(function: request.name, parameters: request.parameters)
+        if let refusal = check.refusal {
+            respond(request, "INVALID_DATA", info: refusal)
+            return
+        }
+        request.parameters = check.parameters
+        request.warnings = check.warnings
         if request.functionID == RegisterAppInterface.functionID {
             registerApp(request)
             return
@@ -52,10 +62,6 @@ extension HeadUnitEmulator {
             respond(request, "DISALLOWED")
             return
         }
-        if let problem = ParameterCheck.problem(in: request) {
-            respond(request, "INVALID_DATA", info: problem)
-            return
-        }
         guard let handle = Self.handlers[request.functionID] else {
             respond(request, "UNSUPPORTED_REQUEST", info: "the emulator does not model \(request.name)")
             return
@@ -66,6 +72,11 @@ extension HeadUnitEmulator {
     }
 
     typealias Handler = @Sendable (isolated HeadUnitEmulator, IncomingRequest) -> Void
+
+    /// Runs `handle` when the request has one of `keys`; INVALID_DATA without info otherwise.
+    func needsAny(_ request: IncomingRequest, _ keys: String..., then handle: () -> Void) {
+        if keys.contains(where: { request.parameters[$0] != nil }) { handle() } else { respond(request, "INVALID_DATA") }
+    }
 
     /// The requests the emulator models, by function id, each to its handler, with the request
     /// decoded into its generated type for the handlers that read it. RegisterAppInterface
@@ -107,8 +118,13 @@ extension HeadUnitEmulator {
         decoding(SendLocation.self) { $0.sendLocation($1, $2) },
         decoding(SendHapticData.self) { $0.sendHapticData($1, $2) },
         reading(ShowConstantTBT.self) { hu, request in hu.navigationShown(request) },
-        reading(UpdateTurnList.self) { hu, request in hu.navigationShown(request) },
-        reading(AlertManeuver.self) { hu, request in hu.respond(request, "SUCCESS") },
+        // core: with neither its list (or speech) nor soft buttons there is nothing to do.
+        reading(UpdateTurnList.self) { hu, request in
+            hu.needsAny(request, "turnList", "softButtons") { hu.navigationShown(request) }
+        },
+        reading(AlertManeuver.self) { hu, request in
+            hu.needsAny(request, "ttsChunks", "softButtons") { hu.respond(request, "SUCCESS") }
+        },
     ])
 
     /// A handler that gets the request as its generated type. The spec check ran first, so
@@ -149,7 +165,12 @@ extension HeadUnitEmulator {
     /// Answers a request; `success` overrides what the result code implies.
     func respond(_ request: IncomingRequest, _ resultCode: String, success: Bool? = nil, info: String? = nil, _ extra: JSONObject = [:],
                  bulkData: [UInt8] = []) {
-        var parameters = extra
+        var parameters = extra, resultCode = resultCode, info = info
+        if let warnings = request.warnings, resultCode == "SUCCESS" || resultCode == "WARNINGS" {
+            // core: what its check dropped turns a success into WARNINGS (request_from_mobile_impl.cc).
+            info = info.map { "\($0)\n\(warnings)" } ?? warnings
+            resultCode = "WARNINGS"
+        }
         parameters["success"] = .bool(success ?? Self.successfulCodes.contains(resultCode))
         parameters["resultCode"] = .string(resultCode)
         if let info { parameters["info"] = .string(info) }

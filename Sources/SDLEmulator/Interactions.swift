@@ -113,7 +113,7 @@ extension HeadUnitEmulator {
             Int(ScrollableMessage.functionID): .scrollable, Int(Slider.functionID): .slider,
         ]
         guard let kind = kinds[cancel.functionID] else {
-            respond(request, "INVALID_ID", info: "function \(cancel.functionID) cannot be cancelled")
+            respond(request, "INVALID_ID")  // cancel_interaction_request.cc says no more
             return
         }
         guard let modal = apps[request.key]?.modal, modal.kind == kind,

@@ -231,6 +231,8 @@ struct IncomingRequest: Sendable {
     var parameters: JSONObject
     /// A slice of the message's payload.
     var bulkData: ArraySlice<UInt8>
+    /// What core's check of the request dropped (unknown enum values): the answer says it.
+    var warnings: String? = nil
 }
 
 /// A request answered later (Alert, PerformInteraction, Speak, ...).

@@ -1,12 +1,6 @@
 import SmartDeviceLink
 
 extension HeadUnitEmulator {
-    static let languages: Set<String> = [
-        "EN-US", "ES-MX", "FR-CA", "DE-DE", "ES-ES", "EN-GB", "RU-RU", "TR-TR", "PL-PL", "FR-FR", "IT-IT", "SV-SE", "PT-PT",
-        "NL-NL", "EN-AU", "ZH-CN", "ZH-TW", "JA-JP", "AR-SA", "KO-KR", "PT-BR", "CS-CZ", "DA-DK", "NO-NO", "NL-BE", "EL-GR",
-        "HU-HU", "FI-FI", "SK-SK", "EN-IN", "TH-TH", "EN-SA", "HE-IL", "RO-RO", "UK-UA", "ID-ID", "VI-VN", "MS-MY", "HI-IN",
-    ]
-
     /// RegisterAppInterface, as core's RegisterAppInterfaceRequest.
     func registerApp(_ request: IncomingRequest) {
         // core: a second RAI in a registered session is APPLICATION_REGISTERED_ALREADY.
@@ -14,21 +8,10 @@ extension HeadUnitEmulator {
             respond(request, "APPLICATION_REGISTERED_ALREADY")
             return
         }
-        if let problem = ParameterCheck.problem(in: request) {
-            respond(request, "INVALID_DATA", info: problem)
-            return
-        }
         guard let registration = decoded(RegisterAppInterface.self, request) else { return }
         let appName = registration.appName, appID = registration.appID, version = registration.syncMsgVersion
-        guard (1...10).contains(version.majorVersion), (0...1000).contains(version.minorVersion) else {
-            respond(request, "INVALID_DATA", info: "syncMsgVersion needs majorVersion 1…10 and minorVersion 0…1000")
-            return
-        }
+        // The spec's limits (syncMsgVersion's range, known languages) were checked as core checks them.
         let language = registration.languageDesired.rawValue, display = registration.hmiDisplayLanguageDesired.rawValue
-        guard Self.languages.contains(language), Self.languages.contains(display) else {
-            respond(request, "INVALID_DATA", info: "unknown language \(Self.languages.contains(language) ? display : language)")
-            return
-        }
         // core rejects names made only of whitespace or holding \n / \t.
         if appName.allSatisfy(\.isWhitespace) || appName.contains("\n") || appName.contains("\t") {
             respond(request, "INVALID_DATA", info: "appName must not be blank or hold newlines or tabs")
@@ -126,10 +109,6 @@ extension HeadUnitEmulator {
     func changeRegistration(_ request: IncomingRequest, _ change: ChangeRegistration) {
         guard var app = apps[request.key] else { return }
         let language = change.language.rawValue, display = change.hmiDisplayLanguage.rawValue
-        guard Self.languages.contains(language), Self.languages.contains(display) else {
-            respond(request, "INVALID_DATA", info: "unknown language")
-            return
-        }
         let name = change.appName ?? app.appName
         let synonyms = change.vrSynonyms ?? app.vrSynonyms
         let mine = Set(([name] + synonyms).map { $0.lowercased() })
@@ -137,8 +116,10 @@ extension HeadUnitEmulator {
             respond(request, "DUPLICATE_NAME")
             return
         }
+        // core: a language the HMI does not list as supported (GetSupportedLanguages; this
+        // head unit supports the one it speaks) is UNSUPPORTED_RESOURCE, with no info.
         guard language == configuration.language, display == configuration.hmiDisplayLanguage else {
-            respond(request, "REJECTED", info: "the head unit speaks \(configuration.language) and displays \(configuration.hmiDisplayLanguage)")
+            respond(request, "UNSUPPORTED_RESOURCE")
             return
         }
         app.appName = name

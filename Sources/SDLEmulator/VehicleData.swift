@@ -21,7 +21,7 @@ extension HeadUnitEmulator {
     func subscribeVehicleData(_ request: IncomingRequest) {
         guard let app = apps[request.key] else { return }
         guard let items = requestedItems(request), !items.isEmpty else {
-            respond(request, "INVALID_DATA", info: "name vehicle data items with true")
+            respond(request, "INVALID_DATA")  // core: nothing asked, no info
             return
         }
         var results: JSONObject = [:]
@@ -58,7 +58,7 @@ extension HeadUnitEmulator {
     func unsubscribeVehicleData(_ request: IncomingRequest) {
         guard let app = apps[request.key] else { return }
         guard let items = requestedItems(request), !items.isEmpty else {
-            respond(request, "INVALID_DATA", info: "name vehicle data items with true")
+            respond(request, "INVALID_DATA")  // core: nothing asked, no info
             return
         }
         var results: JSONObject = [:]
@@ -85,7 +85,7 @@ extension HeadUnitEmulator {
     /// GetVehicleData: the current values; VEHICLE_DATA_NOT_AVAILABLE when none of the items has one.
     func getVehicleData(_ request: IncomingRequest) {
         guard let items = requestedItems(request), !items.isEmpty else {
-            respond(request, "INVALID_DATA", info: "name vehicle data items with true")
+            respond(request, "INVALID_DATA")  // core: nothing asked, no info
             return
         }
         var values: JSONObject = [:]
