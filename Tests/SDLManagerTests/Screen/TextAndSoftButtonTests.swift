@@ -120,7 +120,7 @@ struct TextAndSoftButtonTests {
         await #expect {
             try await rig.screen.textAndGraphics.changeTemplate("NO_SUCH_TEMPLATE")
         } throws: { error in
-            guard case ManagerError.refused("SetDisplayLayout", .rejected, _) = error else { return false }
+            guard case ManagerError.refused("SetDisplayLayout", .unsupportedRequest, _) = error else { return false }
             return true
         }
         await rig.stop()

@@ -70,7 +70,7 @@ struct VehicleDataManagerTests {
         let (rig, audio) = try await audioRig("apt-full")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("apt-\(UUID()).wav").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let recording = await audio.start(AudioPassThruOptions(prompt: "Speak now", text1: "Recording", maxDuration: .seconds(2)))
+        let recording = await audio.start(AudioPassThruOptions(prompt: "Speak now", text1: "Recording", maxDuration: .milliseconds(2500)))
         let writer = try WAVWriter(path: path, samplingRate: ._16khz, bitsPerSample: ._16Bit)
         var chunks = 0
         for await pcm in recording.chunks {
@@ -80,7 +80,7 @@ struct VehicleDataManagerTests {
         try writer.finish()
         let result = try await recording.result
         #expect(result.outcome == .completed && result.resultCode == .success)
-        #expect(result.bytes == 64_000, "2 s of 16 kHz 16-bit mono")
+        #expect(result.bytes == 64_000, "the 2 full seconds before the end: 16 kHz 16-bit mono")
         #expect(chunks == 2)
         let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(file.count == 44 + 64_000)

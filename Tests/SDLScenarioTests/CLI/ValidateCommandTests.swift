@@ -30,6 +30,7 @@ struct ValidateCommandTests {
         ("stream-service.json", "$.steps[0].stream.service", "did you mean \"video\"?"),
         ("timeout-on-expect.json", "$.steps[0].timeout", "an expectation waits \"within\" ms"),
         ("timeout-on-background.json", "$.steps[0].background", "not by response/capture/timeout here"),
+        ("unchecked-on-expect.json", "$.steps[0].unchecked", "only a send or notify step"),
     ]
 
     @Test("validate names the location and the fix", arguments: cases)
