@@ -276,11 +276,18 @@ struct Bench {
                      Double(uploadPeak) / 1e6, "sdl-run --version" as NSString, Double(basePeak) / 1e6, Double(uploadPeak) / Double(max(basePeak, 1))))
     }
 
+    /// A measured app downloads nothing from the web (the emulator names core's lock screen icon URL).
+    static func offline(_ configuration: SDLConfiguration) -> SDLConfiguration {
+        var configuration = configuration
+        configuration.lockScreen.fetchIcon = false
+        return configuration
+    }
+
     /// A second app, through ``SDLManager`` as apps send, registered with `headUnit` over TCP and in FULL.
     static func managerOverTCP(to headUnit: HeadUnitEmulator) async throws -> SDLManager {
         let port = try await headUnit.listen(host: "127.0.0.1", port: 0)
-        let manager = SDLManager(configuration: SDLConfiguration(appName: "bench-manager", appID: "bench-manager",
-                                                                 transports: [.tcp(host: "127.0.0.1", port: port)]))
+        let manager = SDLManager(configuration: offline(SDLConfiguration(appName: "bench-manager", appID: "bench-manager",
+                                                                         transports: [.tcp(host: "127.0.0.1", port: port)])))
         try await manager.start()
         try await headUnit.activateApp("bench-manager")
         _ = await manager.firstNonNoneHMILevel()
@@ -289,13 +296,13 @@ struct Bench {
 
     static func menuUpdates(cells count: Int, changed: Int, rounds: Int) async throws -> (Duration, Duration) {
         let headUnit = HeadUnitEmulator(configuration: unlimited)
-        let manager = SDLManager(configuration: SDLConfiguration(appName: "bench-menu", appID: "bench-menu", transports: [
+        let manager = SDLManager(configuration: offline(SDLConfiguration(appName: "bench-menu", appID: "bench-menu", transports: [
             TransportChoice("emulator") {
                 let (app, unit) = MemoryTransport.pair()
                 Task { await headUnit.serve(unit) }
                 return app
             },
-        ]))
+        ])))
         try await manager.start()
         try await headUnit.activateApp("bench-menu")
         _ = await manager.firstNonNoneHMILevel()

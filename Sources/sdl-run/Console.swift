@@ -47,6 +47,7 @@ struct Console: AsyncParsableCommand {
         }
         var configuration = SDLConfiguration(appName: appName, appID: appID, transports: [choice])
         configuration.registrationTimeout = transport.registrationTimeout
+        configuration.lockScreen.fetchIcon = false  // as in scenarios: no download from the web
         let manager = SDLManager(configuration: configuration)
         let reporter = ConsoleReporter(color: noColor ? false : nil)
         let start = ContinuousClock.now

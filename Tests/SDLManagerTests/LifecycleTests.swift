@@ -20,6 +20,8 @@ func configuration(_ emulator: HeadUnitEmulator, name: String = "Lifecycle App",
     var configuration = SDLConfiguration(appName: name, appID: appID, transports: [emulatorChoice(emulator)],
                                          reconnect: ReconnectPolicy(initialDelay: .milliseconds(20), maximumAttempts: 3),
                                          registrationTimeout: .seconds(30))
+    // The emulator sends core's default icon URL (on the web); only the lock screen tests fetch, from loopback.
+    configuration.lockScreen.fetchIcon = false
     change(&configuration)
     return configuration
 }

@@ -200,6 +200,7 @@ struct SecondaryTransportSwitchTests {
                 return app
             }])
         settings.secondaryTransports = [.usb]
+        settings.lockScreen.fetchIcon = false
         // The USB link the library would open with libusb, here an in-memory cable.
         settings.makeSecondaryTransport = { endpoint in
             opened.withLock { $0.append(endpoint) }

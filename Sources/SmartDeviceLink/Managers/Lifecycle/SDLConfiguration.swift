@@ -42,6 +42,9 @@ public struct SDLConfiguration: Sendable {
     /// How the file manager paces uploads: chunks in flight and the most PutFiles a second,
     /// under the head unit's flood limit (``UploadPacing/standard``).
     public var uploadPacing: UploadPacing = .standard
+    /// How the app shows its lock screen, and whether the head unit's icon is downloaded
+    /// (``LockScreenConfiguration/enabled``, as sdl_ios).
+    public var lockScreen: LockScreenConfiguration = .enabled
 
     public init(
         appName: String, appID: String, shortName: String? = nil, appTypes: [AppHMIType] = [.default], isMedia: Bool = false,

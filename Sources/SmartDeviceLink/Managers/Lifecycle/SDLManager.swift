@@ -43,6 +43,8 @@ public actor SDLManager: RPCChannel {
     public nonisolated let touchManager: TouchManager
     /// Turn-by-turn guidance on the head unit's navigation screen.
     public nonisolated let navigationManager: NavigationManager
+    /// Whether the app must lock its screen (HMI level, driver distraction), and the head unit's icon for it.
+    public nonisolated let lockScreenManager: LockScreenManager
 
     /// Decides the configuration to re-register with after the head unit's language changed
     /// (OnAppInterfaceUnregistered LANGUAGE_CHANGE); nil keeps the old one with the new languages.
@@ -85,6 +87,7 @@ public actor SDLManager: RPCChannel {
         self.streamingMediaManager = StreamingMediaManager(channel: relay, capabilities: systemCapabilityManager, clock: configuration.clock)
         self.touchManager = TouchManager(channel: relay, clock: configuration.clock)
         self.navigationManager = NavigationManager(channel: relay)
+        self.lockScreenManager = LockScreenManager(configuration: configuration.lockScreen)
         relay.attach(self)
     }
 
@@ -268,6 +271,7 @@ public actor SDLManager: RPCChannel {
             }
             registration = response
             unregisteredBy = nil
+            await lockScreenManager.registered()
             logger.info("\(configuration.appID) registered over \(choice.name): \(response.resultCode.rawValue), RPC \(rpcVersion)\(resuming ? ", resumption asked" : "")")
             transition(to: .registered)
             transition(to: .settingUpManagers)
@@ -378,6 +382,12 @@ public actor SDLManager: RPCChannel {
             }
         case OnLanguageChange.functionID:
             if let change = try? envelope.decoded(as: OnLanguageChange.self) { pendingLanguage = (change.language, change.hmiDisplayLanguage) }
+        case OnDriverDistraction.functionID:
+            if let distraction = try? envelope.decoded(as: OnDriverDistraction.self) { await lockScreenManager.update(distraction) }
+        case OnSystemRequest.functionID:
+            if let request = try? envelope.decoded(as: OnSystemRequest.self), request.requestType == .lockScreenIconUrl, let url = request.url {
+                await lockScreenManager.iconOffered(at: url)
+            }
         case OnAppInterfaceUnregistered.functionID:
             if let notice = try? envelope.decoded(as: OnAppInterfaceUnregistered.self) { await unregistered(notice.reason) }
         default:
@@ -427,10 +437,12 @@ public actor SDLManager: RPCChannel {
     }
 
     private func updateHMI(_ new: HMIState) async {
+        if new == .initial { await lockScreenManager.disconnected() }  // only ever set when the app leaves the head unit
         guard new != hmiState else { return }
         let change = HMIStateChange(old: hmiState, new: new)
         hmiState = new
         await permissionManager.update(hmiLevel: new.hmiLevel)
+        if new != .initial { await lockScreenManager.update(hmiLevel: new.hmiLevel) }
         hmiObservers.yield(change)
     }
 
