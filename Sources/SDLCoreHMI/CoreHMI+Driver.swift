@@ -1,5 +1,6 @@
 public import SDLScenario
 import SmartDeviceLink
+import SDLEmulator
 
 extension CoreHMI {
     /// Performs a driver step as a person at core's HMI would: the HMI API notification it
@@ -17,6 +18,12 @@ extension CoreHMI {
             _ = try await call("SDL.ActivateApp", ["appID": .int(try await appID())])
         case "exitApp":
             try await notify("BasicCommunication.OnExitApplication", ["appID": .int(try await appID()), "reason": "USER_EXIT"])
+        case "driverDistraction":
+            // core adds the policy's dismissal and its warning on the way to the apps.
+            guard let state = arguments["state"]?.stringValue else { throw Failure(description: "driverDistraction needs a state, on or off") }
+            let on: Bool
+            do throws(EmulatorError) { on = try HeadUnitEmulator.distraction(state) } catch { throw Failure(description: error.description) }
+            try await notify("UI.OnDriverDistraction", ["state": on ? "DD_ON" : "DD_OFF"])
         case "deactivateApp":
             try await notify("BasicCommunication.OnAppDeactivated", ["appID": .int(try await appID())])
         case "selectCommand":

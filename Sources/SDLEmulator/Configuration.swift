@@ -127,6 +127,8 @@ public struct EmulatorConfiguration: Sendable {
     /// none (DATA_NOT_AVAILABLE, as core).
     public var phoneCapability: JSONObject? = ["dialNumberEnabled": true]
     public var navigationCapability: JSONObject? = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
+    /// The lock screen's icon URL and dismissal, as core's preloaded policy table has them.
+    public var lockScreen = LockScreenPolicy()
     /// The VideoStreamingCapability the head unit reports (GetSystemCapability VIDEO_STREAMING);
     /// its `supportedFormats` are also the formats the HMI's Navigation.SetVideoConfig accepts:
     /// a StartService(video) asking for another codec or protocol is refused with `rejectedParams`.
@@ -204,7 +206,7 @@ public struct EmulatorConfiguration: Sendable {
         "timeScale", "language", "hmiDisplayLanguage", "capabilities", "policy", "storage", "vehicleData",
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
         "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
-        "softButtonsPerFunction", "videoStreaming", "phoneCapability", "navigationCapability", "stopStreamingTimeoutMs", "recordings",
+        "softButtonsPerFunction", "videoStreaming", "phoneCapability", "navigationCapability", "stopStreamingTimeoutMs", "recordings", "lockScreen",
     ]
 
     /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
@@ -345,6 +347,7 @@ public struct EmulatorConfiguration: Sendable {
         if let v = json["videoStreaming"] { c.videoStreaming = try reader.object(v, path: "$.videoStreaming") }
         if let v = json["phoneCapability"] { c.phoneCapability = v == .null ? nil : try reader.object(v, path: "$.phoneCapability") }
         if let v = json["navigationCapability"] { c.navigationCapability = v == .null ? nil : try reader.object(v, path: "$.navigationCapability") }
+        if let v = json["lockScreen"] { c.lockScreen = try LockScreenPolicy.read(v, over: c.lockScreen, reader: reader) }
         if let v = json["stopStreamingTimeoutMs"] { c.stopStreamingTimeoutMs = max(0, try reader.int(v, path: "$.stopStreamingTimeoutMs")) }
         if let v = json["recordings"] { c.recordingDirectory = try reader.string(v, path: "$.recordings") }
         if let v = json["resumption"] {

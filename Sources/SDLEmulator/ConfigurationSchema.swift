@@ -93,6 +93,15 @@ public enum EmulatorConfigurationSchema {
       "properties": {"make": {"type": "string"}, "model": {"type": "string"}, "modelYear": {"type": "string"}, "trim": {"type": "string"}}
     },
     "systemSoftwareVersion": {"type": "string"},
+    "lockScreen": {
+      "type": "object", "additionalProperties": false,
+      "description": "What core's policy table says about the lock screen (defaults: sdl_preloaded_pt.json's).",
+      "properties": {
+        "iconURL": {"type": ["string", "null"], "description": "Sent in OnSystemRequest LOCK_SCREEN_ICON_URL after each registration; null: none."},
+        "dismissalEnabled": {"type": ["boolean", "null"], "description": "OnDriverDistraction's lockScreenDismissalEnabled (default true); null: left out."},
+        "dismissalWarning": {"type": ["string", "null"], "description": "The warning sent with an enabled dismissal; without one core enables none."}
+      }
+    },
     "systemHardwareVersion": {"type": "string", "description": "What core takes from the HMI's GetSystemInfo for the StartServiceACK."}
   },
   "$defs": {

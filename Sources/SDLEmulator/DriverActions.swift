@@ -72,6 +72,15 @@ extension HeadUnitEmulator {
                          controlOnly: controlOnly, run: run)
     }
 
+    /// A driverDistraction step's state: on/off, or the spec's DD_ON/DD_OFF.
+    public static func distraction(_ state: String) throws(EmulatorError) -> Bool {
+        switch state.uppercased() {
+        case "ON", "DD_ON": return true
+        case "OFF", "DD_OFF": return false
+        default: throw .invalidAction("driverDistraction's state is on or off (DD_ON, DD_OFF), not \(state)")
+        }
+    }
+
     /// Every driver action, in the order `help` lists them.
     public static let driverActions: [DriverActionSpec] = [
         action("activateApp", "the user picks the app: HMI level FULL") { unit, a throws(EmulatorError) in
@@ -79,6 +88,10 @@ extension HeadUnitEmulator {
         },
         action("exitApp", "the user leaves the app: HMI level NONE") { unit, a throws(EmulatorError) in
             try await unit.exitApp(a.appID); return nil
+        },
+        action("driverDistraction", "the car starts (on) or stops (off) needing the driver's attention: OnDriverDistraction to every app",
+               [required("state", "string", "on or off (DD_ON or DD_OFF)")], shorthand: "state", aboutAnApp: false) { unit, a throws(EmulatorError) in
+            unit.setDriverDistraction(try HeadUnitEmulator.distraction(try a.string("state"))); return nil
         },
         action("selectCommand", "the user picks a menu command (OnCommand)",
                [required("cmdID", "integer", "the command's id"), optional("triggerSource", "string", "MENU (default) or VR")],

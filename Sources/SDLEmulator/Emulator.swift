@@ -63,6 +63,8 @@ public actor HeadUnitEmulator {
     /// The HMI's answer to a GetVehicleData of unavailable items only.
     var unavailableAnswer: (resultCode: String, info: String?) = ("VEHICLE_DATA_NOT_AVAILABLE", nil)
     var timelineStarted = false
+    /// The car's driver distraction state (the HMI's last UI.OnDriverDistraction).
+    var driverDistracted = false
     var listeners: [TCPListener] = []
     var unixListeners: [UnixSocketListener] = []
     var backgroundTasks: [Task<Void, Never>] = []

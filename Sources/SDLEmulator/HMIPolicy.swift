@@ -9,6 +9,7 @@ extension HeadUnitEmulator {
         app.lastStatus = status
         apps[key] = app
         notify(key, "OnHMIStatus", status)
+        sendPostponedDriverDistraction(to: key)
         streamsFollowHMI(key)
     }
 

@@ -274,6 +274,8 @@ struct AppState: Sendable {
     var systemContext: SystemContext = .main
     var attenuated = false
     var lastStatus: JSONObject?
+    /// The OnDriverDistraction core keeps for an app not allowed it at its level.
+    var postponedDriverDistraction: JSONObject?
     var commands: [Int: AddCommand] = [:]
     var submenus: [Int: AddSubMenu] = [:]
     var choiceSets: [Int: CreateInteractionChoiceSet] = [:]

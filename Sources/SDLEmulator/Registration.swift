@@ -83,9 +83,7 @@ extension HeadUnitEmulator {
         // core then sends the lock screen icon's URL from its policy table and the driver
         // distraction state (register_app_interface_request.cc,
         // SendDriverDistractionAndIconUrlNotifications; values of the preloaded table).
-        notify(request.key, "OnSystemRequest", ["requestType": "LOCK_SCREEN_ICON_URL", "url": "http://i.imgur.com/TgkvOIZ.png"])
-        notify(request.key, "OnDriverDistraction", ["state": "DD_OFF", "lockScreenDismissalEnabled": true,
-                                                    "lockScreenDismissalWarning": "Swipe down to dismiss, acknowledging that you are not the driver"])
+        sendLockScreenNotifications(to: request.key)
         startVehicleTimelineIfNeeded()
         if let record = restored {
             // core resumes the HMI level of an app that was FULL or LIMITED when it dropped.
