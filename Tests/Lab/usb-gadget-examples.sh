@@ -6,7 +6,7 @@
 source Tests/Lab/support/lib.sh
 cp -r examples "$work/examples"
 start_emulator --usb 18d1:4ee1 --control 127.0.0.1:12346
-examples=(hello menu alert vehicle-data keyboard files audio-pass-thru navigation reconnect)
+examples=(hello menu alert vehicle-data keyboard files audio-pass-thru navigation reconnect lock-screen)
 files=(); for name in "${examples[@]}"; do files+=("$work/examples/$name.json"); done
 "$SDL_RUN" "${files[@]}" --usb-gadget --wait 60 --control 127.0.0.1:12346 | tee "$work/run.out"
 status=${PIPESTATUS[0]}

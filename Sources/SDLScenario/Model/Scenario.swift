@@ -35,11 +35,15 @@ public struct AppDescription: Sendable {
 
     /// The lifecycle configuration registering this app over `transports`.
     public func configuration(transports: [TransportChoice]) -> SDLConfiguration {
-        SDLConfiguration(
+        var configuration = SDLConfiguration(
             appName: appName, appID: appID, shortName: shortName, appTypes: appTypes.map { AppHMIType(rawValue: $0) },
             isMedia: isMedia, language: Language(rawValue: language), hmiDisplayLanguage: Language(rawValue: hmiLanguage),
             ttsName: ttsName.map { [TTSChunk(text: $0, type: .text)] }, voiceRecognitionSynonyms: vrSynonyms,
             transports: transports)
+        // A test rig follows the lock screen's status but does not reach out to the web for
+        // the head unit's icon (core's default policy names one on imgur.com).
+        configuration.lockScreen.fetchIcon = false
+        return configuration
     }
 
     /// The RegisterAppInterface parameters for this app.
@@ -325,11 +329,15 @@ public enum MediaExpectation: Sendable {
     case stream(service: String, state: String, withinMS: Int?)
     /// The app recognised this gesture; "pinch" and "pan" match any of their events.
     case gesture(name: String, withinMS: Int?)
+    /// The app's lock screen status (OFF, OPTIONAL, REQUIRED), and whether the driver may dismiss it.
+    case lockScreen(status: String, dismissible: Bool?, withinMS: Int?)
 
     var summary: String {
         switch self {
         case .stream(let service, let state, _): return "\(service) \(state)"
         case .gesture(let name, _): return "gesture \(name)"
+        case .lockScreen(let status, let dismissible, _):
+            return "lock screen \(status)" + (dismissible.map { $0 ? ", dismissible" : ", not dismissible" } ?? "")
         }
     }
 

@@ -40,6 +40,16 @@ extension ScenarioReader {
     /// `{"expect": {"stream": "video", "state": "streaming", "within": 5000}}` or `{"expect": {"gesture": "pinch"}}`.
     mutating func mediaExpectation(_ object: JSONObject, _ path: String) -> MediaExpectation? {
         let within = int(object["within"], "\(path).within", minimum: 1)
+        if let status = object["lockScreen"] {
+            unknownKeys(object, allowed: ["lockScreen", "dismissible", "within"], path)
+            guard let name = string(status, "\(path).lockScreen") else { return nil }
+            let statuses = LockScreenStatus.allCases.map(\.rawValue)
+            guard statuses.contains(name) else {
+                issue("\(path).lockScreen", "'\(name)' is not a lock screen status; use OFF, OPTIONAL or REQUIRED" + suggestion(name, statuses))
+                return nil
+            }
+            return .lockScreen(status: name, dismissible: bool(object["dismissible"], "\(path).dismissible"), withinMS: within)
+        }
         if let gesture = object["gesture"] {
             unknownKeys(object, allowed: ["gesture", "within"], path)
             guard let name = string(gesture, "\(path).gesture") else { return nil }

@@ -267,8 +267,8 @@ struct ScenarioReader {
                 if !captures.isEmpty { issue("\(path).capture", "a transport event has nothing to capture") }
                 return transportExpectation(object, kindPath).flatMap { kind(.expectTransport($0)) }
             }
-            if case .object(let object) = value, object["stream"] != nil || object["gesture"] != nil {
-                if !captures.isEmpty { issue("\(path).capture", "a stream state or gesture has nothing to capture") }
+            if case .object(let object) = value, object["stream"] != nil || object["gesture"] != nil || object["lockScreen"] != nil {
+                if !captures.isEmpty { issue("\(path).capture", "a stream state, gesture or lock screen has nothing to capture") }
                 return mediaExpectation(object, kindPath).flatMap { kind(.expectMedia($0)) }
             }
             guard var expectation = messageExpectation(value, kindPath) else { return nil }

@@ -207,8 +207,10 @@ public enum ScenarioSchema {
     },
     "mediaExpectation": {
       "type": "object", "additionalProperties": false,
-      "oneOf": [{"required": ["stream", "state"]}, {"required": ["gesture"]}],
+      "oneOf": [{"required": ["stream", "state"]}, {"required": ["gesture"]}, {"required": ["lockScreen"]}],
       "properties": {
+        "lockScreen": {"enum": ["OFF", "OPTIONAL", "REQUIRED"], "description": "The app's lock screen status, as sdl_ios computes it from the HMI level and OnDriverDistraction."},
+        "dismissible": {"type": "boolean", "description": "With lockScreen: whether the head unit lets the driver dismiss it."},
         "stream": {"enum": ["audio", "video"]}, "state": {"enum": \#(jsonList(MediaExpectation.states))},
         "gesture": {"enum": \#(jsonList(MediaExpectation.gestures)), "description": "A gesture the app recognised; pan and pinch match any of their events."},
         "within": {"type": "integer", "minimum": 1, "description": "Milliseconds."}

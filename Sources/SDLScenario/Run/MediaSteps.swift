@@ -39,21 +39,22 @@ extension RunContext {
 
     private func waitForStreaming(_ service: String, _ states: AsyncStream<StreamState>) async throws(StepFailure) {
         let windowMS = scenario.defaultTimeoutMS
-        let (reached, state) = await Self.first(of: states, within: windowMS) { state in
+        let (reached, last) = await Self.first(of: states, within: windowMS) { state in
             if case .refused = state { return false }  // final: no use waiting on
             return state == .streaming ? true : nil
         }
+        let state = last ?? .stopped
         guard reached else {
             throw StepFailure(message: "\(service) did not start streaming within \(Double(windowMS) / 1000) s: \(state)"
                               + (state.name == "waitingForHMI" ? " (activate the app first: {\"driver\": \"activateApp\"})" : ""))
         }
     }
 
-    /// Follows a stream's states until `decide` says true (reached) or false (will not be),
-    /// or `windowMS` passes; returns the outcome and the last state seen.
-    private static func first(of states: AsyncStream<StreamState>, within windowMS: Int,
-                              _ decide: @escaping @Sendable (StreamState) -> Bool?) async -> (Bool, StreamState) {
-        let last = Locked<StreamState>(.stopped)
+    /// Follows a stream of states until `decide` says true (reached) or false (will not be),
+    /// or `windowMS` passes; returns the outcome and the last state seen (nil: none came).
+    private static func first<State: Sendable>(of states: AsyncStream<State>, within windowMS: Int,
+                                               _ decide: @escaping @Sendable (State) -> Bool?) async -> (Bool, State?) {
+        let last = Locked<State?>(nil)
         let reached = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await state in states {
@@ -82,7 +83,17 @@ extension RunContext {
             let states = service == "audio" ? await media.audioStates() : await media.videoStates()
             let (reached, current) = await Self.first(of: states, within: windowMS) { $0.name == state ? true : nil }
             guard reached else {
-                throw StepFailure(message: "waited \(Double(windowMS) / 1000) s for \(service) \(state); it is \(current)")
+                throw StepFailure(message: "waited \(Double(windowMS) / 1000) s for \(service) \(state); it is \(current ?? .stopped)")
+            }
+        case .lockScreen(let status, let dismissible, let within):
+            let windowMS = within ?? scenario.defaultTimeoutMS
+            let states = await connection.lockScreenManager.states()
+            let (reached, current) = await Self.first(of: states, within: windowMS) { state in
+                state.status.rawValue == status && (dismissible == nil || state.isDismissible == dismissible) ? true : nil
+            }
+            guard reached else {
+                let now = current.map { "\($0.status.rawValue)\($0.isDismissible ? ", dismissible" : "")" } ?? "unknown"
+                throw StepFailure(message: "waited \(Double(windowMS) / 1000) s for \(expectation.summary); it is \(now)")
             }
         case .gesture(let name, let within):
             let windowMS = within ?? scenario.defaultTimeoutMS

@@ -6,7 +6,8 @@ import Testing
 @Suite("sdl-run runs the examples against the embedded emulator")
 struct ExamplesTests {
     static let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
-    static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary", "navigation"]
+    static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary", "navigation",
+                          "lock-screen"]
 
     func temporaryFile(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-\(UUID().uuidString)-\(name)").path

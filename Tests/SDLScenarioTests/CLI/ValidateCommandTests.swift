@@ -31,6 +31,7 @@ struct ValidateCommandTests {
         ("timeout-on-expect.json", "$.steps[0].timeout", "an expectation waits \"within\" ms"),
         ("timeout-on-background.json", "$.steps[0].background", "not by response/capture/timeout here"),
         ("unchecked-on-expect.json", "$.steps[0].unchecked", "only a send or notify step"),
+        ("lock-screen-status.json", "$.steps[0].expect.lockScreen", "did you mean \"REQUIRED\"?"),
     ]
 
     @Test("validate names the location and the fix", arguments: cases)
