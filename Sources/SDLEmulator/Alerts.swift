@@ -1,7 +1,14 @@
 import SmartDeviceLink
 
 extension HeadUnitEmulator {
-    static let mediaButtons: Set<String> = ["PLAY_PAUSE", "SEEKLEFT", "SEEKRIGHT", "TUNEUP", "TUNEDOWN"]
+    /// Buttons core lets only media apps subscribe to, and only navigation apps
+    /// (subscribe_button_request.cc, IsSubscriptionAllowed).
+    static let mediaButtons = Set(["PLAY_PAUSE", "SEEKLEFT", "SEEKRIGHT", "TUNEUP", "TUNEDOWN"] + (0...9).map { "PRESET_\($0)" })
+    static let navigationButtons: Set<String> = [
+        "NAV_CENTER_LOCATION", "NAV_ZOOM_IN", "NAV_ZOOM_OUT", "NAV_PAN_UP", "NAV_PAN_UP_RIGHT", "NAV_PAN_RIGHT", "NAV_PAN_DOWN_RIGHT",
+        "NAV_PAN_DOWN", "NAV_PAN_DOWN_LEFT", "NAV_PAN_LEFT", "NAV_PAN_UP_LEFT", "NAV_TILT_TOGGLE", "NAV_ROTATE_CLOCKWISE",
+        "NAV_ROTATE_COUNTERCLOCKWISE", "NAV_HEADING_TOGGLE",
+    ]
 
     /// A second modal request while one is shown is REJECTED (core/HMI); true when answered so.
     private func rejectedBehindModal(_ request: IncomingRequest, of app: AppState) -> Bool {
@@ -64,12 +71,12 @@ extension HeadUnitEmulator {
         guard !rejectedBehindModal(request, of: app) else { return }
         let mode = interaction.interactionMode, layout = interaction.interactionLayout
         guard !setIDs.isEmpty || layout == .keyboard else {
-            respond(request, "INVALID_DATA", info: "interactionChoiceSetIDList may be empty only for the KEYBOARD layout")
+            respond(request, "INVALID_DATA")
             return
         }
         let choices = setIDs.flatMap { app.choiceSets[$0]?.choiceSet ?? [] }
         if mode != .manualOnly, choices.contains(where: { $0.vrCommands == nil }) {
-            respond(request, "INVALID_DATA", info: "\(mode) needs vrCommands in every choice")
+            respond(request, "INVALID_DATA", info: "Some choices don't contain VR commands.")  // perform_interaction_request.cc
             return
         }
         let token = after(interaction.timeout ?? 10000) { $0.finishModal(request.key, token: nil, resultCode: "TIMED_OUT") }
@@ -121,7 +128,7 @@ extension HeadUnitEmulator {
     func speak(_ request: IncomingRequest, _ speech: Speak) {
         guard let app = apps[request.key] else { return }
         guard app.speak == nil else {
-            respond(request, "REJECTED", info: "a Speak is in progress")
+            respond(request, "REJECTED", info: "Speak request already in progress")  // generic_hmi's TTSController
             return
         }
         guard !speech.ttsChunks.isEmpty, speech.ttsChunks.allSatisfy({ $0.text.isEmpty || Self.passesCoreSyntax($0.text) }) else {
@@ -148,7 +155,7 @@ extension HeadUnitEmulator {
             return
         }
         if (p["vrHelp"] == nil) != (p["vrHelpTitle"] == nil) {
-            respond(request, "REJECTED", info: "vrHelp and vrHelpTitle go together")
+            respond(request, "REJECTED")
             return
         }
         apps[request.key]?.globalProperties.merge(p) { _, new in new }
@@ -219,13 +226,14 @@ extension HeadUnitEmulator {
     func subscribeButton(_ request: IncomingRequest, _ button: ButtonName) {
         guard let app = apps[request.key] else { return }
         let name = button.rawValue
-        let available = Set(configuration.capabilities["buttonCapabilities"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
-        guard available.contains(name) else {
-            respond(request, "UNSUPPORTED_RESOURCE", info: "the head unit has no button \(name)")
+        // core: first what the app's kind allows, then what the head unit has, neither with info.
+        if (Self.mediaButtons.contains(name) && !app.isMedia) || (Self.navigationButtons.contains(name) && !app.appHMITypes.contains("NAVIGATION")) {
+            respond(request, "REJECTED")
             return
         }
-        if Self.mediaButtons.contains(name), !app.isMedia {
-            respond(request, "REJECTED")
+        let available = Set(configuration.capabilities["buttonCapabilities"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
+        guard available.contains(name) else {
+            respond(request, "UNSUPPORTED_RESOURCE")
             return
         }
         guard !app.buttonSubscriptions.contains(name) else {

@@ -14,7 +14,8 @@ extension HeadUnitEmulator {
     func performAudioPassThru(_ request: IncomingRequest, _ recording: PerformAudioPassThru) {
         guard let app = apps[request.key] else { return }
         guard app.audioPassThru == nil, !apps.values.contains(where: { $0.audioPassThru != nil }) else {
-            respond(request, "REJECTED", info: "an audio pass-thru is already running")
+            // core passes the recording to the HMI, which refuses a second in sdl-run's words.
+            respond(request, "REJECTED", info: "another PerformAudioPassThru is shown")
             return
         }
         // core records what the app asks for, whatever audioPassThruCapabilities say
@@ -79,8 +80,9 @@ extension HeadUnitEmulator {
             respond(request, "GENERIC_ERROR")  // generic_hmi fails UI.EndAudioPassThru with no recording up
             return
         }
-        respond(request, "SUCCESS")
+        // The HMI closes the recording before it answers the end: core answers in that order.
         finishAudioPassThru(request.key, token: nil, resultCode: "SUCCESS")
+        respond(request, "SUCCESS")
     }
 }
 

@@ -7,7 +7,7 @@ extension HeadUnitEmulator {
     func addCommand(_ request: IncomingRequest, _ command: AddCommand) {
         guard var app = apps[request.key] else { return }
         guard command.menuParams != nil || command.vrCommands != nil else {
-            respond(request, "INVALID_DATA", info: "AddCommand needs menuParams or vrCommands")
+            respond(request, "INVALID_DATA")  // add_command_request.cc, without info
             return
         }
         if let menu = command.menuParams, menu.menuName.isEmpty {
@@ -23,11 +23,8 @@ extension HeadUnitEmulator {
             return
         }
         if let vr = command.vrCommands {
+            // Only other commands' voice commands count: core takes one that repeats itself.
             let wanted = vr.map { $0.lowercased() }
-            if Set(wanted).count != wanted.count {
-                respond(request, "DUPLICATE_NAME", info: "vrCommands repeat a name")
-                return
-            }
             let used = Set(app.commands.values.flatMap { $0.vrCommands?.map { $0.lowercased() } ?? [] })
             if wanted.contains(where: used.contains) {
                 respond(request, "DUPLICATE_NAME")  // without info, as core (add_command_request.cc; seen on 8.2)
@@ -106,12 +103,12 @@ extension HeadUnitEmulator {
         }
         let ids = set.choiceSet.map(\.choiceID)
         if Set(ids).count != ids.count {
-            respond(request, "INVALID_ID", info: "a choiceID repeats within the set")
+            respond(request, "INVALID_ID")  // create_interaction_choice_set_request.cc, without info
             return
         }
         let vr = set.choiceSet.flatMap { $0.vrCommands?.map { $0.lowercased() } ?? [] }
         if Set(vr).count != vr.count {
-            respond(request, "DUPLICATE_NAME", info: "a VR command repeats within the set")
+            respond(request, "DUPLICATE_NAME")
             return
         }
         app.choiceSets[set.interactionChoiceSetID] = set
@@ -129,7 +126,7 @@ extension HeadUnitEmulator {
             return
         }
         if let modal = app.modal, modal.kind == .interaction, modal.choiceSetIDs.contains(setID) {
-            respond(request, "IN_USE", info: "choice set \(setID) is shown by a PerformInteraction")
+            respond(request, "IN_USE")
             return
         }
         apps[request.key]?.choiceSets[setID] = nil

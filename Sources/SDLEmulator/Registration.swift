@@ -162,6 +162,12 @@ extension HeadUnitEmulator {
         ]]
     }
 
+    /// core's seat layout (hmi_capabilities.json, RC.seatLocationCapability).
+    static let coreSeatLocation: JSONValue = [
+        "rows": 2, "columns": 3, "levels": 1,
+        "seats": [["row": 0, "col": 0, "level": 0, "rowspan": 1, "colspan": 1, "levelspan": 1]],
+    ]
+
     func getSystemCapability(_ request: IncomingRequest, _ query: GetSystemCapability) {
         let type = query.systemCapabilityType.rawValue
         let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
@@ -181,8 +187,18 @@ extension HeadUnitEmulator {
             capability[key] = .object(value)
         case "VIDEO_STREAMING":
             capability["videoStreamingCapability"] = .object(configuration.videoStreaming)
+        case "SEAT_LOCATION":
+            capability["seatLocationCapability"] = Self.coreSeatLocation
+        case "DRIVER_DISTRACTION":
+            capability["driverDistractionCapability"] = ["menuLength": 10, "subMenuDepth": 3]  // core's UI.systemCapabilities
+        case "APP_SERVICES":
+            capability["appServicesCapabilities"] = ["appServices": []]  // no app publishes a service here
+        case "REMOTE_CONTROL" where !(apps[request.key]?.appHMITypes.contains("REMOTE_CONTROL") ?? false):
+            respond(request, "DISALLOWED")
+            return
         default:
-            respond(request, "DATA_NOT_AVAILABLE", info: "the emulator has no \(type) capability")
+            // Remote control is not modelled: as core with an HMI whose RC is not cooperating.
+            respond(request, "UNSUPPORTED_RESOURCE")
             return
         }
         respond(request, "SUCCESS", ["systemCapability": .object(capability)])

@@ -18,7 +18,8 @@ struct SystemCapabilityTests {
         #expect(await capabilities.isCapabilitySupported(.phoneCall))
         let displays = try await capabilities.capability(.displays, refresh: true)
         #expect(displays?.displayCapabilities?.first?.windowCapabilities?.first?.windowID == 0)
-        #expect(try await capabilities.capability(.seatLocation) == nil, "DATA_NOT_AVAILABLE reads as no capability")
+        #expect(try await capabilities.capability(.seatLocation)?.seatLocationCapability?.rows == 2, "core's seat layout")
+        #expect(try await capabilities.capability(.remoteControl) == nil, "DISALLOWED for an app that is not remote control reads as none")
         await manager.stop()
     }
 

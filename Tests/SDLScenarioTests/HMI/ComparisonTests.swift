@@ -45,7 +45,7 @@ struct ComparisonTests {
     @Test("--ignore capabilities and --ignore permissions leave out a registration and a policy table set apart on purpose")
     func ignoring() async throws {
         let left = try await Self.run(#"{"vehicleData": {"values": {"speed": 10}}, "systemSoftwareVersion": "a"}"#)
-        let right = try await Self.run(#"{"vehicleData": {"values": {"speed": 10}}, "systemSoftwareVersion": "b", "policy": {"default": {"ListFiles": ["FULL", "NONE"], "GetVehicleData": ["FULL"], "UnregisterAppInterface": ["FULL", "NONE"]}}}"#)
+        let right = try await Self.run(#"{"vehicleData": {"values": {"speed": 10}}, "systemSoftwareVersion": "b", "policy": {"default": {"ListFiles": ["FULL", "NONE"], "GetVehicleData": ["FULL"], "UnregisterAppInterface": ["FULL", "NONE"], "OnDriverDistraction": ["FULL", "NONE"]}}}"#)
         let everything = ScenarioComparison(left: left, right: right).differences
         #expect(everything.contains { $0.step == "registration" } && everything.contains { $0.detail.hasPrefix("OnPermissionsChange") }, "\(everything)")
         let neither = ScenarioComparison(left: left, right: right, ignoring: [.capabilities, .permissions]).differences
