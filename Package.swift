@@ -62,6 +62,15 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // OpenSSL from Debian's libssl-dev: the TLS of protected services (the handshake and
+        // records inside SDL frames), as sdl_core's own security manager uses it.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // TLS over memory buffers in C: OpenSSL's BIO and SSL_CTX macros never reach Swift.
+        .target(name: "CSDLTLS", dependencies: ["COpenSSL"]),
         // The console's line editing in C: libedit's readline globals never reach Swift.
         .target(name: "CSDLConsole", dependencies: ["CEdit"]),
         // Wrappers for what Swift cannot import: variadic libusb_set_option, BlueZ's
@@ -73,7 +82,7 @@ let package = Package(
         .target(
             name: "SmartDeviceLink",
             dependencies: [
-                "CSDLShim", "CSDLChecksum", "CLibUSB", "CBlueZ", "CZlib",
+                "CSDLShim", "CSDLChecksum", "CSDLTLS", "CLibUSB", "CBlueZ", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The generator's input; the same JSON is compiled in via Generated/SpecDigestData.swift.

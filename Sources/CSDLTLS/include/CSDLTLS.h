@@ -1,0 +1,40 @@
+// TLS over memory: OpenSSL with two memory BIOs and no socket, so that the handshake and
+// the records travel inside SDL frames. One object per protected session; not thread-safe
+// (the Swift side serialises calls).
+#ifndef CSDLTLS_H
+#define CSDLTLS_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sdl_tls sdl_tls;
+
+/// Results of the calls below.
+enum {
+    SDL_TLS_OK = 0,            // done (a record encrypted or decrypted; the handshake finished)
+    SDL_TLS_CONTINUE = 1,      // the handshake needs the peer's next bytes
+    SDL_TLS_ERROR = -1,        // failed; sdl_tls_error says why
+};
+
+/// A TLS endpoint. `server` 1: the app's role (the head unit is the client); 0: the head
+/// unit's. `cert_pem`/`key_pem`: this side's certificate and key (NULL for a client without
+/// one); `ca_pem`: the CA to verify the peer by (NULL: no verification); `dtls` 1: DTLS 1.2.
+/// NULL on failure, with the reason in `error`.
+sdl_tls *sdl_tls_new(int server, int dtls, const char *cert_pem, const char *key_pem, const char *ca_pem,
+                     char *error, size_t error_size);
+void sdl_tls_free(sdl_tls *tls);
+
+/// Feeds the peer's handshake bytes (none to start a client) and runs the handshake; what
+/// to send back is in `*out` (malloc'd, the caller frees; NULL when nothing).
+int sdl_tls_handshake(sdl_tls *tls, const uint8_t *in, size_t in_size, uint8_t **out, size_t *out_size);
+/// One TLS record of `in` (at most sdl_tls_max_plaintext bytes).
+int sdl_tls_encrypt(sdl_tls *tls, const uint8_t *in, size_t in_size, uint8_t **out, size_t *out_size);
+/// The plaintext of one or more whole records.
+int sdl_tls_decrypt(sdl_tls *tls, const uint8_t *in, size_t in_size, uint8_t **out, size_t *out_size);
+
+/// The last failure, one line ("certificate verify failed: certificate has expired").
+const char *sdl_tls_error(const sdl_tls *tls);
+/// The negotiated protocol ("TLSv1.2", "DTLSv1.2"), or "" before the handshake ends.
+const char *sdl_tls_version(const sdl_tls *tls);
+/// The peer certificate's subject common name, or "" when there is none.
+const char *sdl_tls_peer_name(sdl_tls *tls);
+#endif
