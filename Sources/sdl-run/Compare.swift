@@ -80,7 +80,9 @@ struct Compare: AsyncParsableCommand {
         }
         await core.stop()
         let differing = comparisons.filter { !$0.differences.isEmpty }
-        print("\(comparisons.count) scenario\(comparisons.count == 1 ? "" : "s") compared: \(comparisons.count - differing.count) the same, \(differing.count) different")
+        let partly = comparisons.filter { $0.differences.isEmpty && !$0.setAside.isEmpty }.count
+        print("\(comparisons.count) scenario\(comparisons.count == 1 ? "" : "s") compared: \(comparisons.count - differing.count) the same"
+              + (partly > 0 ? " (\(partly) with steps only one side could run)" : "") + ", \(differing.count) different")
         if let json {
             do {
                 try Data((JSONValue.array(comparisons.map(\.json)).serialized() + "\n").utf8).write(to: URL(fileURLWithPath: json))
@@ -97,6 +99,9 @@ struct Compare: AsyncParsableCommand {
                      + "sdl_core \(comparison.right.status.rawValue.uppercased())"
                      + (comparison.differences.isEmpty ? ", no difference" : "")]
         var lastStep: String?
+        if let first = comparison.setAside.first {
+            lines.append("  \(comparison.setAside.count) step\(comparison.setAside.count == 1 ? "" : "s") not compared, run on one side only: \(first.detail)")
+        }
         for difference in comparison.differences {
             if difference.step != lastStep {
                 lines.append("  \(difference.step)" + (difference.summary.isEmpty ? "" : " \(difference.summary)"))

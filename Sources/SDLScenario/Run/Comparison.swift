@@ -30,6 +30,10 @@ public struct ScenarioComparison: Sendable {
     public var left: ScenarioResult
     public var right: ScenarioResult
     public var differences: [Difference]
+    /// Steps that ran on one side only because the other cannot run them (a secondary
+    /// transport over a TCP primary), each with the reason the side that skipped gave: not
+    /// differences between the head units, and not compared.
+    public var setAside: [Difference]
 
     /// Parameters whose values differ from run to run on any head unit.
     static let volatileKeys: Set<String> = ["hashID", "correlationID", "fullAppID", "appID", "spaceAvailable"]
@@ -52,9 +56,16 @@ public struct ScenarioComparison: Sendable {
         }
         let steps = min(left.steps.count, right.steps.count)
         var details = [[String]](repeating: [], count: steps)
+        var setAside: [Difference] = []
         for (index, pair) in zip(left.steps, right.steps).enumerated() where pair.0.status != pair.1.status {
+            let skipped = [pair.0, pair.1].first { $0.status == .skipped }
+            if let skipped, let reason = skipped.message, reason != ScenarioRunner.earlierStepFailed {
+                setAside.append(Difference(step: pair.0.path, summary: pair.0.summary, detail: reason))
+                continue
+            }
             details[index].append("step \(pair.0.status.rawValue) ≠ \(pair.1.status.rawValue)" + (pair.1.message ?? pair.0.message).map { ": \($0)" }.orEmpty)
         }
+        self.setAside = setAside
         func timeline(_ result: ScenarioResult) -> [(step: Int, envelope: RPCEnvelope)] {
             Self.timeline(result).filter { !ignored.contains(.permissions) || $0.envelope.functionName != "OnPermissionsChange" }
         }
@@ -196,6 +207,7 @@ public struct ScenarioComparison: Sendable {
             "first": ["target": .string(left.target), "status": .string(left.status.rawValue)],
             "second": ["target": .string(right.target), "status": .string(right.status.rawValue)],
             "differences": .array(differences.map { .object(["step": .string($0.step), "summary": .string($0.summary), "detail": .string($0.detail)]) }),
+            "setAside": .array(setAside.map { .object(["step": .string($0.step), "summary": .string($0.summary), "reason": .string($0.detail)]) }),
         ])
     }
 }

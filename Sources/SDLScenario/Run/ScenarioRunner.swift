@@ -94,6 +94,8 @@ extension ScenarioReporter {
 
 /// Runs scenarios.
 public struct ScenarioRunner: Sendable {
+    /// Why a step after a failed one did not run (a comparison tells it from a step one head unit cannot run).
+    static let earlierStepFailed = "not run: an earlier step failed"
     public var promptPolicy: PromptPolicy
     /// Where the files a scenario writes go (`sdl-run --output-dir`); nil: beside the scenario.
     public var outputDirectory: String?
@@ -366,7 +368,7 @@ actor RunContext {
             var result = StepResult(path: step.path + suffix, summary: step.summary, status: .passed, message: nil, startMS: begin, durationMS: 0)
             if failedAlready {
                 result.status = .skipped
-                result.message = "not run: an earlier step failed"
+                result.message = ScenarioRunner.earlierStepFailed
             } else if let skipped = skippingRest {
                 result.status = .skipped
                 result.message = "not run: \(skipped)"

@@ -52,6 +52,26 @@ struct ComparisonTests {
         #expect(neither.isEmpty, "\(neither)")
     }
 
+    @Test("steps one side could not run (its transport) are set aside with the reason, not counted as differences; a step after a failure still is")
+    func setAside() async throws {
+        let ran = try await Self.run("{}")
+        var couldNot = ran
+        couldNot.steps[2].status = .skipped
+        couldNot.steps[2].message = "cannot happen over a TCP primary (TCP 127.0.0.1:12345)"
+        couldNot.steps[3].status = .skipped
+        couldNot.steps[3].message = "not run: it depends on the secondary transport, which a TCP primary does not have"
+        couldNot.messages.removeAll { message in couldNot.steps[2].startMS <= message.timeMS }
+        let comparison = ScenarioComparison(left: ran, right: couldNot)
+        #expect(comparison.differences.isEmpty, "\(comparison.differences)")
+        #expect(comparison.setAside.map(\.step) == ["$.steps[2]", "$.steps[3]"])
+        #expect(comparison.json["setAside"]?.arrayValue?.first?["reason"]?.stringValue?.hasPrefix("cannot happen over a TCP primary") == true)
+
+        var failed = ran
+        failed.steps[3].status = .skipped
+        failed.steps[3].message = "not run: an earlier step failed"
+        #expect(ScenarioComparison(left: ran, right: failed).differences.contains { $0.step == "$.steps[3]" })
+    }
+
     @Test("a result code that differs names both, and a failed step says so")
     func differentResult() async throws {
         let steps = """
