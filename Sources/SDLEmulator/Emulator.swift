@@ -314,10 +314,12 @@ public actor HeadUnitEmulator {
             } else {
                 actions = reject("no free session id")
             }
-        } else if request.isEncrypted {
-            actions = reject("this head unit has no TLS")
         } else if request.serviceType == .audio || request.serviceType == .video {
             actions = startStream(request, on: id)
+        } else if request.serviceType == .rpc {
+            // RPC again in its session (the app asking for protection, which this head unit
+            // has none of): the machine answers with core's NAK for a second RPC service.
+            actions = try? connections[id]?.machine.acceptStartService(request, now: clock.now)
         } else {
             actions = reject("service \(request.serviceType) cannot be started")
         }

@@ -53,6 +53,20 @@ struct ProtocolTests {
         await headUnit.stop()
     }
 
+    @Test("StartService(RPC) again with E=1: NAKed in core's words for a core built without security (\"Cannot start an unprotected service of type 7. \")")
+    func protectedRPCWithoutSecurity() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        var link = await RawLink(headUnit)
+        try await link.send([0x50, 0x07, 0x01, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x01] + Self.versionBSON)
+        let ack = try #require(try await link.nextFrame())
+        // The same StartService in the session, E=1 (0x08 in the first byte).
+        try await link.send([0x58, 0x07, 0x01, ack.header.sessionID, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02])
+        let nak = try #require(try await link.nextFrame())
+        #expect(nak.header.frameInfo == 0x03 && !nak.header.isEncrypted)
+        #expect(ControlPayload(bytes: nak.payload)?.reason == "Cannot start an unprotected service of type 7. ")
+        await headUnit.stop()
+    }
+
     @Test("JS-style StartService: v5 header with BSON is ACKed with protocolVersion 5.4.0 (core)")
     func jsStyleV5Header() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())

@@ -190,7 +190,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         let parsed = frame.payload.isEmpty ? nil : ControlPayload(bytes: frame.payload)
         var request = StartServiceRequest(sessionID: header.sessionID, serviceType: header.serviceType,
                                           headerVersion: header.version, offeredVersion: nil, payload: parsed,
-                                          isEncrypted: header.isEncrypted)
+                                          isEncrypted: header.isEncrypted && configuration.protectsServices && header.version > 1)
         if header.serviceType == .rpc, header.sessionID == 0, let parsed {
             // core NAKs a parsable payload whose protocolVersion is missing, malformed or below 5 (§4.2).
             guard let text = parsed.protocolVersion, let version = ProtocolVersion(text), version.major >= 5 else {

@@ -21,6 +21,10 @@ public struct ProtocolConfiguration: Sendable {
     public var vehicleInfo: VehicleTypeInfo?
     /// Head unit: part of the hash id (`connection | session << 16`, as core's KeyFromPair).
     public var connectionHandle: Int32
+    /// Head unit: whether it has a security manager (sdl_core built with ENABLE_SECURITY) and
+    /// so reads a StartService's E bit. Without one, as such a core, the bit is ignored: RPC
+    /// started again is a second unprotected service (NAKed), audio and video start unprotected.
+    public var protectsServices = false
 
     public init(
         maximumVersion: ProtocolVersion = .latest, minimumVersion: ProtocolVersion = ProtocolVersion(2),

@@ -748,6 +748,21 @@ struct ProtocolMachineTests {
         #expect(frame.encoded.prefix(4) == [0x58, 0x07, 0x01, 0x01])
     }
 
+    @Test("a head unit without a security manager reads E=1 as core built without security does: RPC again is NAKed as unprotected, video starts unprotected")
+    func protectionWithoutSecurity() throws {
+        var link = PTLink()
+        try link.start()
+        link.pump(fromApp: true, try link.app.startService(.rpc, encrypted: true, now: PT.t0), now: PT.t0)
+        let refusal = link.appEvents.compactMap { event -> String? in
+            if case .serviceStartFailed(_, .rpc, let reason, _) = event { return reason }
+            return nil
+        }
+        #expect(refusal == ["Cannot start an unprotected service of type 7. "])
+        link.pump(fromApp: true, try link.app.startService(.video, encrypted: true, now: PT.t0), now: PT.t0)
+        let ack = try #require(link.wire.last?.frame)
+        #expect(ack.header.frameInfo == 0x02 && ack.header.serviceType == .video && !ack.header.isEncrypted)
+    }
+
     @Test("reset (transport lost) forgets sessions and partial input; a new session can start (§10 #19)")
     func resetOnTransportLoss() throws {
         var app = Self.app()
