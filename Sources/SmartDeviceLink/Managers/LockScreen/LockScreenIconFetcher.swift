@@ -49,15 +49,11 @@ public struct HTTPLockScreenIconFetcher: LockScreenIconFetching {
     public init() {}
 
     public func get(_ url: URL, timeout: Duration, limit: Int) async throws(LockScreenIconError) -> (status: Int, contentType: String?, body: [UInt8]) {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        var request = URLRequest(url: url)
+        request.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let download = BoundedDownload(limit: limit)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = seconds
-        configuration.timeoutIntervalForResource = seconds
-        let session = URLSession(configuration: configuration, delegate: download, delegateQueue: nil)
-        defer { session.invalidateAndCancel() }
-        let task = session.dataTask(with: url)
-        // The session's own limits did not always end a server that sends a byte now and then;
+        let task = IconSession.shared.session.dataTask(with: request)
+        // URLSession's own limit did not always end a server that sends a byte now and then;
         // this one does.
         let deadline = Task {
             try await Task.sleep(for: timeout)
@@ -67,7 +63,8 @@ public struct HTTPLockScreenIconFetcher: LockScreenIconFetching {
         defer { deadline.cancel() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { done in
-                download.start(task, done)
+                download.done = done
+                IconSession.shared.start(task, download)
             }
         } onCancel: {
             task.cancel()
@@ -80,8 +77,43 @@ public struct HTTPLockScreenIconFetcher: LockScreenIconFetching {
     }
 }
 
-/// URLSession's delegate for one download: collects the body, and cancels at the limit.
-private final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// One URLSession for every icon download of the process, as URLSession is meant to be
+/// used: a session per download left libcurl's handles behind on Linux (LeakSanitizer saw
+/// them). Its delegate passes each task's callbacks to that download.
+private final class IconSession: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    static let shared = IconSession()
+    private(set) var session: URLSession!
+    private let downloads = Locked<[Int: BoundedDownload]>([:])
+
+    override private init() {
+        super.init()
+        session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
+    }
+
+    func start(_ task: URLSessionDataTask, _ download: BoundedDownload) {
+        downloads.withLock { $0[task.taskIdentifier] = download }
+        task.resume()
+    }
+
+    private func download(_ task: URLSessionTask) -> BoundedDownload? { downloads.withLock { $0[task.taskIdentifier] } }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        completionHandler(download(dataTask)?.received(response) ?? false ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if download(dataTask)?.received(data) == false { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let finished = downloads.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        finished?.completed(error)
+    }
+}
+
+/// One download: collects the body, and says stop at the limit.
+private final class BoundedDownload: @unchecked Sendable {
     typealias Outcome = Result<(status: Int, contentType: String?, body: [UInt8]), Failure>
     struct Failure: Error { var reason: String }
 
@@ -90,54 +122,49 @@ private final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecke
         var status = 0
         var contentType: String?
         var failure: String?
-        var done: CheckedContinuation<Outcome, Never>?
     }
     private let limit: Int
     private let state = Locked(State())
+    /// Set before the task starts; resumed once, when it completes.
+    var done: CheckedContinuation<Outcome, Never>?
 
     init(limit: Int) { self.limit = limit }
-
-    func start(_ task: URLSessionDataTask, _ done: CheckedContinuation<Outcome, Never>) {
-        state.withLock { $0.done = done }
-        task.resume()
-    }
 
     func timedOut() {
         state.withLock { if $0.failure == nil { $0.failure = "no complete answer in time" } }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    /// The response's head; false: stop (it announces more than the limit).
+    func received(_ response: URLResponse) -> Bool {
         let http = response as? HTTPURLResponse
-        state.withLock { state in
+        return state.withLock { state in
             state.status = http?.statusCode ?? 0
             state.contentType = http?.value(forHTTPHeaderField: "Content-Type")
-        }
-        if response.expectedContentLength > Int64(limit) {
-            state.withLock { $0.failure = "larger than the \(limit)-byte limit (\(response.expectedContentLength) bytes)" }
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let over = state.withLock { state -> Bool in
-            state.body.append(contentsOf: data)
-            guard state.body.count > limit else { return false }
-            state.failure = "larger than the \(limit)-byte limit"
+            guard response.expectedContentLength <= Int64(limit) else {
+                state.failure = "larger than the \(limit)-byte limit (\(response.expectedContentLength) bytes)"
+                return false
+            }
             return true
         }
-        if over { dataTask.cancel() }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (done, outcome) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Outcome) in
-            defer { state.done = nil }
-            if let failure = state.failure { return (state.done, .failure(Failure(reason: failure))) }
-            if let error { return (state.done, .failure(Failure(reason: error.localizedDescription))) }
-            return (state.done, .success((state.status, state.contentType, state.body)))
+    /// More of the body; false: stop (past the limit).
+    func received(_ data: Data) -> Bool {
+        state.withLock { state in
+            state.body.append(contentsOf: data)
+            guard state.body.count > limit else { return true }
+            state.failure = "larger than the \(limit)-byte limit"
+            return false
+        }
+    }
+
+    func completed(_ error: (any Error)?) {
+        let outcome: Outcome = state.withLock { state in
+            if let failure = state.failure { return .failure(Failure(reason: failure)) }
+            if let error { return .failure(Failure(reason: error.localizedDescription)) }
+            return .success((state.status, state.contentType, state.body))
         }
         done?.resume(returning: outcome)
+        done = nil
     }
 }
