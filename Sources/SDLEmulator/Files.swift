@@ -166,7 +166,7 @@ struct StoredFileKey: Equatable {
 /// The file an upload is writing to, kept open from chunk to chunk.
 ///
 /// core opens, appends and closes the file for every chunk; opening and closing were a
-/// fifth of the emulator's disk work per 64 KiB chunk (perf, stop 34), on the thread that
+/// fifth of the emulator's disk work per 64 KiB chunk (measured with perf), on the thread that
 /// also reads the link. What an app sees is the same: each chunk is on disk before its answer.
 final class UploadStorage {
     private var open: (file: StoredFileKey, fd: Int32)?

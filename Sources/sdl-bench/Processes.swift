@@ -10,7 +10,7 @@ enum Processes {
 
     /// Whether the `sdl-run` timed below loads the Swift runtime as shared libraries (as `ldd`
     /// lists them): binding their symbols at load is a third of its start (hello.json 50 ms
-    /// against 37 ms linked with `--static-swift-stdlib`, stop 36), so the rows say which.
+    /// against 37 ms linked with `--static-swift-stdlib`), so the rows say which.
     static var linkage: String {
         guard let sdlRun else { return "" }
         let ldd = Process()

@@ -147,7 +147,7 @@ struct SessionTable<Side: Sendable>: Sendable {
     /// runs twice per message; a `for` over the sessions copies each one (its sets and
     /// dictionaries retained and released), and so did a borrowed element: `Session` holds
     /// `ContinuousClock.Instant`, a resilient type, so the closure got its own copy (perf of
-    /// the emulator's upload, stop 36). Reading single fields through `pointee` copies only them.
+    /// the emulator's upload). Reading single fields through `pointee` copies only them.
     func earliest(_ deadline: (UnsafePointer<Session<Side>>) -> ContinuousClock.Instant?) -> ContinuousClock.Instant? {
         entries.withUnsafeBufferPointer { sessions in
             var earliest: ContinuousClock.Instant?

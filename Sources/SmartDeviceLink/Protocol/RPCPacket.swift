@@ -9,7 +9,7 @@ package struct RPCPacket: Sendable, Hashable {
     /// The UTF-8 JSON of the parameter object.
     package var json: [UInt8]
     /// A slice of the payload it was decoded from: a PutFile chunk is most of its payload, and
-    /// copying it out was the largest of the emulator's copies per chunk (perf, stop 36).
+    /// copying it out was the largest of the emulator's copies per chunk (measured with perf).
     package var bulkData: ArraySlice<UInt8>
 
     package init(messageType: RPCMessageType, functionID: UInt32, correlationID: Int32, json: [UInt8], bulkData: [UInt8] = []) {

@@ -22,7 +22,7 @@ package final class Broadcast<Element: Sendable>: Sendable {
     /// runs unspecialised, and the generic state's metadata, looked up at run time on every
     /// yield, was 1.4% of an emulator round trip with nobody subscribed. Atomics, not a lock
     /// around a tuple: the tuple's metadata was looked up on every yield too (2.7% of the
-    /// emulator's reader thread, stop 33). Written under `state`'s lock, read without.
+    /// emulator's reader thread). Written under `state`'s lock, read without.
     private let allCount = Atomic<Int>(0)
     private let unfilteredCount = Atomic<Int>(0)
 
