@@ -53,6 +53,11 @@ struct CoreHMITests {
         try await hmi.perform(DriverAction(name: "setVehicleData", arguments: ["values": ["speed": 50.5]]))
         let data = try await next()
         #expect(data["method"] == "VehicleInfo.OnVehicleData" && data["params"] == ["speed": 50.5])
+        // The car starts: the HMI says the state, core adds the policy's dismissal for the apps.
+        try await hmi.perform(DriverAction(name: "driverDistraction", arguments: ["state": "on"]))
+        let distraction = try await next()
+        #expect(distraction["method"] == "UI.OnDriverDistraction" && distraction["params"] == ["state": "DD_ON"])
+        await #expect(throws: CoreHMI.Failure.self) { try await hmi.perform(DriverAction(name: "driverDistraction", arguments: ["state": "parked"])) }
         await #expect(throws: CoreHMI.Failure.self) { try await hmi.perform(DriverAction(name: "typeOnKeyboard", arguments: ["text": "x"])) }
         await hmi.stop()
     }
