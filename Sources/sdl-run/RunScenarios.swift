@@ -32,6 +32,9 @@ struct RunScenarios: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write JUnit XML (a scenario is a suite, a step a test case).", valueName: "file"))
     var junit: String?
 
+    @Option(help: ArgumentHelp("Write a self-contained HTML page: each scenario as a sequence chart of its messages, the failed step in red; a click on an arrow shows the message.", valueName: "file"))
+    var html: String?
+
     @Option(help: ArgumentHelp(
         "Write every frame of every link: FILE.pcapng for Wireshark and tshark, any other name one JSON object per line (repeatable).",
         valueName: "file"))
@@ -40,7 +43,7 @@ struct RunScenarios: AsyncParsableCommand {
     @Flag(help: "Keep every frame's bytes (and RPC bulk data) in JSON-lines traces: for fuzz seeds and for replaying uploads.")
     var traceBytes = false
 
-    @Option(help: ArgumentHelp("Put everything the run writes here: result.json and junit.xml (unless --json/--junit name other files) and the files scenarios write (audio pass-thru WAVs).", valueName: "dir"))
+    @Option(help: ArgumentHelp("Put everything the run writes here: result.json, junit.xml and report.html (unless --json/--junit/--html name other files) and the files scenarios write (audio pass-thru WAVs).", valueName: "dir"))
     var outputDir: String?
 
     @Flag(help: "Show the JSON of every message.")
@@ -149,7 +152,7 @@ struct RunScenarios: AsyncParsableCommand {
         runner.secondaryTransports = transport.secondaryTransports
         runner.operatorTimeout = .milliseconds(Int64(operatorTimeout * 1000))
         runner.driverCommands = try driverCommands()
-        var json = self.json, junit = self.junit
+        var json = self.json, junit = self.junit, html = self.html
         if let outputDir {
             do {
                 try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
@@ -159,6 +162,7 @@ struct RunScenarios: AsyncParsableCommand {
             runner.outputDirectory = outputDir
             json = json ?? (outputDir as NSString).appendingPathComponent("result.json")
             junit = junit ?? (outputDir as NSString).appendingPathComponent("junit.xml")
+            html = html ?? (outputDir as NSString).appendingPathComponent("report.html")
         }
         let results = try await runAll(scenarios, runner: runner, traceWriter: traceWriter, hmi: coreHMI)
         traceWriter?.close()
@@ -166,6 +170,7 @@ struct RunScenarios: AsyncParsableCommand {
         do {
             if let json { try JSONResultWriter.write(results, to: json) }
             if let junit { try JUnitWriter.write(results, to: junit) }
+            if let html { try HTMLReportWriter.write(results, to: html) }
         } catch {
             throw CommandFailure.invalid("cannot write the report: \(error.localizedDescription)")
         }

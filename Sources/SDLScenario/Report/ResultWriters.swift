@@ -3,16 +3,19 @@ public import SmartDeviceLink
 
 /// `--json FILE`: the full result of every scenario.
 public enum JSONResultWriter {
-    public static func document(_ results: [ScenarioResult]) -> JSONValue {
+    /// - Parameter fineTimes: times to a hundredth of a millisecond instead of whole ones
+    ///   (the HTML report orders messages by them).
+    public static func document(_ results: [ScenarioResult], fineTimes: Bool = false) -> JSONValue {
         let passed = results.filter { $0.status == .passed }.count
         return [
             "passed": .int(Int64(passed)),
             "failed": .int(Int64(results.count - passed)),
-            "scenarios": .array(results.map(scenario)),
+            "scenarios": .array(results.map { scenario($0, fineTimes: fineTimes) }),
         ]
     }
 
-    static func scenario(_ result: ScenarioResult) -> JSONValue {
+    static func scenario(_ result: ScenarioResult, fineTimes: Bool) -> JSONValue {
+        func time(_ ms: Double) -> JSONValue { .double(fineTimes ? (ms * 100).rounded() / 100 : ms.rounded()) }
         var object: JSONObject = [
             "name": .string(result.name), "source": .string(result.source), "target": .string(result.target),
             "status": .string(result.status.rawValue), "exitCode": .int(Int64(result.status.exitCode)),
@@ -21,18 +24,18 @@ public enum JSONResultWriter {
             "steps": .array(result.steps.map { step in
                 var entry: JSONObject = [
                     "path": .string(step.path), "summary": .string(step.summary), "status": .string(step.status.rawValue),
-                    "startMS": .double(step.startMS.rounded()), "durationMS": .double(step.durationMS.rounded()),
+                    "startMS": time(step.startMS), "durationMS": time(step.durationMS),
                 ]
                 if let message = step.message { entry["message"] = .string(message) }
                 if let output = step.output { entry["output"] = .string(output) }
                 return .object(entry)
             }),
             "sent": .array(result.sent.map { message in
-                ["timeMS": .double(message.timeMS.rounded()), "function": .string(message.function), "parameters": .object(message.parameters)]
+                ["timeMS": time(message.timeMS), "function": .string(message.function), "parameters": .object(message.parameters)]
             }),
             "received": .array(result.messages.map { message in
                 var entry: JSONObject = [
-                    "timeMS": .double(message.timeMS.rounded()), "function": .string(message.envelope.functionName),
+                    "timeMS": time(message.timeMS), "function": .string(message.envelope.functionName),
                     "type": .string(message.envelope.messageType.specName),
                     "correlationID": .int(Int64(message.envelope.correlationID)), "parameters": .object(message.envelope.parameters),
                 ]

@@ -1,0 +1,145 @@
+import Foundation
+import SmartDeviceLink
+
+/// `--html FILE`: one self-contained page per run (no network, no CDN), readable offline and
+/// attachable to a CI job. Each scenario is a sequence chart: the app and the head unit as
+/// two lifelines, every request, response and notification as an arrow in the order it
+/// happened with its time, each step beside the arrows it caused, the failed step in red
+/// with what it expected and what came. A click on an arrow shows the message as JSON.
+///
+/// The page carries the run as the `--json` document and draws it with a little plain
+/// JavaScript, so the file is the data and the picture at once.
+public enum HTMLReportWriter {
+    public static func document(_ results: [ScenarioResult]) -> String {
+        let data = JSONResultWriter.document(results, fineTimes: true).serialized()
+            // Inside <script> only "</" could end the element early.
+            .replacingOccurrences(of: "</", with: "<\\/")
+        let title = results.count == 1 ? results[0].name : "\(results.count) scenarios"
+        return """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <title>\(escaped(title)) — sdl-run</title>
+        <style>\(style)</style></head>
+        <body><h1>\(escaped(title))</h1><p class="summary">\(escaped(results.summaryLine))</p>
+        <div id="scenarios"></div>
+        <aside id="details" hidden><button id="close">×</button><pre id="message"></pre></aside>
+        <script type="application/json" id="run">\(data)</script>
+        <script>\(script)</script>
+        </body></html>
+
+        """
+    }
+
+    public static func write(_ results: [ScenarioResult], to path: String) throws {
+        try Data(document(results).utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    static let style = """
+    body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}h2{margin:1.5em 0 .3em}
+    .passed{color:#1a7f37}.failed{color:#cf222e}.verdict{font-weight:600}
+    svg{display:block;max-width:100%}.lifeline{stroke:#888;stroke-dasharray:4 3}
+    .arrow line{stroke:#555;stroke-width:1.4}.arrow text{font-size:12px}.arrow{cursor:pointer}
+    .arrow.response line{stroke-dasharray:5 3}.arrow:hover text{font-weight:600}
+    .arrow.notification line{stroke:#0969da}.arrow.error text{fill:#cf222e}
+    .step text{font-size:12px;fill:#444}.step.failed rect{fill:#ffebe9}.step.failed text{fill:#cf222e}
+    .time{font-size:11px;fill:#888}.actor{font-weight:600}
+    .failure{background:#ffebe9;border-left:4px solid #cf222e;padding:.5em 1em;white-space:pre-wrap}
+    #details{position:fixed;right:1em;top:1em;bottom:1em;width:min(40em,45%);overflow:auto;background:#f6f8fa;
+    border:1px solid #ccc;padding:.5em 1em}#close{float:right}
+    """
+
+    /// Draws each scenario of the embedded run: lifelines, arrows in time order, step bands.
+    static let script = #"""
+    const run = JSON.parse(document.getElementById('run').textContent);
+    const NS = 'http://www.w3.org/2000/svg';
+    function el(name, attrs, text) {
+      const node = document.createElementNS(NS, name);
+      for (const key in attrs) node.setAttribute(key, attrs[key]);
+      if (text !== undefined) node.textContent = text;
+      return node;
+    }
+    function show(message) {
+      document.getElementById('message').textContent = JSON.stringify(message, null, 2);
+      document.getElementById('details').hidden = false;
+    }
+    document.getElementById('close').onclick = () => { document.getElementById('details').hidden = true; };
+    for (const scenario of run.scenarios) {
+      const section = document.createElement('section');
+      section.className = 'scenario';
+      const heading = document.createElement('h2');
+      heading.innerHTML = '';
+      heading.append(scenario.name + ' ');
+      const verdict = document.createElement('span');
+      verdict.className = 'verdict ' + (scenario.status === 'passed' ? 'passed' : 'failed');
+      verdict.textContent = scenario.status.toUpperCase() + ' in ' + Math.round(scenario.durationMS) + ' ms on ' + scenario.target;
+      heading.append(verdict);
+      section.append(heading);
+      const failedStep = scenario.steps.find(step => step.status === 'failed');
+      if (failedStep || scenario.message) {
+        const box = document.createElement('div');
+        box.className = 'failure';
+        box.textContent = failedStep ? failedStep.path + ' ' + failedStep.summary + '\n' + (failedStep.message || '') : scenario.message;
+        section.append(box);
+      }
+      const events = [];
+      for (const sent of scenario.sent) events.push({time: sent.timeMS, fromApp: true, kind: 'request', name: sent.function, message: sent});
+      for (const got of scenario.received) {
+        const failed = got.type === 'response' && got.parameters && got.parameters.success === false;
+        events.push({time: got.timeMS, fromApp: false, kind: got.type + (failed ? ' error' : ''),
+                     name: got.function + (got.parameters && got.parameters.resultCode ? ' ' + got.parameters.resultCode : ''), message: got});
+      }
+      events.sort((a, b) => a.time - b.time);
+      const row = 22, top = 40, left = 260, width = 760, app = left + 60, unit = left + width - 60;
+      const height = top + (events.length + scenario.steps.length + 2) * row;
+      const svg = el('svg', {width: left + width, height: height, viewBox: '0 0 ' + (left + width) + ' ' + height});
+      svg.append(el('text', {x: app, y: 20, 'text-anchor': 'middle', class: 'actor'}, 'app'));
+      svg.append(el('text', {x: unit, y: 20, 'text-anchor': 'middle', class: 'actor'}, 'head unit'));
+      svg.append(el('line', {x1: app, y1: 28, x2: app, y2: height, class: 'lifeline'}));
+      svg.append(el('line', {x1: unit, y1: 28, x2: unit, y2: height, class: 'lifeline'}));
+      let y = top, next = 0;
+      function arrows(until) {
+        while (next < events.length && events[next].time < until) {
+          const event = events[next++];
+          const arrow = el('g', {class: 'arrow ' + event.kind});
+          const [from, to] = event.fromApp ? [app, unit] : [unit, app];
+          arrow.append(el('line', {x1: from, y1: y, x2: to, y2: y, 'marker-end': 'url(#head)'}));
+          arrow.append(el('text', {x: (app + unit) / 2, y: y - 4, 'text-anchor': 'middle'}, event.name));
+          arrow.append(el('text', {x: left - 8, y: y, 'text-anchor': 'end', class: 'time'}, event.time.toFixed(1) + ' ms'));
+          arrow.onclick = () => show(event.message);
+          svg.append(arrow);
+          y += row;
+        }
+      }
+      // What came before the first step: the registration.
+      const first = scenario.steps.length ? scenario.steps[0].startMS : Infinity;
+      if (events.length && events[0].time < first) {
+        svg.append(el('text', {x: 4, y: y, class: 'time'}, 'registration'));
+        y += row;
+        arrows(first);
+      }
+      scenario.steps.forEach((step, index) => {
+        const end = index + 1 < scenario.steps.length ? scenario.steps[index + 1].startMS : Infinity;
+        const band = el('g', {class: 'step ' + step.status, 'data-path': step.path});
+        band.append(el('rect', {x: 0, y: y - row + 6, width: left + width, height: row, fill: 'transparent'}));
+        band.append(el('text', {x: 4, y: y}, (step.status === 'failed' ? '✘ ' : step.status === 'skipped' ? '– ' : '✔ ') + step.summary));
+        svg.append(band);
+        y += row;
+        arrows(end);
+      });
+      arrows(Infinity);
+      const defs = el('defs', {});
+      const marker = el('marker', {id: 'head', markerWidth: 8, markerHeight: 8, refX: 7, refY: 4, orient: 'auto'});
+      marker.append(el('path', {d: 'M0,0 L8,4 L0,8 z', fill: '#555'}));
+      defs.append(marker);
+      svg.prepend(defs);
+      svg.setAttribute('height', y + row);
+      section.append(svg);
+      document.getElementById('scenarios').append(section);
+    }
+    """#
+}

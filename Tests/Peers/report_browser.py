@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Opens an sdl-run HTML report in Debian's chromium (headless, through chromium-driver and
+python3-selenium) and checks what a person sees: a lifeline pair per scenario, one arrow per
+message of result.json, the failed step marked red with what it expected and what came, and a
+click on an arrow showing that message. Saves a screenshot.
+
+Usage: report_browser.py REPORT.html RESULT.json SCREENSHOT.png
+Prints one line per check that failed and exits 1, or prints the counts and exits 0."""
+import json
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+
+def main(report, result_path, screenshot):
+    result = json.load(open(result_path))
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,1600"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    problems = []
+    try:
+        driver.get("file://" + report)
+        sections = driver.find_elements(By.CSS_SELECTOR, "section.scenario")
+        if len(sections) != len(result["scenarios"]):
+            problems.append(f"{len(sections)} scenario sections for {len(result['scenarios'])} scenarios")
+        for section, scenario in zip(sections, result["scenarios"]):
+            name = scenario["name"]
+            actors = [a.text for a in section.find_elements(By.CSS_SELECTOR, "text.actor")]
+            if actors != ["app", "head unit"]:
+                problems.append(f"{name}: lifelines {actors}")
+            arrows = section.find_elements(By.CSS_SELECTOR, "g.arrow")
+            expected = len(scenario["sent"]) + len(scenario["received"])
+            if len(arrows) != expected:
+                problems.append(f"{name}: {len(arrows)} arrows for {expected} messages")
+            failed = [s for s in scenario["steps"] if s["status"] == "failed"]
+            marked = section.find_elements(By.CSS_SELECTOR, "g.step.failed")
+            if len(marked) != len(failed):
+                problems.append(f"{name}: {len(marked)} steps marked failed, {len(failed)} failed")
+            for step in failed:
+                box = section.find_element(By.CSS_SELECTOR, ".failure").text
+                if step["message"] not in box:
+                    problems.append(f"{name}: the failure box lacks {step['message']!r}: {box!r}")
+            if arrows:
+                arrows[0].click()
+                details = driver.find_element(By.ID, "details")
+                shown = driver.find_element(By.ID, "message").text
+                first = min(scenario["sent"] + scenario["received"], key=lambda m: m["timeMS"])
+                if not details.is_displayed() or first["function"] not in shown:
+                    problems.append(f"{name}: a click on the first arrow showed {shown[:80]!r}")
+                driver.find_element(By.ID, "close").click()
+        driver.save_screenshot(screenshot)
+    finally:
+        driver.quit()
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f"checked {len(result['scenarios'])} scenarios")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:4]))

@@ -1,0 +1,42 @@
+import Foundation
+import SDLTestSupport
+import Testing
+
+/// The HTML report as a person sees it: rendered by Debian's chromium (headless, through
+/// chromium-driver and python3-selenium, Tests/Peers/report_browser.py), which checks the
+/// lifelines, an arrow per message, the failed step in red with its expected/got text, and
+/// that a click on an arrow shows the message. Screenshots land in .build/report-screens/.
+@Suite("sdl-run --html: the run as a sequence chart in one file, checked in a real browser")
+struct HTMLReportTests {
+    static let browser = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/report_browser.py").path
+
+    @Test("the report of a failing, an alert and a passing example renders as the result says, and text with </script> cannot break the page")
+    func rendered() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-html-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let tricky = output.appendingPathComponent("tricky.json")
+        try #"""
+        {"name": "tricky </script> name", "app": {"appName": "Tricky", "appID": "tricky-1"},
+         "steps": [{"driver": "activateApp"}, {"show": {"text": ["</script><b>not markup</b>"]}}]}
+        """#.write(to: tricky, atomically: true, encoding: .utf8)
+        let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
+        let run = try await CommandRunner.sdlRun([examples.appendingPathComponent("failure-report.json").path,
+                                                  examples.appendingPathComponent("alert.json").path, tricky.path,
+                                                  "--output-dir", output.path])
+        #expect(run.exitCode == 1, "failure-report fails on purpose: \(run.stdout)")
+        let page = try String(contentsOf: output.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(!page.contains("<link") && !page.contains(" src=") && !page.contains("@import"), "self-contained: nothing fetched from anywhere")
+        #expect(page.components(separatedBy: "</script>").count == 3, "only the page's own two script elements end")
+
+        let screens = CommandRunner.packageRoot.appendingPathComponent(".build/report-screens")
+        try FileManager.default.createDirectory(at: screens, withIntermediateDirectories: true)
+        let check = try await runChildProcess("/usr/bin/python3", [Self.browser, output.appendingPathComponent("report.html").path,
+                                                                   output.appendingPathComponent("result.json").path,
+                                                                   screens.appendingPathComponent("examples.png").path],
+                                              errorsIntoOutput: true)
+        let said = String(decoding: check.output, as: UTF8.self)
+        #expect(check.status == 0, "\(said)")
+        #expect(said.contains("checked 3 scenarios"), "\(said)")
+    }
+}
