@@ -87,10 +87,10 @@ public enum HTMLReportWriter {
         section.append(box);
       }
       const events = [];
-      for (const sent of scenario.sent) events.push({time: sent.timeMS, fromApp: true, kind: 'request', name: sent.function, message: sent});
+      for (const sent of scenario.sent) events.push({time: sent.timeMS, fromApp: true, kind: 'request', name: sent.function, function: sent.function, message: sent});
       for (const got of scenario.received) {
         const failed = got.type === 'response' && got.parameters && got.parameters.success === false;
-        events.push({time: got.timeMS, fromApp: false, kind: got.type + (failed ? ' error' : ''),
+        events.push({time: got.timeMS, fromApp: false, kind: got.type + (failed ? ' error' : ''), function: got.function,
                      name: got.function + (got.parameters && got.parameters.resultCode ? ' ' + got.parameters.resultCode : ''), message: got});
       }
       events.sort((a, b) => a.time - b.time);
@@ -102,8 +102,31 @@ public enum HTMLReportWriter {
       svg.append(el('line', {x1: app, y1: 28, x2: app, y2: height, class: 'lifeline'}));
       svg.append(el('line', {x1: unit, y1: 28, x2: unit, y2: height, class: 'lifeline'}));
       let y = top, next = 0;
+      // A run of four or more messages of one function (PutFile chunks and their answers,
+      // recording chunks, vehicle data) is one bar: long runs stay readable and quick to draw.
+      function fold(until) {
+        let end = next;
+        while (end < events.length && events[end].time < until && events[end].function === events[next].function) end++;
+        if (end - next < 4) return false;
+        const run = events.slice(next, end);
+        next = end;
+        const bytes = run.reduce((sum, e) => sum + ((e.message.parameters || {}).length || e.message.bulkBytes || 0), 0);
+        const span = run[run.length - 1].time - run[0].time;
+        const label = run[0].function + ' ×' + run.length + ' (' + run.filter(e => e.fromApp).length + ' sent, '
+          + run.filter(e => !e.fromApp).length + ' received' + (bytes ? ', ' + bytes + ' bytes'
+          + (span > 0 ? ', ' + (bytes / span / 1000).toFixed(2) + ' MB/s' : '') : '') + ')';
+        const bar = el('g', {class: 'arrow fold', 'data-count': run.length});
+        bar.append(el('rect', {x: app, y: y - 9, width: unit - app, height: 12, fill: '#ddf4ff', stroke: '#0969da'}));
+        bar.append(el('text', {x: (app + unit) / 2, y: y + 1, 'text-anchor': 'middle'}, label));
+        bar.append(el('text', {x: left - 8, y: y, 'text-anchor': 'end', class: 'time'}, run[0].time.toFixed(1) + '–' + run[run.length - 1].time.toFixed(1) + ' ms'));
+        bar.onclick = () => show({folded: run.length, first: run[0].message, last: run[run.length - 1].message});
+        svg.append(bar);
+        y += row;
+        return true;
+      }
       function arrows(until) {
         while (next < events.length && events[next].time < until) {
+          if (fold(until)) continue;
           const event = events[next++];
           const arrow = el('g', {class: 'arrow ' + event.kind});
           const [from, to] = event.fromApp ? [app, unit] : [unit, app];
@@ -122,15 +145,23 @@ public enum HTMLReportWriter {
         y += row;
         arrows(first);
       }
-      scenario.steps.forEach((step, index) => {
-        const end = index + 1 < scenario.steps.length ? scenario.steps[index + 1].startMS : Infinity;
-        const band = el('g', {class: 'step ' + step.status, 'data-path': step.path});
+      const steps = scenario.steps;
+      for (let index = 0; index < steps.length;) {
+        const step = steps[index];
+        // A repeated step (the same summary and verdict, four times or more) is one band.
+        let last = index;
+        while (last + 1 < steps.length && steps[last + 1].summary === step.summary && steps[last + 1].status === step.status) last++;
+        if (last - index < 3) last = index;
+        const end = last + 1 < steps.length ? steps[last + 1].startMS : Infinity;
+        const band = el('g', {class: 'step ' + step.status, 'data-path': step.path, 'data-count': last - index + 1});
         band.append(el('rect', {x: 0, y: y - row + 6, width: left + width, height: row, fill: 'transparent'}));
-        band.append(el('text', {x: 4, y: y}, (step.status === 'failed' ? '✘ ' : step.status === 'skipped' ? '– ' : '✔ ') + step.summary));
+        band.append(el('text', {x: 4, y: y}, (step.status === 'failed' ? '✘ ' : step.status === 'skipped' ? '– ' : '✔ ')
+          + step.summary + (last > index ? ' ×' + (last - index + 1) : '')));
         svg.append(band);
         y += row;
         arrows(end);
-      });
+        index = last + 1;
+      }
       arrows(Infinity);
       const defs = el('defs', {});
       const marker = el('marker', {id: 'head', markerWidth: 8, markerHeight: 8, refX: 7, refY: 4, orient: 'auto'});
@@ -138,8 +169,10 @@ public enum HTMLReportWriter {
       defs.append(marker);
       svg.prepend(defs);
       svg.setAttribute('height', y + row);
+      svg.setAttribute('viewBox', '0 0 ' + (left + width) + ' ' + (y + row));
       section.append(svg);
       document.getElementById('scenarios').append(section);
     }
+    document.body.dataset.renderMs = performance.now().toFixed(0);
     """#
 }

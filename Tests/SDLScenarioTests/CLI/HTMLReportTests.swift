@@ -39,4 +39,29 @@ struct HTMLReportTests {
         #expect(check.status == 0, "\(said)")
         #expect(said.contains("checked 3 scenarios"), "\(said)")
     }
+
+    @Test("a run of 10,000 messages stays a short page: repeated steps and runs of one function fold into bars that count them")
+    func largeRun() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-html-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let many = output.appendingPathComponent("many.json")
+        try #"""
+        {"name": "many", "app": {"appName": "Many", "appID": "many-1"},
+         "emulator": {"floodLimit": {"count": 100000, "ms": 1000}},
+         "steps": [{"driver": "activateApp"},
+                   {"repeat": {"times": 5000, "steps": [{"send": "Show", "params": {"mainField1": "x"}}]}}]}
+        """#.write(to: many, atomically: true, encoding: .utf8)
+        let run = try await CommandRunner.sdlRun([many.path, "--output-dir", output.path])
+        #expect(run.exitCode == 0, "\(run.stdout)")
+        let check = try await runChildProcess("/usr/bin/python3", [Self.browser, output.appendingPathComponent("report.html").path,
+                                                                   output.appendingPathComponent("result.json").path,
+                                                                   output.appendingPathComponent("many.png").path],
+                                              errorsIntoOutput: true)
+        let said = String(decoding: check.output, as: UTF8.self)
+        #expect(check.status == 0, "\(said)")
+        let rows = said.split(separator: "\n").first { $0.hasPrefix("many:") }.flatMap { $0.split(separator: " ").dropLast().last }.flatMap { Int($0) }
+        #expect(rows.map { $0 < 30 } == true, "\(said)")
+        print(said)  // with the time the page took to draw
+    }
 }
