@@ -1,5 +1,5 @@
 import Foundation
-import SmartDeviceLink
+public import SmartDeviceLink
 
 /// `--html FILE`: one self-contained page per run (no network, no CDN), readable offline and
 /// attachable to a CI job. Each scenario is a sequence chart: the app and the head unit as
@@ -11,16 +11,20 @@ import SmartDeviceLink
 /// JavaScript, so the file is the data and the picture at once.
 public enum HTMLReportWriter {
     public static func document(_ results: [ScenarioResult]) -> String {
-        let data = JSONResultWriter.document(results, fineTimes: true).serialized()
-            // Inside <script> only "</" could end the element early.
-            .replacingOccurrences(of: "</", with: "<\\/")
-        let title = results.count == 1 ? results[0].name : "\(results.count) scenarios"
+        document(run: JSONResultWriter.document(results, fineTimes: true),
+                 title: results.count == 1 ? results[0].name : "\(results.count) scenarios", summary: results.summaryLine)
+    }
+
+    /// The page of a run given as the `--json` document (or one made from a trace).
+    public static func document(run: JSONValue, title: String, summary: String) -> String {
+        // Inside <script> only "</" could end the element early.
+        let data = run.serialized().replacingOccurrences(of: "</", with: "<\\/")
         return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
         <title>\(escaped(title)) — sdl-run</title>
         <style>\(style)</style></head>
-        <body><h1>\(escaped(title))</h1><p class="summary">\(escaped(results.summaryLine))</p>
+        <body><h1>\(escaped(title))</h1><p class="summary">\(escaped(summary))</p>
         <div id="scenarios"></div>
         <aside id="details" hidden><button id="close">×</button><pre id="message"></pre></aside>
         <script type="application/json" id="run">\(data)</script>
@@ -45,7 +49,8 @@ public enum HTMLReportWriter {
     svg{display:block;max-width:100%}.lifeline{stroke:#888;stroke-dasharray:4 3}
     .arrow line{stroke:#555;stroke-width:1.4}.arrow text{font-size:12px}.arrow{cursor:pointer}
     .arrow.response line{stroke-dasharray:5 3}.arrow:hover text{font-weight:600}
-    .arrow.notification line{stroke:#0969da}.arrow.error text{fill:#cf222e}
+    .arrow.notification line{stroke:#0969da}.arrow.error text{fill:#cf222e}.arrow.control line{stroke:#8250df}
+    .arrow.secondary line{stroke:#bf8700;stroke-width:2.4}
     .step text{font-size:12px;fill:#444}.step.failed rect{fill:#ffebe9}.step.failed text{fill:#cf222e}
     .time{font-size:11px;fill:#888}.actor{font-weight:600}
     .failure{background:#ffebe9;border-left:4px solid #cf222e;padding:.5em 1em;white-space:pre-wrap}
@@ -75,7 +80,7 @@ public enum HTMLReportWriter {
       heading.innerHTML = '';
       heading.append(scenario.name + ' ');
       const verdict = document.createElement('span');
-      verdict.className = 'verdict ' + (scenario.status === 'passed' ? 'passed' : 'failed');
+      verdict.className = 'verdict ' + (scenario.status === 'passed' ? 'passed' : scenario.status === 'traced' ? '' : 'failed');
       verdict.textContent = scenario.status.toUpperCase() + ' in ' + Math.round(scenario.durationMS) + ' ms on ' + scenario.target;
       heading.append(verdict);
       section.append(heading);
@@ -87,10 +92,12 @@ public enum HTMLReportWriter {
         section.append(box);
       }
       const events = [];
-      for (const sent of scenario.sent) events.push({time: sent.timeMS, fromApp: true, kind: 'request', name: sent.function, function: sent.function, message: sent});
+      const link = message => message.link && message.link !== 'primary' ? ' secondary' : '';
+      for (const sent of scenario.sent) events.push({time: sent.timeMS, fromApp: true, kind: (sent.type === 'control' ? 'control' : 'request') + link(sent),
+                                                     name: sent.function, function: sent.function, message: sent});
       for (const got of scenario.received) {
         const failed = got.type === 'response' && got.parameters && got.parameters.success === false;
-        events.push({time: got.timeMS, fromApp: false, kind: got.type + (failed ? ' error' : ''), function: got.function,
+        events.push({time: got.timeMS, fromApp: false, kind: got.type + (failed ? ' error' : '') + link(got), function: got.function,
                      name: got.function + (got.parameters && got.parameters.resultCode ? ' ' + got.parameters.resultCode : ''), message: got});
       }
       events.sort((a, b) => a.time - b.time);
@@ -129,6 +136,8 @@ public enum HTMLReportWriter {
           if (fold(until)) continue;
           const event = events[next++];
           const arrow = el('g', {class: 'arrow ' + event.kind});
+          // The whole row takes the click, not only the thin line and its label.
+          arrow.append(el('rect', {x: app, y: y - row + 6, width: unit - app, height: row, fill: 'transparent'}));
           const [from, to] = event.fromApp ? [app, unit] : [unit, app];
           arrow.append(el('line', {x1: from, y1: y, x2: to, y2: y, 'marker-end': 'url(#head)'}));
           arrow.append(el('text', {x: (app + unit) / 2, y: y - 4, 'text-anchor': 'middle'}, event.name));
@@ -164,7 +173,7 @@ public enum HTMLReportWriter {
       }
       arrows(Infinity);
       const defs = el('defs', {});
-      const marker = el('marker', {id: 'head', markerWidth: 8, markerHeight: 8, refX: 7, refY: 4, orient: 'auto'});
+      const marker = el('marker', {id: 'head', markerWidth: 8, markerHeight: 8, refX: 7, refY: 4, orient: 'auto', markerUnits: 'userSpaceOnUse'});
       marker.append(el('path', {d: 'M0,0 L8,4 L0,8 z', fill: '#555'}));
       defs.append(marker);
       svg.prepend(defs);

@@ -1,5 +1,7 @@
 import Foundation
+import SDLScenario
 import SDLTestSupport
+import SmartDeviceLink
 import Testing
 
 /// The HTML report as a person sees it: rendered by Debian's chromium (headless, through
@@ -38,6 +40,32 @@ struct HTMLReportTests {
         let said = String(decoding: check.output, as: UTF8.self)
         #expect(check.status == 0, "\(said)")
         #expect(said.contains("checked 3 scenarios"), "\(said)")
+    }
+
+    @Test("sdl-run report makes the page again from a saved --trace: every RPC and control message, the secondary link's marked; a pcapng is refused")
+    func fromTrace() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-html-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let trace = output.appendingPathComponent("secondary.jsonl"), page = output.appendingPathComponent("trace.html")
+        let example = CommandRunner.packageRoot.appendingPathComponent("examples/secondary.json").path
+        #expect(try await CommandRunner.sdlRun([example, "--trace", trace.path]).exitCode == 0)
+        let report = try await CommandRunner.sdlRun(["report", trace.path, "--html", page.path])
+        #expect(report.exitCode == 0, "\(report.stderr)")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.contains("registerSecondaryTransport (control) [secondary]") && html.contains("startServiceACK (video) [secondary]"))
+        // The browser check counts against the same run, made here from the trace.
+        let run = try TraceReport.run(lines: try String(contentsOf: trace, encoding: .utf8).split(separator: "\n"), source: trace.path)
+        let runFile = output.appendingPathComponent("run.json")
+        try Data(run.serializedBytes()).write(to: runFile)
+        let check = try await runChildProcess("/usr/bin/python3", [Self.browser, page.path, runFile.path, output.appendingPathComponent("trace.png").path],
+                                              errorsIntoOutput: true)
+        #expect(check.status == 0, "\(String(decoding: check.output, as: UTF8.self))")
+
+        let pcap = output.appendingPathComponent("frames.pcapng")
+        try Data([0x0A, 0x0D, 0x0D, 0x0A, 0, 0, 0, 0]).write(to: pcap)
+        let refused = try await CommandRunner.sdlRun(["report", pcap.path, "--html", page.path])
+        #expect(refused.exitCode == 2 && refused.stderr.contains("not a line of an sdl-run --trace (JSON lines, not .pcapng)"), "\(refused.stderr)")
     }
 
     @Test("a run of 10,000 messages stays a short page: repeated steps and runs of one function fold into bars that count them")
