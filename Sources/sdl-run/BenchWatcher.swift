@@ -1,5 +1,6 @@
 import Foundation
 import SmartDeviceLink
+import SDLScenario
 
 /// Watches the USB bus and runs the bench's scenarios on each matching device plugged in,
 /// or, on a board with a gadget, runs them each time a TDK takes the board: one `sdl-run`
@@ -206,6 +207,7 @@ actor BenchWatcher {
         if let removed = run.removedAt { summary["deviceRemovedAt"] = .string(timestamps.string(from: removed)) }
         let path = (run.folder as NSString).appendingPathComponent("run.json")
         _ = FileManager.default.createFile(atPath: path, contents: Data((JSONValue.object(summary).serialized() + "\n").utf8))
+        try? BenchIndex.write(reports: bench.reports)  // the day's page, with this run on top
         emit(["event": "runFinished", "device": .string(run.device), "outcome": .string(outcome),
               "exitCode": .int(Int64(exitCode)), "report": .string(run.folder)])
         runEnded?.resume()

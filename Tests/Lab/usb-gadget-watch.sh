@@ -19,6 +19,8 @@ fi
 grep -q '"event":"attached"' "$work/watch.log" || fail "the station did not say the head unit took the board"
 for report in $(ls -d "$work"/reports/*-gadget/ | head -2); do
     grep -q "^PASS hello" "$report/console.log" && grep -q "^PASS menu" "$report/console.log" || fail "$report lacks the PASS lines"
+    [ -s "$report/report.html" ] || fail "$report has no report.html"
+    grep -q "$(basename "$report")/report.html" "$work/reports/index.html" || fail "index.html does not link $report"
 done
 kill "$station"
 wait "$station"

@@ -154,8 +154,12 @@ struct EndToEndOverUSBTests {
         let second = try #require(next.last?["report"]?.stringValue)
         #expect(next.last?["outcome"] == "passed", "\((try? String(contentsOfFile: second + "/console.log", encoding: .utf8)) ?? "")")
         #expect(second != first)
-        for file in ["junit.xml", "result.json", "trace.jsonl", "run.json"] {
+        for file in ["junit.xml", "result.json", "trace.jsonl", "run.json", "report.html"] {
             #expect(FileManager.default.fileExists(atPath: second + "/" + file), "\(file) in the report folder")
+        }
+        let index = try String(contentsOfFile: bench + "/reports/index.html", encoding: .utf8)
+        for folder in [first, second] {
+            #expect(index.contains((folder as NSString).lastPathComponent + "/report.html"), "the index links \(folder)")
         }
         let log = try String(contentsOfFile: bench + "/reports/watch.jsonl", encoding: .utf8)
         #expect(log.split(separator: "\n").count == 1 + started.count + removed.count + next.count)
