@@ -48,6 +48,9 @@ struct Compare: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the differences as JSON.", valueName: "file"))
     var json: String?
 
+    @Option(help: ArgumentHelp("Write both runs of each scenario side by side as sequence charts, the differences marked.", valueName: "file"))
+    var html: String?
+
     @Option(help: ArgumentHelp("How long core may take to accept the app, in seconds.", valueName: "seconds"))
     var registerTimeout: Double = 20
 
@@ -88,6 +91,11 @@ struct Compare: AsyncParsableCommand {
                 try Data((JSONValue.array(comparisons.map(\.json)).serialized() + "\n").utf8).write(to: URL(fileURLWithPath: json))
             } catch {
                 throw CommandFailure.invalid("cannot write \(json): \(error.localizedDescription)")
+            }
+        }
+        if let html {
+            do { try Data(HTMLReportWriter.document(comparisons: comparisons).utf8).write(to: URL(fileURLWithPath: html)) } catch {
+                throw CommandFailure.invalid("cannot write \(html): \(error.localizedDescription)")
             }
         }
         if !differing.isEmpty { throw ExitCode(1) }

@@ -42,6 +42,12 @@ def main(report, result_path, screenshot):
             if drawn != expected:
                 problems.append(f"{name}: {drawn} messages drawn ({len(arrows)} arrows and bars) for {expected} messages")
             print(f"{name}: {expected} messages in {len(arrows)} rows")
+            for line in scenario.get("differences", []):
+                if line not in section.find_element(By.CSS_SELECTOR, ".differences").text:
+                    problems.append(f"{name}: the differences box lacks {line!r}")
+            differing = [s for s in scenario["steps"] if s["path"] in scenario.get("differingSteps", [])]
+            if len(section.find_elements(By.CSS_SELECTOR, "g.step.differs")) < min(len(differing), 1):
+                problems.append(f"{name}: no step marked as differing")
             failed = [s for s in scenario["steps"] if s["status"] == "failed"]
             marked = section.find_elements(By.CSS_SELECTOR, "g.step.failed")
             if len(marked) != len(failed):

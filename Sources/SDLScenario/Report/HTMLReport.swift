@@ -15,8 +15,28 @@ public enum HTMLReportWriter {
                  title: results.count == 1 ? results[0].name : "\(results.count) scenarios", summary: results.summaryLine)
     }
 
+    /// `sdl-run compare --html`: each scenario's two runs side by side, the differences listed
+    /// above them and their steps marked yellow in both charts.
+    public static func document(comparisons: [ScenarioComparison]) -> String {
+        var scenarios: [JSONValue] = []
+        for comparison in comparisons {
+            let differing = JSONValue.array(Array(Set(comparison.differences.map(\.step))).sorted().map(JSONValue.string))
+            let lines = JSONValue.array(comparison.differences.map { .string("\($0.step) \($0.summary): \($0.detail)") })
+            for (side, result) in [comparison.left, comparison.right].enumerated() {
+                guard case .object(var scenario)? = JSONResultWriter.document([result], fineTimes: true)["scenarios"]?.arrayValue?.first else { continue }
+                scenario["differingSteps"] = differing
+                if side == 0 { scenario["differences"] = lines }
+                scenarios.append(.object(scenario))
+            }
+        }
+        let differing = comparisons.filter { !$0.differences.isEmpty }.count
+        return document(run: ["scenarios": .array(scenarios)], title: "compare",
+                        summary: "\(comparisons.count) scenario\(comparisons.count == 1 ? "" : "s") compared: "
+                            + "\(comparisons.count - differing) the same, \(differing) different", columns: true)
+    }
+
     /// The page of a run given as the `--json` document (or one made from a trace).
-    public static func document(run: JSONValue, title: String, summary: String) -> String {
+    public static func document(run: JSONValue, title: String, summary: String, columns: Bool = false) -> String {
         // Inside <script> only "</" could end the element early.
         let data = run.serialized().replacingOccurrences(of: "</", with: "<\\/")
         return """
@@ -25,7 +45,7 @@ public enum HTMLReportWriter {
         <title>\(escaped(title)) — sdl-run</title>
         <style>\(style)</style></head>
         <body><h1>\(escaped(title))</h1><p class="summary">\(escaped(summary))</p>
-        <div id="scenarios"></div>
+        <div id="scenarios"\(columns ? " class=\"columns\"" : "")></div>
         <aside id="details" hidden><button id="close">×</button><pre id="message"></pre></aside>
         <script type="application/json" id="run">\(data)</script>
         <script>\(script)</script>
@@ -54,6 +74,8 @@ public enum HTMLReportWriter {
     .step text{font-size:12px;fill:#444}.step.failed rect{fill:#ffebe9}.step.failed text{fill:#cf222e}
     .time{font-size:11px;fill:#888}.actor{font-weight:600}
     .failure{background:#ffebe9;border-left:4px solid #cf222e;padding:.5em 1em;white-space:pre-wrap}
+    .columns{display:grid;grid-template-columns:1fr 1fr;gap:0 2em}.differences{background:#fff8c5;padding:.5em 1em;white-space:pre-wrap}
+    .step.differs rect{fill:#fff8c5}
     #details{position:fixed;right:1em;top:1em;bottom:1em;width:min(40em,45%);overflow:auto;background:#f6f8fa;
     border:1px solid #ccc;padding:.5em 1em}#close{float:right}
     """
@@ -84,6 +106,12 @@ public enum HTMLReportWriter {
       verdict.textContent = scenario.status.toUpperCase() + ' in ' + Math.round(scenario.durationMS) + ' ms on ' + scenario.target;
       heading.append(verdict);
       section.append(heading);
+      if (scenario.differences) {
+        const box = document.createElement('div');
+        box.className = 'differences';
+        box.textContent = scenario.differences.length ? scenario.differences.join('\n') : 'no difference';
+        section.append(box);
+      }
       const failedStep = scenario.steps.find(step => step.status === 'failed');
       if (failedStep || scenario.message) {
         const box = document.createElement('div');
@@ -162,7 +190,8 @@ public enum HTMLReportWriter {
         while (last + 1 < steps.length && steps[last + 1].summary === step.summary && steps[last + 1].status === step.status) last++;
         if (last - index < 3) last = index;
         const end = last + 1 < steps.length ? steps[last + 1].startMS : Infinity;
-        const band = el('g', {class: 'step ' + step.status, 'data-path': step.path, 'data-count': last - index + 1});
+        const differs = (scenario.differingSteps || []).includes(step.path) ? ' differs' : '';
+        const band = el('g', {class: 'step ' + step.status + differs, 'data-path': step.path, 'data-count': last - index + 1});
         band.append(el('rect', {x: 0, y: y - row + 6, width: left + width, height: row, fill: 'transparent'}));
         band.append(el('text', {x: 4, y: y}, (step.status === 'failed' ? '✘ ' : step.status === 'skipped' ? '– ' : '✔ ')
           + step.summary + (last > index ? ' ×' + (last - index + 1) : '')));

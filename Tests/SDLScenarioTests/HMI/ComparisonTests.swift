@@ -1,6 +1,7 @@
 import Foundation
 import SDLEmulator
 import SDLScenario
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -40,6 +41,29 @@ struct ComparisonTests {
                 "\(comparison.differences)")
         #expect(comparison.differences.contains { $0.step == "registration" && $0.detail == "differs in systemSoftwareVersion" })
         #expect(comparison.json["differences"]?.arrayValue?.isEmpty == false)
+    }
+
+    @Test("compare --html: both runs side by side in a real browser, the differences listed and their step marked in both")
+    func htmlPage() async throws {
+        let comparison = ScenarioComparison(
+            left: try await Self.run(#"{"vehicleData": {"values": {"speed": 10}}}"#),
+            right: try await Self.run(#"{"vehicleData": {"values": {"speed": 55}}}"#))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let page = HTMLReportWriter.document(comparisons: [comparison])
+        try page.write(to: folder.appendingPathComponent("compare.html"), atomically: true, encoding: .utf8)
+        #expect(page.contains("class=\"columns\""))
+        // The browser check reads the run the page carries.
+        let start = try #require(page.range(of: "<script type=\"application/json\" id=\"run\">")), end = try #require(page.range(of: "</script>"))
+        try page[start.upperBound..<end.lowerBound].replacingOccurrences(of: "<\\/", with: "</")
+            .write(to: folder.appendingPathComponent("run.json"), atomically: true, encoding: .utf8)
+        let check = try await runChildProcess("/usr/bin/python3", [CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/report_browser.py").path,
+                                                                   folder.appendingPathComponent("compare.html").path,
+                                                                   folder.appendingPathComponent("run.json").path,
+                                                                   folder.appendingPathComponent("compare.png").path], errorsIntoOutput: true)
+        #expect(check.status == 0, "\(String(decoding: check.output, as: UTF8.self))")
+        #expect(String(decoding: check.output, as: UTF8.self).contains("checked 2 scenarios"))
     }
 
     @Test("--ignore capabilities and --ignore permissions leave out a registration and a policy table set apart on purpose")
