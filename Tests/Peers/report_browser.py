@@ -31,10 +31,10 @@ def main(report, result_path, screenshot):
         for section, scenario in zip(sections, result["scenarios"]):
             name = scenario["name"]
             actors = [a.text for a in section.find_elements(By.CSS_SELECTOR, "text.actor")]
-            if actors != ["app", "head unit"]:
+            if actors != ["app", "head unit"] + (["HMI"] if scenario.get("hmi") else []):
                 problems.append(f"{name}: lifelines {actors}")
             arrows = section.find_elements(By.CSS_SELECTOR, "g.arrow")
-            expected = len(scenario["sent"]) + len(scenario["received"])
+            expected = len(scenario["sent"]) + len(scenario["received"]) + len(scenario.get("hmi", []))
             # A folded run is one bar that says how many messages it holds (counted in the page:
             # a WebDriver call per arrow takes seconds for a large run).
             drawn = driver.execute_script(
@@ -60,7 +60,7 @@ def main(report, result_path, screenshot):
                 arrows[0].click()
                 details = driver.find_element(By.ID, "details")
                 shown = driver.find_element(By.ID, "message").text
-                first = min(scenario["sent"] + scenario["received"], key=lambda m: m["timeMS"])
+                first = min(scenario["sent"] + scenario["received"] + scenario.get("hmi", []), key=lambda m: m["timeMS"])
                 if not details.is_displayed() or first["function"] not in shown:
                     problems.append(f"{name}: a click on the first arrow showed {shown[:80]!r}")
                 driver.find_element(By.ID, "close").click()

@@ -70,7 +70,7 @@ public enum HTMLReportWriter {
     .arrow line{stroke:#555;stroke-width:1.4}.arrow text{font-size:12px}.arrow{cursor:pointer}
     .arrow.response line{stroke-dasharray:5 3}.arrow:hover text{font-weight:600}
     .arrow.notification line{stroke:#0969da}.arrow.error text{fill:#cf222e}.arrow.control line{stroke:#8250df}
-    .arrow.secondary line{stroke:#bf8700;stroke-width:2.4}
+    .arrow.secondary line{stroke:#bf8700;stroke-width:2.4}.arrow.hmi line{stroke:#57606a;stroke-dasharray:2 2}
     .step text{font-size:12px;fill:#444}.step.failed rect{fill:#ffebe9}.step.failed text{fill:#cf222e}
     .time{font-size:11px;fill:#888}.actor{font-weight:600}
     .failure{background:#ffebe9;border-left:4px solid #cf222e;padding:.5em 1em;white-space:pre-wrap}
@@ -128,31 +128,57 @@ public enum HTMLReportWriter {
         events.push({time: got.timeMS, fromApp: false, kind: got.type + (failed ? ' error' : '') + link(got), function: got.function,
                      name: got.function + (got.parameters && got.parameters.resultCode ? ' ' + got.parameters.resultCode : ''), message: got});
       }
+      // With the HMI's side (--hmi, or the emulator's own HMI), a third lifeline.
+      for (const hmi of scenario.hmi || []) events.push({time: hmi.timeMS, toHMI: true, kind: 'hmi', name: hmi.function, function: hmi.function, message: hmi});
       events.sort((a, b) => a.time - b.time);
-      const row = 22, top = 40, left = 260, width = 760, app = left + 60, unit = left + width - 60;
+      const row = 22, top = 40, left = 260, width = scenario.hmi ? 980 : 760, app = left + 60;
+      const unit = scenario.hmi ? left + 600 : left + width - 60, hmiX = left + width - 60;
       const height = top + (events.length + scenario.steps.length + 2) * row;
       const svg = el('svg', {width: left + width, height: height, viewBox: '0 0 ' + (left + width) + ' ' + height});
       svg.append(el('text', {x: app, y: 20, 'text-anchor': 'middle', class: 'actor'}, 'app'));
       svg.append(el('text', {x: unit, y: 20, 'text-anchor': 'middle', class: 'actor'}, 'head unit'));
       svg.append(el('line', {x1: app, y1: 28, x2: app, y2: height, class: 'lifeline'}));
       svg.append(el('line', {x1: unit, y1: 28, x2: unit, y2: height, class: 'lifeline'}));
+      if (scenario.hmi) {
+        svg.append(el('text', {x: hmiX, y: 20, 'text-anchor': 'middle', class: 'actor'}, 'HMI'));
+        svg.append(el('line', {x1: hmiX, y1: 28, x2: hmiX, y2: height, class: 'lifeline'}));
+      }
       let y = top, next = 0;
-      // A run of four or more messages of one function (PutFile chunks and their answers,
-      // recording chunks, vehicle data) is one bar: long runs stay readable and quick to draw.
+      // A run of messages that repeats a cycle of one to four functions four times or more
+      // (PutFile chunks and their answers, recording chunks, a Show and its UI.Show) is one
+      // bar: long runs stay readable and quick to draw.
+      function cycleEnd(period, until) {
+        const same = at => events[at].function === events[next + (at - next) % period].function;
+        let end = next;
+        while (end < events.length && events[end].time < until && same(end)) end++;
+        return next + Math.floor((end - next) / period) * period;  // whole cycles only
+      }
       function fold(until) {
         let end = next;
-        while (end < events.length && events[end].time < until && events[end].function === events[next].function) end++;
-        if (end - next < 4) return false;
+        for (let period = 1; period <= 4; period++) {
+          const candidate = cycleEnd(period, until);
+          if ((candidate - next) / period >= 4 && candidate > end) end = candidate;
+        }
+        // A burst of the same few functions whose order wavers (answers and the HMI's
+        // messages overtaking each other): twelve or more messages of at most three functions.
+        const seen = new Set();
+        let burst = next;
+        while (burst < events.length && events[burst].time < until && (seen.add(events[burst].function), seen.size <= 3)) burst++;
+        if (burst - next >= 12 && burst > end) end = burst;
+        if (end === next) return false;
         const run = events.slice(next, end);
         next = end;
         const bytes = run.reduce((sum, e) => sum + ((e.message.parameters || {}).length || e.message.bulkBytes || 0), 0);
         const span = run[run.length - 1].time - run[0].time;
-        const label = run[0].function + ' ×' + run.length + ' (' + run.filter(e => e.fromApp).length + ' sent, '
-          + run.filter(e => !e.fromApp).length + ' received' + (bytes ? ', ' + bytes + ' bytes'
+        const names = [...new Set(run.map(e => e.function))].join(', ');
+        const label = names + ' ×' + run.length + ' (' + run.filter(e => e.fromApp).length + ' sent, '
+          + run.filter(e => !e.fromApp && !e.toHMI).length + ' received' + (run.some(e => e.toHMI) ? ', ' + run.filter(e => e.toHMI).length + ' to the HMI' : '')
+          + (bytes ? ', ' + bytes + ' bytes'
           + (span > 0 ? ', ' + (bytes / span / 1000).toFixed(2) + ' MB/s' : '') : '') + ')';
         const bar = el('g', {class: 'arrow fold', 'data-count': run.length});
-        bar.append(el('rect', {x: app, y: y - 9, width: unit - app, height: 12, fill: '#ddf4ff', stroke: '#0969da'}));
-        bar.append(el('text', {x: (app + unit) / 2, y: y + 1, 'text-anchor': 'middle'}, label));
+        const [x1, x2] = run.every(e => e.toHMI) ? [unit, hmiX] : [app, run.some(e => e.toHMI) ? hmiX : unit];
+        bar.append(el('rect', {x: x1, y: y - 9, width: x2 - x1, height: 12, fill: '#ddf4ff', stroke: '#0969da'}));
+        bar.append(el('text', {x: (x1 + x2) / 2, y: y + 1, 'text-anchor': 'middle'}, label));
         bar.append(el('text', {x: left - 8, y: y, 'text-anchor': 'end', class: 'time'}, run[0].time.toFixed(1) + '–' + run[run.length - 1].time.toFixed(1) + ' ms'));
         bar.onclick = () => show({folded: run.length, first: run[0].message, last: run[run.length - 1].message});
         svg.append(bar);
@@ -164,11 +190,11 @@ public enum HTMLReportWriter {
           if (fold(until)) continue;
           const event = events[next++];
           const arrow = el('g', {class: 'arrow ' + event.kind});
+          const [from, to] = event.toHMI ? [unit, hmiX] : event.fromApp ? [app, unit] : [unit, app];
           // The whole row takes the click, not only the thin line and its label.
-          arrow.append(el('rect', {x: app, y: y - row + 6, width: unit - app, height: row, fill: 'transparent'}));
-          const [from, to] = event.fromApp ? [app, unit] : [unit, app];
+          arrow.append(el('rect', {x: Math.min(from, to), y: y - row + 6, width: Math.abs(to - from), height: row, fill: 'transparent'}));
           arrow.append(el('line', {x1: from, y1: y, x2: to, y2: y, 'marker-end': 'url(#head)'}));
-          arrow.append(el('text', {x: (app + unit) / 2, y: y - 4, 'text-anchor': 'middle'}, event.name));
+          arrow.append(el('text', {x: (from + to) / 2, y: y - 4, 'text-anchor': 'middle'}, event.name));
           arrow.append(el('text', {x: left - 8, y: y, 'text-anchor': 'end', class: 'time'}, event.time.toFixed(1) + ' ms'));
           arrow.onclick = () => show(event.message);
           svg.append(arrow);

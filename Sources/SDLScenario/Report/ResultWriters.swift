@@ -43,6 +43,12 @@ public enum JSONResultWriter {
                 return .object(entry)
             }),
         ]
+        if !result.hmiMessages.isEmpty {
+            object["hmi"] = .array(result.hmiMessages.map { message in
+                ["timeMS": time(message.timeMS), "function": .string(message.envelope.functionName),
+                 "type": .string(message.envelope.messageType.specName), "parameters": .object(message.envelope.parameters)]
+            })
+        }
         if let message = result.message { object["message"] = .string(message) }
         return .object(object)
     }

@@ -51,6 +51,9 @@ public struct ScenarioResult: Sendable {
     public var messages: [LoggedMessage]
     /// Every request and notification sent.
     public var sent: [SentMessage]
+    /// What the head unit sent its HMI (core over its HMI WebSocket with `--hmi`, the
+    /// emulator's own HMI), where the target shows it.
+    public var hmiMessages: [LoggedMessage] = []
     /// Runs it took (`--retries`): more than one means the earlier ones did not pass.
     public var attempts = 1
     /// When the (last) run started, by the wall clock.

@@ -139,12 +139,14 @@ public struct ScenarioRunner: Sendable {
         let startedAt = Date()
         reporter?.started(scenario, target: target.name)
         let log = MessageLog(start: start)
+        var hmiMessages: MessageLog?
         func finish(_ status: ScenarioResult.Status, _ message: String?, _ steps: [StepResult], sent: [SentMessage]) async -> ScenarioResult {
             await target.finish()
             var result = ScenarioResult(
                 name: scenario.name, source: scenario.source, target: target.name, status: status, message: message,
                 steps: steps, durationMS: (ContinuousClock.now - start).milliseconds, messages: await log.messages, sent: sent)
             result.startedAt = startedAt
+            result.hmiMessages = await hmiMessages?.messages ?? []
             reporter?.finished(result)
             return result
         }
@@ -188,6 +190,7 @@ public struct ScenarioRunner: Sendable {
         let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
         let hmiLog = context.hmiLog
+        hmiMessages = hmiLog
         let gestureLog = context.gestures
         let gestureStream = await manager.touchManager.gestures()
         Task { for await gesture in gestureStream { await gestureLog.append(gesture) } }
