@@ -4,7 +4,8 @@ python3-selenium) and checks what a person sees: a lifeline pair per scenario, o
 message of result.json, the failed step marked red with what it expected and what came, and a
 click on an arrow showing that message. Saves a screenshot.
 
-Usage: report_browser.py REPORT.html RESULT.json SCREENSHOT.png
+Usage: report_browser.py REPORT.html RESULT.json SCREENSHOT.png [first-section]
+(first-section: the screenshot is of the first scenario's chart alone, for the docs)
 Prints one line per check that failed and exits 1, or prints the counts and exits 0."""
 import json
 import sys
@@ -15,10 +16,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 
-def main(report, result_path, screenshot):
+def main(report, result_path, screenshot, crop=None):
     result = json.load(open(result_path))
     options = Options()
     options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,1600"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
@@ -64,7 +66,14 @@ def main(report, result_path, screenshot):
                 if not details.is_displayed() or first["function"] not in shown:
                     problems.append(f"{name}: a click on the first arrow showed {shown[:80]!r}")
                 driver.find_element(By.ID, "close").click()
-        driver.save_screenshot(screenshot)
+        # A script error (or any console error) fails the check.
+        for entry in driver.get_log("browser"):
+            if entry.get("level") == "SEVERE":
+                problems.append(f"console: {entry.get('message')}")
+        if crop == "first-section" and sections:
+            sections[0].screenshot(screenshot)
+        else:
+            driver.save_screenshot(screenshot)
         print(f"drawn in {driver.find_element(By.TAG_NAME, 'body').get_attribute('data-render-ms')} ms")
     finally:
         driver.quit()
@@ -76,4 +85,4 @@ def main(report, result_path, screenshot):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:4]))
+    sys.exit(main(*sys.argv[1:5]))

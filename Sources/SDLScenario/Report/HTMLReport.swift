@@ -71,7 +71,7 @@ public enum HTMLReportWriter {
     .arrow.response line{stroke-dasharray:5 3}.arrow:hover text{font-weight:600}
     .arrow.notification line{stroke:#0969da}.arrow.error text{fill:#cf222e}.arrow.control line{stroke:#8250df}
     .arrow.secondary line{stroke:#bf8700;stroke-width:2.4}.arrow.hmi line{stroke:#57606a;stroke-dasharray:2 2}
-    .step text{font-size:12px;fill:#444}.step.failed rect{fill:#ffebe9}.step.failed text{fill:#cf222e}
+    .step text{font-size:12px;fill:#444}a.file text{font-size:12px;fill:#0969da;text-decoration:underline}.step.failed rect{fill:#ffebe9}.step.failed text{fill:#cf222e}
     .time{font-size:11px;fill:#888}.actor{font-weight:600}
     .failure{background:#ffebe9;border-left:4px solid #cf222e;padding:.5em 1em;white-space:pre-wrap}
     .columns{display:grid;grid-template-columns:1fr 1fr;gap:0 2em}.differences{background:#fff8c5;padding:.5em 1em;white-space:pre-wrap}
@@ -223,6 +223,14 @@ public enum HTMLReportWriter {
           + step.summary + (last > index ? ' ×' + (last - index + 1) : '')));
         svg.append(band);
         y += row;
+        // What a step recorded or wrote (a stream the head unit recorded, an audio pass-thru
+        // WAV), as a link the browser opens beside the page.
+        for (const [path] of (step.output || '').matchAll(/\/\S+\.(?:h264|wav|pcm|jpg|png)/g)) {
+          const link = el('a', {href: 'file://' + path, class: 'file'});
+          link.append(el('text', {x: 24, y: y}, '↳ ' + path.split('/').pop()));
+          svg.append(link);
+          y += row;
+        }
         arrows(end);
         index = last + 1;
       }

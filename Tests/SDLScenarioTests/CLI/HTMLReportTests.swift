@@ -42,6 +42,38 @@ struct HTMLReportTests {
         #expect(said.contains("checked 3 scenarios"), "\(said)")
     }
 
+    @Test("every example's report opens in headless chromium without a console error and shows what its result.json says; the failed run's chart is the README's picture")
+    func everyExample() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-html-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
+        let files = try FileManager.default.contentsOfDirectory(atPath: examples.path)
+            .filter { $0.hasSuffix(".json") && $0 != "scenario.schema.json" }.sorted()
+        #expect(files.count >= 12)
+        let run = try await CommandRunner.sdlRun(files.map { examples.appendingPathComponent($0).path } + ["--output-dir", output.path])
+        #expect(run.exitCode == 1, "only failure-report fails: \(run.stdout.suffix(400))")
+        let screens = CommandRunner.packageRoot.appendingPathComponent(".build/report-screens")
+        try FileManager.default.createDirectory(at: screens, withIntermediateDirectories: true)
+        let check = try await runChildProcess("/usr/bin/python3", [Self.browser, output.appendingPathComponent("report.html").path,
+                                                                   output.appendingPathComponent("result.json").path,
+                                                                   screens.appendingPathComponent("every-example.png").path],
+                                              errorsIntoOutput: true)
+        let said = String(decoding: check.output, as: UTF8.self)
+        #expect(check.status == 0, "\(said)")
+        #expect(said.contains("checked \(files.count) scenarios"), "\(said)")
+
+        // The README's picture: the failed example's own chart.
+        let failed = output.appendingPathComponent("failed")
+        _ = try await CommandRunner.sdlRun([examples.appendingPathComponent("failure-report.json").path, "--output-dir", failed.path])
+        let picture = CommandRunner.packageRoot.appendingPathComponent("docs/images/failed-run.png")
+        try FileManager.default.createDirectory(at: picture.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let shot = try await runChildProcess("/usr/bin/python3", [Self.browser, failed.appendingPathComponent("report.html").path,
+                                                                  failed.appendingPathComponent("result.json").path, picture.path,
+                                                                  "first-section"],
+                                             errorsIntoOutput: true)
+        #expect(shot.status == 0, "\(String(decoding: shot.output, as: UTF8.self))")
+    }
+
     @Test("sdl-run report makes the page again from a saved --trace: every RPC and control message, the secondary link's marked; a pcapng is refused")
     func fromTrace() async throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-html-\(UUID().uuidString)")
