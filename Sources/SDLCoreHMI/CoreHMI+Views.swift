@@ -45,6 +45,12 @@ extension CoreHMI {
             setResults[method]?.removeFirst()
             return try await answer(id, method, set.code, info: set.info)
         }
+        if method == "UI.Show", let refusal = templateRefusal(params, appID: appID) {
+            // generic_hmi sends both as an error object, the WARNINGS too, so that core keeps the message.
+            let code: HMIResult = refusal.code == "WARNINGS" ? .warnings : .unsupportedRequest
+            return try await send(["jsonrpc": "2.0", "id": .int(id), "error": [
+                "code": .int(Int64(code.rawValue)), "message": .string(refusal.info), "data": ["method": .string(method)]]])
+        }
         switch method {
         case "UI.Alert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
             guard views.modal == nil else {
@@ -75,16 +81,6 @@ extension CoreHMI {
             }
             try await closeView(.success)
             try await answer(id, method)
-        case "UI.Show" where showsUnavailableTemplate(params):
-            let template = params["templateConfiguration"]?["template"]?.stringValue ?? ""
-            let onlyTemplate = params.count == 3 && params["showStrings"]?.arrayValue?.isEmpty == true
-                && params["templateConfiguration"]?.objectValue?.count == 1
-            let answer = CoreResults.templateAnswer(template: template, isMedia: mediaApps.contains(appID),
-                                                    templates: Self.templates, onlyTemplate: onlyTemplate)!
-            // generic_hmi sends both as an error object, the WARNINGS too, so that core keeps the message.
-            let code: HMIResult = answer.code == "WARNINGS" ? .warnings : .unsupportedRequest
-            try await send(["jsonrpc": "2.0", "id": .int(id), "error": [
-                "code": .int(Int64(code.rawValue)), "message": .string(answer.info), "data": ["method": .string(method)]]])
         case "UI.ShowAppMenu":
             try await answer(id, method)
             views.menuOpenFor = appID
@@ -109,10 +105,14 @@ extension CoreHMI {
     static let templates = EmulatorConfiguration.standard.capabilities["displayCapabilities"]?["templatesAvailable"]?
         .arrayValue?.compactMap(\.stringValue) ?? []
 
-    private func showsUnavailableTemplate(_ params: JSONObject) -> Bool {
-        guard let template = params["templateConfiguration"]?["template"]?.stringValue else { return false }
-        return CoreResults.templateAnswer(template: template, isMedia: mediaApps.contains(params["appID"]?.intValue ?? 0),
-                                          templates: Self.templates, onlyTemplate: true) != nil
+    /// generic_hmi's answer to a UI.Show asking for a template the display lacks; nil otherwise.
+    private func templateRefusal(_ params: JSONObject, appID: Int64) -> (code: String, info: String)? {
+        guard let template = params["templateConfiguration"]?["template"]?.stringValue else { return nil }
+        // Only the template asked for: appID, an empty showStrings and the configuration alone.
+        let onlyTemplate = params.count == 3 && params["showStrings"]?.arrayValue?.isEmpty == true
+            && params["templateConfiguration"]?.objectValue?.count == 1
+        return CoreResults.templateAnswer(template: template, isMedia: mediaApps.contains(appID), templates: Self.templates,
+                                          onlyTemplate: onlyTemplate)
     }
 
     /// Puts a view on the screen: the app's system context changes as a generic HMI's does,

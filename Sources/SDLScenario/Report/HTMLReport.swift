@@ -99,7 +99,6 @@ public enum HTMLReportWriter {
       const section = document.createElement('section');
       section.className = 'scenario';
       const heading = document.createElement('h2');
-      heading.innerHTML = '';
       heading.append(scenario.name + ' ');
       const verdict = document.createElement('span');
       verdict.className = 'verdict ' + (scenario.status === 'passed' ? 'passed' : scenario.status === 'traced' ? '' : 'failed');
