@@ -32,8 +32,8 @@ public enum FuzzSeeds {
             }
         case .rpc:
             return rpcPayloads(frames)
-        case .scenario:
-            return []
+        case .scenario, .security:
+            return []  // their seeds are kept files (Tests/SDLFuzzTests/Inputs); no trace carries a security query yet
         }
     }
 

@@ -23,6 +23,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rpc
     /// Scenario files.
     case scenario
+    /// Security queries: the TLS handshake's and the security errors' envelope.
+    case security
 
     /// Runs one input.
     public func run(_ input: [UInt8]) throws(FuzzFinding) {
@@ -31,6 +33,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .bson: try Self.checkBSON(input)
         case .rpc: try RPCProperties.check(input)
         case .scenario: Self.checkScenario(input)
+        case .security: try Self.checkSecurityQuery(input)
         }
     }
 
@@ -61,6 +64,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             default: return false
             }
         }
+    }
+
+    // MARK: - Security queries
+
+    /// A query that decodes encodes to exactly the bytes it came from (every field is kept),
+    /// and reading its error never traps.
+    private static func checkSecurityQuery(_ input: [UInt8]) throws(FuzzFinding) {
+        guard let query = try? SecurityQuery(decoding: input) else { return }
+        guard query.encoded == input else { throw FuzzTarget.security.finding("a decoded query did not encode to the bytes it came from") }
+        _ = query.error
     }
 
     // MARK: - Scenario
