@@ -102,8 +102,7 @@ extension CoreHMI {
     }
 
     /// The display's templates: the embedded emulator's, so both sides agree.
-    static let templates = EmulatorConfiguration.standard.capabilities["displayCapabilities"]?["templatesAvailable"]?
-        .arrayValue?.compactMap(\.stringValue) ?? []
+    static let templates = EmulatorConfiguration.standard.templatesAvailable
 
     /// generic_hmi's answer to a UI.Show asking for a template the display lacks; nil otherwise.
     private func templateRefusal(_ params: JSONObject, appID: Int64) -> (code: String, info: String)? {

@@ -102,7 +102,7 @@ extension HeadUnitEmulator {
         let template = p["templateConfiguration"]?["template"]?.stringValue.flatMap { template in
             CoreResults.templateAnswer(
                 template: template, isMedia: apps[request.key]?.isMedia ?? false,
-                templates: configuration.capabilities["displayCapabilities"]?["templatesAvailable"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                templates: configuration.templatesAvailable,
                 onlyTemplate: Set(p.keys).subtracting(["windowID"]) == ["templateConfiguration"] && p["templateConfiguration"]?.objectValue?.count == 1)
         }
         if let template, template.code != "WARNINGS" {

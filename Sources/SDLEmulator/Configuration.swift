@@ -129,6 +129,11 @@ public struct EmulatorConfiguration: Sendable {
     public var navigationCapability: JSONObject? = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
     /// The lock screen's icon URL and dismissal, as core's preloaded policy table has them.
     public var lockScreen = LockScreenPolicy()
+
+    /// The main display's templates (displayCapabilities.templatesAvailable).
+    public var templatesAvailable: [String] {
+        capabilities["displayCapabilities"]?["templatesAvailable"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
     /// The VideoStreamingCapability the head unit reports (GetSystemCapability VIDEO_STREAMING);
     /// its `supportedFormats` are also the formats the HMI's Navigation.SetVideoConfig accepts:
     /// a StartService(video) asking for another codec or protocol is refused with `rejectedParams`.

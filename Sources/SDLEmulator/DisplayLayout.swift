@@ -8,7 +8,7 @@ extension HeadUnitEmulator {
         guard let app = apps[request.key] else { return }
         let layout = change.displayLayout
         var display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
-        let templates = display["templatesAvailable"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let templates = configuration.templatesAvailable
         // core sends the HMI a UI.Show that asks for the template alone (or with colours).
         let onlyTemplate = change.dayColorScheme == nil && change.nightColorScheme == nil
         if let refused = CoreResults.templateAnswer(template: layout, isMedia: app.isMedia, templates: templates, onlyTemplate: onlyTemplate),

@@ -39,10 +39,11 @@ public enum TraceReport {
     /// One arrow's message: an RPC with its parameters, or a control frame with its BSON;
     /// a frame of a message in several frames is left out (the message's own line carries it).
     private static func entry(_ frame: JSONObject, time: Double) -> JSONValue? {
+        let timeMS = JSONValue.double((time * 100).rounded() / 100)  // as the --json document's fine times
         let link = frame["link"]?.stringValue ?? "primary"
         let label = link == "primary" ? "" : " [\(link)]"
         if let rpc = frame["rpc"]?.objectValue, let name = rpc["name"]?.stringValue {
-            var entry: JSONObject = ["timeMS": .double((time * 100).rounded() / 100), "function": .string(name + label),
+            var entry: JSONObject = ["timeMS": timeMS, "function": .string(name + label),
                                      "type": rpc["type"] ?? "request", "parameters": rpc["json"] ?? [:], "link": .string(link)]
             if let correlation = rpc["correlationID"] { entry["correlationID"] = correlation }
             if let bulk = rpc["bulkBytes"]?.intValue, bulk > 0 { entry["bulkBytes"] = .int(bulk) }
@@ -50,7 +51,7 @@ public enum TraceReport {
         }
         guard let control = frame["control"]?.stringValue, control != "heartbeat", control != "heartbeatACK" else { return nil }
         let service = frame["service"]?.stringValue ?? ""
-        return ["timeMS": .double((time * 100).rounded() / 100), "function": .string("\(control) (\(service))\(label)"),
+        return ["timeMS": timeMS, "function": .string("\(control) (\(service))\(label)"),
                 "type": "control", "parameters": frame["bson"] ?? [:], "link": .string(link)]
     }
 }
