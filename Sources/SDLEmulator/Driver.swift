@@ -114,13 +114,18 @@ extension HeadUnitEmulator {
     }
 
     /// The link of the app drops (cable pulled): no UnregisterAppInterface, so the app's
-    /// data is kept for resumption by its hash id. A USB link's device gets a port reset
-    /// first: closing our end alone is something a USB device never sees.
+    /// data is kept for resumption by its hash id.
     public func dropTransport(appID: String? = nil) async throws(EmulatorError) {
         let key = try resolve(appID)
-        if let usb = connections[key.connection]?.driver.io.transport as? USBTransport {
+        await closeConnectionAsUnplugged(key.connection, reason: "transport dropped by the driver")
+    }
+
+    /// Closes a link as a pulled cable would. A USB device gets a port reset first: closing
+    /// our end alone is something a USB device never sees.
+    func closeConnectionAsUnplugged(_ id: Int, reason: String) async {
+        if let usb = connections[id]?.driver.io.transport as? USBTransport {
             await usb.closeResettingDevice()
         }
-        closeConnection(key.connection, reason: "transport dropped by the driver")
+        closeConnection(id, reason: reason)
     }
 }

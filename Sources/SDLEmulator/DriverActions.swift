@@ -169,8 +169,8 @@ extension HeadUnitEmulator {
                aboutAnApp: false) { unit, _ throws(EmulatorError) in
             unit.withdrawSecondaryTransport(); return nil
         },
-        action("cutSecondary", "the secondary link drops (Wi-Fi lost); the RPC session stays") { unit, a throws(EmulatorError) in
-            let cut = unit.cutSecondaryTransport(appID: a.appID)
+        action("cutSecondary", "the secondary link drops (Wi-Fi lost, or the USB cable); the RPC session stays") { unit, a throws(EmulatorError) in
+            let cut = await unit.cutSecondaryTransport(appID: a.appID)
             guard cut > 0 else { throw .invalidAction("cutSecondary: no registered secondary transport" + (a.appID.map { " for \($0)" } ?? "")) }
             return ["cut": .int(Int64(cut))]
         },

@@ -172,13 +172,14 @@ extension HeadUnitEmulator {
     }
 
     /// Closes the secondary link of one app (by app id), or of every session: the Wi-Fi
-    /// dropped. Streams on it end; the RPC session stays. Returns how many links were cut.
+    /// dropped, or the USB cable. Streams on it end; the RPC session stays. Returns how many
+    /// links were cut.
     @discardableResult
-    public func cutSecondaryTransport(appID: String? = nil) -> Int {
+    public func cutSecondaryTransport(appID: String? = nil) async -> Int {
         var cut = 0
         for (sessionID, id) in secondaryConnections.sorted(by: { $0.key < $1.key }) {
             if let appID, apps[primaryKey(sessionID, on: id)]?.appID != appID { continue }
-            closeConnection(id, reason: "the secondary transport was cut")
+            await closeConnectionAsUnplugged(id, reason: "the secondary transport was cut")
             cut += 1
         }
         return cut

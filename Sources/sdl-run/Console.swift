@@ -47,6 +47,8 @@ struct Console: AsyncParsableCommand {
         }
         var configuration = SDLConfiguration(appName: appName, appID: appID, transports: [choice])
         configuration.registrationTimeout = transport.registrationTimeout
+        configuration.secondaryTransports = transport.secondaryTransports
+        if let makeSecondary = transport.makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondary }
         configuration.lockScreen.fetchIcon = false  // as in scenarios: no download from the web
         let manager = SDLManager(configuration: configuration)
         let reporter = ConsoleReporter(color: noColor ? false : nil)

@@ -25,8 +25,10 @@ struct Register: AsyncParsableCommand {
         guard let link = try transport.makeTransport() else {
             throw CommandFailure.invalid("register needs --tcp HOST:PORT, --usb, --usb-gadget or --bt (the embedded emulator comes with scenarios)")
         }
-        let connection = SDLConnection(transport: link, configuration: .init(
-            startTimeout: transport.registrationTimeout, secondaryTransports: transport.secondaryTransports))
+        var configuration = SDLConnection.Configuration(
+            startTimeout: transport.registrationTimeout, secondaryTransports: transport.secondaryTransports)
+        if let makeSecondary = transport.makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondary }
+        let connection = SDLConnection(transport: link, configuration: configuration)
         let output = JSONLineWriter()
         let events = await connection.transportEvents()
         let transportPrinter = Task {

@@ -150,6 +150,7 @@ struct RunScenarios: AsyncParsableCommand {
         }
         var runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter)
         runner.secondaryTransports = transport.secondaryTransports
+        runner.makeSecondaryTransport = transport.makeSecondaryTransport
         runner.operatorTimeout = .milliseconds(Int64(operatorTimeout * 1000))
         runner.driverCommands = try driverCommands()
         var json = self.json, junit = self.junit, html = self.html

@@ -29,7 +29,7 @@ struct TransportOptions: ParsableArguments {
     var btAdapter: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "The secondary transport the app may open when the head unit offers one: tcp, usb or none (default: tcp beside USB, Bluetooth and the emulator; none beside TCP).",
+        "The secondary transport the app may open when the head unit offers one: tcp, usb (this machine the USB host), usb-gadget (this board the USB device, as a phone beside a TCP or Bluetooth primary) or none (default: tcp beside USB, Bluetooth and the emulator; none beside TCP).",
         valueName: "kind"))
     var secondary: SecondaryChoice?
 
@@ -52,8 +52,19 @@ struct TransportOptions: ParsableArguments {
         switch secondary {
         case nil: return nil
         case .tcp?: return [.tcp]
-        case .usb?: return [.usb]
+        case .usb?, .usbGadget?: return [.usb]
         case .none?: return []
+        }
+    }
+
+    /// How the app opens a secondary: with `--secondary usb-gadget` its USB secondary is this
+    /// board's gadget (the head unit is the USB host, as beside a phone's Bluetooth or Wi-Fi);
+    /// nil keeps the library's (TCP, and libusb as the host).
+    var makeSecondaryTransport: (@Sendable (SecondaryEndpoint) -> any SDLTransport)? {
+        guard secondary == .usbGadget else { return nil }
+        return { endpoint in
+            guard case .usb = endpoint else { return SecondaryEndpoint.defaultTransport(endpoint) }
+            return USBGadgetTransport(options: .init())
         }
     }
 
@@ -76,6 +87,9 @@ struct TransportOptions: ParsableArguments {
         if [tcp, usb, bt, usbGadget].compactMap({ $0 }).count > 1 { throw ValidationError("choose one transport: --tcp, --usb, --usb-gadget or --bt") }
         if usbGadgetAccessory && usbGadget == nil { throw ValidationError("--usb-gadget-accessory goes with --usb-gadget") }
         if btAdapter != nil && bt == nil { throw ValidationError("--bt-adapter goes with --bt") }
+        if let secondary, secondary == .usb || secondary == .usbGadget, usb != nil || usbGadget != nil {
+            throw ValidationError("--secondary \(secondary.rawValue): the primary is USB already; a USB secondary goes beside --tcp or --bt")
+        }
         if connectTimeout <= 0 { throw ValidationError("--connect-timeout must be positive") }
         if let wait {
             if wait <= 0 { throw ValidationError("--wait must be positive") }
@@ -171,7 +185,8 @@ enum USBSupport {
     }
 }
 
-/// `--secondary tcp|usb|none`.
+/// `--secondary tcp|usb|usb-gadget|none`.
 enum SecondaryChoice: String, ExpressibleByArgument, CaseIterable {
     case tcp, usb, none
+    case usbGadget = "usb-gadget"
 }

@@ -104,6 +104,8 @@ public struct ScenarioRunner: Sendable {
     public var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
     /// The secondary transports the app may open (`--secondary`); nil for the library's defaults.
     public var secondaryTransports: Set<SecondaryTransportKind>?
+    /// How a secondary is opened (`--secondary usb-gadget`); nil for the library's.
+    public var makeSecondaryTransport: (@Sendable (SecondaryEndpoint) -> any SDLTransport)?
     /// On a real head unit, how long the expectation after a driver step waits for the
     /// operator to do it (`--operator-timeout`).
     public var operatorTimeout: Duration = .seconds(120)
@@ -168,6 +170,7 @@ public struct ScenarioRunner: Sendable {
         configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(200), maximumAttempts: 5)
         configuration.registrationTimeout = target.registrationTimeout
         configuration.secondaryTransports = secondaryTransports
+        if let makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondaryTransport }
         let manager = SDLManager(configuration: configuration)
         if let frameObserver { await manager.observeFrames(frameObserver) }
         let messages = await manager.messages()
