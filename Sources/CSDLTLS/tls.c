@@ -198,6 +198,22 @@ int sdl_tls_decrypt(sdl_tls *tls, const uint8_t *in, size_t in_size, uint8_t **o
 
 const char *sdl_tls_error(const sdl_tls *tls) { return tls->error; }
 
+int sdl_tls_certificate_problem(const sdl_tls *tls) {
+    switch (SSL_get_verify_result(tls->ssl)) {
+    case X509_V_OK: return 0;
+    case X509_V_ERR_CERT_HAS_EXPIRED: return 1;
+    case X509_V_ERR_CERT_NOT_YET_VALID: return 2;
+    case X509_V_ERR_SUBJECT_ISSUER_MISMATCH:
+    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+        return 3;
+    default: return 4;
+    }
+}
+
 const char *sdl_tls_version(const sdl_tls *tls) {
     return SSL_is_init_finished(tls->ssl) ? SSL_get_version(tls->ssl) : "";
 }

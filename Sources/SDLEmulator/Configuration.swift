@@ -98,6 +98,8 @@ public struct EmulatorConfiguration: Sendable {
     public var heartbeatTimeoutMs: Int?
     /// Protocol settings of every connection (maximum version 5.4.0 as core, payload size...).
     public var protocolConfiguration: ProtocolConfiguration
+    /// The security manager (sdl_core built with ENABLE_SECURITY); nil: none, as the default core.
+    public var security: EmulatorSecurity?
     /// core's MalformedFrequencyCount/Time: more than `count` malformed runs within `ms` close the connection.
     public var malformedLimit: (count: Int, ms: Int)
     /// core's FrequencyCount/Time: more than `count` RPC messages within `ms` in one session unregister the app.
@@ -212,6 +214,7 @@ public struct EmulatorConfiguration: Sendable {
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
         "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
         "softButtonsPerFunction", "videoStreaming", "phoneCapability", "navigationCapability", "stopStreamingTimeoutMs", "recordings", "lockScreen",
+        "security",
     ]
 
     /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
@@ -353,6 +356,7 @@ public struct EmulatorConfiguration: Sendable {
         if let v = json["phoneCapability"] { c.phoneCapability = v == .null ? nil : try reader.object(v, path: "$.phoneCapability") }
         if let v = json["navigationCapability"] { c.navigationCapability = v == .null ? nil : try reader.object(v, path: "$.navigationCapability") }
         if let v = json["lockScreen"] { c.lockScreen = try LockScreenPolicy.read(v, over: c.lockScreen, reader: reader) }
+        if let v = json["security"] { c.security = try EmulatorSecurity.read(v, reader: reader) }
         if let v = json["stopStreamingTimeoutMs"] { c.stopStreamingTimeoutMs = max(0, try reader.int(v, path: "$.stopStreamingTimeoutMs")) }
         if let v = json["recordings"] { c.recordingDirectory = try reader.string(v, path: "$.recordings") }
         if let v = json["resumption"] {

@@ -102,7 +102,19 @@ public enum EmulatorConfigurationSchema {
         "dismissalWarning": {"type": ["string", "null"], "description": "The warning sent with an enabled dismissal; without one core enables none."}
       }
     },
-    "systemHardwareVersion": {"type": "string", "description": "What core takes from the HMI's GetSystemInfo for the StartServiceACK."}
+    "systemHardwareVersion": {"type": "string", "description": "What core takes from the HMI's GetSystemInfo for the StartServiceACK."},
+    "security": {
+      "type": "object", "additionalProperties": false,
+      "description": "A security manager, as sdl_core built with ENABLE_SECURITY: the TLS client of protected services. Left out: none, as the default core.",
+      "properties": {
+        "certificate": {"type": "string", "description": "The head unit's certificate (PEM file); goes with key."},
+        "key": {"type": "string", "description": "Its private key (PEM file)."},
+        "ca": {"type": "string", "description": "Verify the app's certificate by this CA (core's VerifyPeer and CACertificatePath); left out: any is taken."},
+        "protocol": {"enum": ["DTLS", "TLS"], "description": "core's Protocol: DTLS (8.2's default) or TLS 1.2; the app must speak the same."},
+        "forceProtected": {"type": "array", "items": {"enum": ["rpc", "audio", "video"]}, "description": "core's ForceProtectedService: refused, not started unprotected, when the handshake fails."},
+        "encryptionRequired": {"type": "array", "items": {"type": "string"}, "description": "RPCs of functional groups with encryption_required: unencrypted requests get ENCRYPTION_NEEDED."}
+      }
+    }
   },
   "$defs": {
     "permissions": {

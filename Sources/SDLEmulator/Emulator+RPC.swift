@@ -2,7 +2,7 @@ import SmartDeviceLink
 
 // RPC plumbing: a payload to a handled request, and answers and notifications back out.
 extension HeadUnitEmulator {
-    func handleRPC(_ payload: [UInt8], key: SessionKey) {
+    func handleRPC(_ payload: [UInt8], key: SessionKey, protected: Bool = false) {
         let packet: RPCPacket, parameters: JSONObject
         do {
             (packet, parameters) = try RPCEnvelope.parts(of: payload)
@@ -24,7 +24,7 @@ extension HeadUnitEmulator {
             return
         }
         let request = IncomingRequest(key: key, name: name, functionID: packet.functionID, correlationID: packet.correlationID,
-                                      parameters: parameters, bulkData: packet.bulkData)
+                                      parameters: parameters, bulkData: packet.bulkData, protected: protected)
         emit(.rpcReceived(appID: apps[key]?.appID, name: name, correlationID: packet.correlationID))
         dispatch(request)
     }
@@ -54,6 +54,11 @@ extension HeadUnitEmulator {
         }
         guard let app = apps[request.key] else {
             respond(request, "APPLICATION_NOT_REGISTERED")
+            return
+        }
+        // core's RPC encryption (rpc_service_impl.cc), before the policy's levels.
+        if !request.protected, encryptionRequired(request.name, for: request.key) {
+            respond(request, "ENCRYPTION_NEEDED")
             return
         }
         // Policies: an RPC outside the levels the app's table allows is DISALLOWED, with no side effect.
@@ -176,7 +181,7 @@ extension HeadUnitEmulator {
         if let info { parameters["info"] = .string(info) }
         let packet = RPCPacket(messageType: .response, functionID: request.functionID, correlationID: request.correlationID,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
-        send(packet, to: request.key)
+        send(packet, to: request.key, protected: request.protected)
         unsubscribeSoftButtons(after: request)
         answeredOnHMI(request, resultCode)
         emit(.rpcAnswered(appID: apps[request.key]?.appID, name: request.name, correlationID: request.correlationID, resultCode: resultCode))
@@ -185,17 +190,32 @@ extension HeadUnitEmulator {
     /// Sends a notification to an app.
     func notify(_ key: SessionKey, _ name: String, _ parameters: JSONObject, bulkData: [UInt8] = []) {
         // core writes 0xFFFFFFFF in a notification's correlation id field (observed on 8.2).
+        // One the policy wants encrypted goes only to a protected RPC service (core drops it otherwise).
+        let encrypted = encryptionRequired(name, for: key)
+        if encrypted && !isRPCProtected(key) { return }
         let packet = RPCPacket(messageType: .notification, functionID: (RPCRegistry.functionID(forName: name) ?? 0), correlationID: -1,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
-        send(packet, to: key)
+        send(packet, to: key, protected: encrypted)
         emit(.notificationSent(appID: apps[key]?.appID ?? "-", name: name, parameters: parameters))
     }
 
-    private func send(_ packet: RPCPacket, to key: SessionKey) {
+    private func send(_ packet: RPCPacket, to key: SessionKey, protected: Bool) {
         let now = clock.now
         guard let actions = try? connections.update(key.connection, { connection throws(ProtocolStateError) in
-            try connection.machine.send(packet, sessionID: key.session, now: now)
+            try connection.machine.send(packet, sessionID: key.session, protected: protected, now: now)
         }) else { return }
         perform(actions, on: key.connection)
+    }
+
+    /// Whether the policy requires `function` encrypted for the app of `key` (core's
+    /// CheckPolicyEncryptionFlag): the RPCs of its encryption_required groups, except that
+    /// a few go unencrypted while the RPC service is not protected.
+    func encryptionRequired(_ function: String, for key: SessionKey) -> Bool {
+        guard let required = configuration.security?.encryptionRequired, required.contains(function) else { return false }
+        return isRPCProtected(key) || !ConnectionProtection.exceptions.contains(function)
+    }
+
+    func isRPCProtected(_ key: SessionKey) -> Bool {
+        connections[key.connection]?.machine.protectedServices(of: key.session).contains(.rpc) ?? false
     }
 }

@@ -98,10 +98,16 @@ extension HeadUnitEmulator {
         guard let accepted = try? connections[id]?.machine.acceptStartService(request, now: clock.now) else {
             return reject("Cannot start an unprotected service of type \(service.rawValue). ")
         }
-        apps[key]?.streams[service, default: StreamSnapshot()].runningOn = id == key.connection ? "primary" : "secondary"
-        recordingStarted(service, key: key, payload: request.payload)
-        emit(.streamStarted(connection: id, sessionID: request.sessionID, service: Self.streamName(service)))
+        // The stream is counted when its ACK goes out (a protected one's after the handshake).
         return accepted
+    }
+
+    /// Audio or video acknowledged on connection `id`.
+    func streamStarted(_ service: ServiceType, sessionID: UInt8, payload: ControlPayload?, on id: Int) {
+        let key = primaryKey(sessionID, on: id)
+        apps[key]?.streams[service, default: StreamSnapshot()].runningOn = id == key.connection ? "primary" : "secondary"
+        recordingStarted(service, key: key, payload: payload)
+        emit(.streamStarted(connection: id, sessionID: sessionID, service: Self.streamName(service)))
     }
 
     /// Counts a stream's payload on the link it came over.
@@ -136,6 +142,9 @@ extension HeadUnitEmulator {
     static func streamName(_ service: ServiceType) -> String {
         service == .audio ? "audio" : service == .video ? "video" : "service \(service.rawValue)"
     }
+
+    /// "rpc", "audio" or "video", as events and scenarios name services.
+    static func serviceName(_ service: ServiceType) -> String { service == .rpc ? "rpc" : streamName(service) }
 
     /// With secondaries on and no endpoint configured, listens on a free loopback port so
     /// the first TransportEventUpdate has an endpoint to announce (the embedded emulator,

@@ -125,6 +125,7 @@ public actor HeadUnitEmulator {
         var protocolConfiguration = configuration.protocolConfiguration
         protocolConfiguration.connectionHandle = Int32(id)
         protocolConfiguration.heartbeatInterval = configuration.heartbeatTimeoutMs.map { .milliseconds($0) }
+        protocolConfiguration.security = configuration.security?.protocolSecurity
         // core sends these lists whether or not secondaries are on (PROTOCOL.md §4.7).
         let transports = configuration.multipleTransports
         protocolConfiguration.secondaryTransports = transports.secondaryTransports(forPrimary: kind)
@@ -275,14 +276,19 @@ public actor HeadUnitEmulator {
                 // EndService(RPC) without UnregisterAppInterface: as core, the app is gone
                 // without a clean unregistration, so its resumption data is kept.
                 sessionGone(SessionKey(connection: id, session: sessionID), reason: "the app ended the RPC service", keepResumption: true)
-            case .message(let sessionID, let service, let payload):
+            case .message(let sessionID, let service, let payload, let protected):
                 guard service == .rpc || service == .hybrid else {
                     streamData(payload, service: service, sessionID: sessionID, on: id)
                     continue
                 }
                 let key = SessionKey(connection: id, session: sessionID)
                 if flooded(key) { continue }
-                handleRPC(payload, key: key)
+                handleRPC(payload, key: key, protected: protected)
+            case .serviceStarted(let sessionID, let service, let payload, let protected):
+                if service == .audio || service == .video { streamStarted(service, sessionID: sessionID, payload: payload, on: id) }
+                if protected { emit(.serviceProtected(connection: id, sessionID: sessionID, service: Self.serviceName(service))) }
+            case .securityFailed(let sessionID, let failure):
+                emit(.securityFailed(connection: id, sessionID: sessionID, reason: failure.fromPeer ? "the app: \(failure.text)" : failure.text))
             case .heartbeatTimedOut(let sessionID):
                 sessionGone(SessionKey(connection: id, session: sessionID), reason: "heartbeat timeout", keepResumption: true)
                 if !sessions.contains(where: { $0.connection == id }) { closeConnection(id, reason: "heartbeat timeout") }
@@ -293,7 +299,7 @@ public actor HeadUnitEmulator {
                 secondaryTransportRequested(sessionID, on: id)
             case .serviceEnded(let sessionID, let service):
                 streamEnded(service, sessionID: sessionID, on: id, reason: "the app ended it")
-            case .sessionStartFailed, .serviceStarted, .serviceStartFailed, .serviceEndFailed,
+            case .sessionStartFailed, .serviceStartFailed, .serviceEndFailed,
                  .transportEventUpdate, .secondaryTransportRegistered, .secondaryTransportRejected, .violation:
                 break
             }
@@ -317,8 +323,8 @@ public actor HeadUnitEmulator {
         } else if request.serviceType == .audio || request.serviceType == .video {
             actions = startStream(request, on: id)
         } else if request.serviceType == .rpc {
-            // RPC again in its session (the app asking for protection, which this head unit
-            // has none of): the machine answers with core's NAK for a second RPC service.
+            // RPC again in its session: the app asking for protection. The machine runs the
+            // handshake, or (no security manager) answers with core's NAK for a second RPC service.
             actions = try? connections[id]?.machine.acceptStartService(request, now: clock.now)
         } else {
             actions = reject("service \(request.serviceType) cannot be started")

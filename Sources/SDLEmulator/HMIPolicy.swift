@@ -18,14 +18,18 @@ extension HeadUnitEmulator {
     func sendPermissions(_ key: SessionKey) {
         guard let app = apps[key] else { return }
         let permissions = configuration.policy.permissions(for: app.appID)
+        let encrypted = configuration.security?.encryptionRequired ?? []
         let items = permissions.sorted { $0.key < $1.key }.map { rpc, allowed -> JSONValue in
             let levels = ["BACKGROUND", "FULL", "LIMITED", "NONE"].filter(allowed.contains)
-            return [
+            var item: JSONObject = [
                 "rpcName": .string(rpc),
                 "hmiPermissions": ["allowed": .array(levels.map(JSONValue.string)), "userDisallowed": []],
                 "parameterPermissions": ["allowed": .array((PolicyTable.coreParameters[rpc] ?? []).map(JSONValue.string)),
                                          "userDisallowed": []],
             ]
+            // core marks an item only when its group requires encryption (the app's own flag is not set).
+            if encrypted.contains(rpc) { item["requireEncryption"] = true }
+            return .object(item)
         }
         notify(key, "OnPermissionsChange", ["permissionItem": .array(items)])
     }

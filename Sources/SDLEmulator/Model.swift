@@ -59,6 +59,10 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
     /// Audio or video started (or ended) on a connection.
     case streamStarted(connection: Int, sessionID: UInt8, service: String)
     case streamEnded(connection: Int, sessionID: UInt8, service: String, reason: String)
+    /// A service was started protected: its frames are TLS records from now on.
+    case serviceProtected(connection: Int, sessionID: UInt8, service: String)
+    /// A session's handshake or a protected frame failed (this side's TLS, or the app's error).
+    case securityFailed(connection: Int, sessionID: UInt8, reason: String)
     /// What sdl_core would have sent its HMI for an app's request (see ``HMIView``).
     case hmiMessage(appID: String, method: String, parameters: JSONObject)
 
@@ -80,6 +84,8 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .secondaryAnnounced(let s, let a): return "session \(s): TransportEventUpdate " + (a.isEmpty ? "(TCP withdrawn)" : a)
         case .streamStarted(let c, let s, let service): return "connection \(c): session \(s) started \(service)"
         case .streamEnded(let c, let s, let service, let r): return "connection \(c): session \(s) ended \(service): \(r)"
+        case .serviceProtected(let c, let s, let service): return "connection \(c): session \(s) protected \(service)"
+        case .securityFailed(let c, let s, let r): return "connection \(c): session \(s) protection failed: \(r)"
         case .hmiMessage(let id, let method, _): return "HMI ← \(method) for \(id)"
         }
     }
@@ -112,6 +118,10 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .streamEnded(let c, let s, let service, let r):
             return ["event": "streamEnded", "connection": .int(Int64(c)), "sessionID": .int(Int64(s)), "service": .string(service),
                     "reason": .string(r)]
+        case .serviceProtected(let c, let s, let service):
+            return ["event": "serviceProtected", "connection": .int(Int64(c)), "sessionID": .int(Int64(s)), "service": .string(service)]
+        case .securityFailed(let c, let s, let r):
+            return ["event": "securityFailed", "connection": .int(Int64(c)), "sessionID": .int(Int64(s)), "reason": .string(r)]
         case .hmiMessage(let id, let method, let parameters):
             return ["event": "hmiMessage", "appID": .string(id), "method": .string(method), "parameters": .object(parameters)]
         }
@@ -231,6 +241,8 @@ struct IncomingRequest: Sendable {
     var parameters: JSONObject
     /// A slice of the message's payload.
     var bulkData: ArraySlice<UInt8>
+    /// It came encrypted: its response goes encrypted too (core's encryption-needed cache).
+    var protected = false
     /// What core's check of the request dropped (unknown enum values): the answer says it.
     var warnings: String? = nil
 }

@@ -30,7 +30,7 @@ struct InMemoryRoundTrips {
                 let answer = RPCPacket(messageType: .response, functionID: request.functionID,
                                        correlationID: request.correlationID, json: ThinHeadUnit.success)
                 for bytes in sent(try headUnit.send(answer, sessionID: sessionID, now: .now)) {
-                    for case .message(_, _, let payload) in app.receive(bytes, now: .now) {
+                    for case .message(_, _, let payload, _) in app.receive(bytes, now: .now) {
                         let response = try RPCEnvelope(decoding: payload).decoded(as: ShowResponse.self)
                         precondition(response.success && response.resultCode == .success)
                     }
@@ -46,7 +46,7 @@ struct InMemoryRoundTrips {
         for bytes in sent(actions) {
             for action in headUnit.receive(bytes, now: .now) {
                 switch action {
-                case .message(_, _, let payload): payloads.append(payload)
+                case .message(_, _, let payload, _): payloads.append(payload)
                 case .startServiceRequested(let request):
                     for bytes in sent(try headUnit.acceptStartService(request, now: .now)) { _ = app.receive(bytes, now: .now) }
                 default: continue

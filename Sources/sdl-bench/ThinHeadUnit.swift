@@ -24,7 +24,7 @@ enum ThinHeadUnit {
                     case .send(let bytes): out += bytes
                     case .startServiceRequested(let request):
                         for case .send(let bytes) in try machine.acceptStartService(request, now: .now) { out += bytes }
-                    case .message(let session, let service, let payload) where service == .rpc || service == .hybrid:
+                    case .message(let session, let service, let payload, _) where service == .rpc || service == .hybrid:
                         let request = try RPCPacket(decoding: payload)
                         guard request.messageType == .request else { continue }
                         let answer = RPCPacket(messageType: .response, functionID: request.functionID,

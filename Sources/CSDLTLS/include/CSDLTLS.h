@@ -33,6 +33,10 @@ int sdl_tls_decrypt(sdl_tls *tls, const uint8_t *in, size_t in_size, uint8_t **o
 
 /// The last failure, one line ("certificate verify failed: certificate has expired").
 const char *sdl_tls_error(const sdl_tls *tls);
+/// How the peer's certificate was judged, in sdl_core's categories (ssl_context_impl.cc):
+/// 0 no problem (or nothing verified), 1 expired, 2 not yet valid, 3 not signed by a trusted
+/// CA (self-signed, unknown issuer, bad signature), 4 another verification failure.
+int sdl_tls_certificate_problem(const sdl_tls *tls);
 /// The negotiated protocol ("TLSv1.2", "DTLSv1.2"), or "" before the handshake ends.
 const char *sdl_tls_version(const sdl_tls *tls);
 /// The peer certificate's subject common name, or "" when there is none.

@@ -74,8 +74,9 @@ extension SDLConnection {
         SDLLog.rpc.debug("→ \(functionName) #\(correlationID)\(bulkData.isEmpty ? "" : " with \(bulkData.count) bytes of bulk data")")
         let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
                                json: JSONValue.object(parameters).serializedBytes(), bulkData: bulkData)
+        let protected = try encrypts(functionName)
         do {
-            return (correlationID, try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(packet, now: now) })
+            return (correlationID, try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(packet, protected: protected, now: now) })
         } catch {
             throw SDLError.invalidRequest(error.description)
         }

@@ -224,7 +224,7 @@ extension SDLConnection {
 
     /// Puts each running service on the best link up now, in the head unit's order.
     private func moveServicesToPreferredLinks() async {
-        for service in [ServiceType.audio, .video] {
+        for service in [ServiceType.audio, .video] where !streams.protectedRequested.contains(service) {
             guard case .running(let role)? = streams.placement[service],
                   let best = streams.routing.route(for: service, secondaryUp: secondary?.registered == true), best != role
             else { continue }

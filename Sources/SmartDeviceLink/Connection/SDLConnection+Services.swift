@@ -11,6 +11,8 @@ struct StreamServices {
     var placement: [ServiceType: Placement] = [:]
     /// The StartService payload of each started service, to start it again after a move.
     var payloads: [ServiceType: ControlPayload] = [:]
+    /// Services asked for protected: they stay on the primary, whose session holds the TLS session.
+    var protectedRequested: Set<ServiceType> = []
     /// Why a service that had been running is not any more, for the next send's error.
     var stopped: [ServiceType: String] = [:]
     var startWaiters: [ServiceType: CheckedContinuation<ControlPayload?, any Error>] = [:]
@@ -66,17 +68,26 @@ extension SDLConnection {
     /// The service starts on the link the head unit prefers among those up now (its
     /// `audioServiceTransports`/`videoServiceTransports`), and moves by itself when the
     /// secondary comes or goes: follow ``transportEvents()`` to see it.
-    public func startService(_ service: ServiceType, payload: ControlPayload? = nil) async throws(SDLError) -> ControlPayload? {
+    ///
+    /// `protected`: the head unit runs its TLS handshake with this app first (see
+    /// ``startProtectedRPC()``) and, when it succeeds, every frame of the service is a record.
+    /// sdl_core starts a new service unprotected when the handshake fails, unless its
+    /// ForceProtectedService lists it: ``isProtected(_:)`` says which it was. A protected
+    /// service stays on the primary link.
+    public func startService(_ service: ServiceType, payload: ControlPayload? = nil, protected: Bool = false) async throws(SDLError) -> ControlPayload? {
         guard case .started = state else { throw SDLError.notConnected }
         guard service == .audio || service == .video else {
-            throw SDLError.invalidRequest("only audio and video are started on a running session; RPC starts with start()")
+            throw SDLError.invalidRequest("only audio and video are started on a running session; RPC starts with start(), protected with startProtectedRPC()")
         }
         guard streams.placement[service] == nil else { throw SDLError.invalidRequest("\(service) is already started") }
-        guard let role = streams.routing.route(for: service, secondaryUp: secondary?.registered == true) else {
-            throw SDLError.invalidRequest("the head unit allows \(service) only on the secondary transport, which is not registered; "
-                                          + "wait for TransportEvent.secondaryRegistered")
+        if protected { try requireSecurity(for: service) }
+        guard let role = protected ? (streams.routing.route(for: service, secondaryUp: false).map { _ in .primary })
+                                   : streams.routing.route(for: service, secondaryUp: secondary?.registered == true) else {
+            throw SDLError.invalidRequest("the head unit allows \(service) only on the secondary transport, which is "
+                                          + (protected ? "not where protected services run" : "not registered; wait for TransportEvent.secondaryRegistered"))
         }
         streams.payloads[service] = payload
+        if protected { streams.protectedRequested.insert(service) } else { streams.protectedRequested.remove(service) }
         return try await start(service, on: role)
     }
 
@@ -128,6 +139,15 @@ extension SDLConnection {
         streams.place(service, .starting(role))
         do {
             let payload = streams.payloads[service]
+            if streams.protectedRequested.contains(service) {
+                let ack = try await startProtected(service, payload: payload, on: role)
+                streams.place(service, .running(role))
+                if !isProtected(service) {
+                    let why = protection.lastFailure.map { " (\($0))" } ?? ""
+                    configuration.logger.warning("\(service) started unprotected: the head unit's handshake with this app failed\(why)")
+                }
+                return ack
+            }
             let actions = try perform(on: role) { machine, now throws(ProtocolStateError) in
                 try machine.startService(service, payload: payload, now: now)
             }

@@ -38,6 +38,10 @@ public actor SDLConnection {
         /// After a secondary drops or cannot be opened, when to try it again (sdl_ios: 5 s);
         /// nil to wait for the head unit's next TransportEventUpdate instead.
         public var secondaryRetryDelay: Duration?
+        /// Starts the protected RPC service by itself once the head unit's policy requires
+        /// encryption of an RPC and the app left HMI level NONE (needs
+        /// ``ProtocolConfiguration/security``), as sdl_ios's encryption manager does.
+        public var protectsWhenRequired = true
 
         public init(protocolConfiguration: ProtocolConfiguration = ProtocolConfiguration(),
                     startTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(10),
@@ -94,6 +98,8 @@ public actor SDLConnection {
     private var endDeadline: ContinuousClock.Instant?
     /// Why the first bytes that were not a frame were not: says what listens there instead.
     private var firstMalformed: String?
+    /// The head unit's encryption policy and the handshake's last word.
+    var protection = ConnectionProtection()
 
     public init(transport: any SDLTransport, configuration: Configuration = Configuration()) {
         self.transport = transport
@@ -258,14 +264,16 @@ public actor SDLConnection {
             case .sessionEnded:
                 // Close the link first: a caller of stop() must find it closed when it returns.
                 Task { await self.shutdown(reason: "the session ended"); self.resumeEndWaiter() }
-            case .serviceStarted(_, let service, let payload):
+            case .serviceStarted(_, let service, let payload, _):
                 streams.startWaiters.removeValue(forKey: service)?.resume(returning: payload)
+            case .securityFailed(_, let failure):
+                securityFailed(failure)
             case .serviceStartFailed(_, let service, let reason, let rejected):
                 streams.startWaiters.removeValue(forKey: service)?
                     .resume(throwing: SDLError.sessionRejected(reason: reason, rejectedParams: rejected))
             case .serviceEnded(_, let service), .serviceEndFailed(_, let service, _):
                 serviceEnded(service, on: role)
-            case .message(_, let service, let payload):
+            case .message(_, let service, let payload, _):
                 deliver(payload, service: service)
             case .heartbeatTimedOut:
                 if role == .secondary {
@@ -305,6 +313,7 @@ public actor SDLConnection {
             waiting.waiter.resume(returning: envelope)
         } else if envelope.messageType == .notification {
             SDLLog.rpc.debug("⇠ \(envelope.functionName)")
+            followEncryptionPolicy(envelope)
         }
         broadcast.yield(envelope)
     }

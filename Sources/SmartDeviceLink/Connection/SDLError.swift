@@ -24,6 +24,9 @@ public enum SDLError: Error, Sendable, CustomStringConvertible {
     case unsuccessfulResponse(function: String, resultCode: String, info: String?)
     /// The task waiting for the response was cancelled; the request no longer waits.
     case cancelled(function: String)
+    /// A service could not be started protected: the head unit's refusal, with what its
+    /// security manager or this app's TLS said about the handshake.
+    case protectionFailed(service: String, reason: String)
 
     public var description: String {
         switch self {
@@ -48,9 +51,13 @@ public enum SDLError: Error, Sendable, CustomStringConvertible {
         case .invalidResponse(let why):
             return "invalid message from the head unit: \(why)"
         case .unsuccessfulResponse(let function, let resultCode, let info):
-            return "\(function) failed with \(resultCode)" + (info.map { ": \($0)" } ?? "")
+            let why = resultCode == "ENCRYPTION_NEEDED"
+                ? " (the head unit's policy requires it encrypted: protect the RPC service, SDLConfiguration.security)" : ""
+            return "\(function) failed with \(resultCode)" + (info.map { ": \($0)" } ?? "") + why
         case .cancelled(let function):
             return "\(function) was cancelled before its response arrived"
+        case .protectionFailed(let service, let reason):
+            return "\(service) could not be protected: \(reason)"
         }
     }
 }

@@ -3,14 +3,14 @@
 /// primary's session.
 package struct AppProtocolMachine: ProtocolMachine {
     package let configuration: ProtocolConfiguration
-    private var input: FrameInput
+    var input: FrameInput
     private var phase: Phase = .idle
     /// The session while `phase` is `running` or `registeringSecondary`, nil otherwise.
     ///
     /// Kept beside the phase, not in it: every frame sent or received updates the session,
     /// and an enum payload can only be copied out and back in, which for a session is a
     /// copy of its sets, limits and ACK payload per frame (perf: 4% of a round trip).
-    private var session: AppSession?
+    var session: AppSession?
 
     private enum Phase: Sendable {
         /// Nothing started on this link.
@@ -105,17 +105,29 @@ package struct AppProtocolMachine: ProtocolMachine {
         return [.send(bytes)]
     }
 
-    /// Frames a complete service payload for sending.
+    /// Frames a complete service payload for sending; protected when the service was started
+    /// protected (audio and video are all or nothing).
     package mutating func send(_ payload: [UInt8], service: ServiceType, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         try Self.requireSession(session, "sending")
-        let bytes = try session!.dataFrames(payload, service: service, now: now)
+        let protected = service != .rpc && service != .hybrid && session!.protection.services.contains(service)
+        let bytes = try session!.dataFrames(payload, service: service, protected: protected, now: now)
         return [.send(bytes)]
     }
 
-    /// Frames an RPC for sending, on the RPC or Hybrid service as its bulk data says.
-    package mutating func send(_ packet: RPCPacket, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+    /// Frames an RPC for sending, on the RPC or Hybrid service as its bulk data says;
+    /// `protected` (RPC encryption) needs the RPC service started protected.
+    package mutating func send(_ packet: RPCPacket, protected: Bool = false, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         try Self.requireSession(session, "sending")
-        return [.send(try session!.dataFrames(packet, now: now))]
+        return [.send(try session!.dataFrames(packet, protected: protected, now: now))]
+    }
+
+    /// The services started protected in the session.
+    package var protectedServices: Set<ServiceType> { session?.protection.services ?? [] }
+
+    /// The protocol the session's handshake settled on ("DTLSv1.2"), once it did.
+    package var tlsVersion: String? {
+        guard let tls = session?.protection.tls, session?.protection.established == true else { return nil }
+        return tls.version
     }
 
     /// Sends a Heartbeat; doing so opts in to core's supervision (§4.6).
@@ -196,7 +208,7 @@ package struct AppProtocolMachine: ProtocolMachine {
                 actions.append(.violation(.unknownSession(header.sessionID, service: header.serviceType)))
                 return
             }
-            input.reassemble(frame, now: now, into: &actions)
+            received(frame, now: now, into: &actions)
             return
         }
         guard let info = header.controlInfo else { return }
@@ -211,15 +223,19 @@ package struct AppProtocolMachine: ProtocolMachine {
             if header.serviceType == .rpc, case .starting(let offered) = phase {
                 sessionAccepted(frame, offered: offered, now: now, into: &actions)
             } else if inSession {
-                let payload = header.version >= 5 ? ControlPayload(bytes: frame.payload) : nil
+                // A protected ACK's BSON is a record too (sdl_core encrypts it).
+                let bytes = header.isEncrypted ? ((try? session!.unprotected(frame))?.payload ?? frame.payload) : frame.payload
+                let payload = header.version >= 5 ? ControlPayload(bytes: bytes) : nil
                 session!.side.starting.remove(header.serviceType)
                 session!.services.insert(header.serviceType)
+                if header.isEncrypted { session!.protection.services.insert(header.serviceType) }
                 if header.serviceType != .rpc, let mtu = payload?.mtu {
                     session!.serviceSendLimits[header.serviceType] = ControlFrames.sendLimit(
                         version: session!.info.version, mtu: mtu, configured: session!.info.maximumSendPayload)
                     input.accept(upTo: Int(mtu))
                 }
-                actions.append(.serviceStarted(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload))
+                actions.append(.serviceStarted(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload,
+                                               protected: header.isEncrypted))
             } else {
                 actions.append(unexpected)
             }

@@ -61,9 +61,24 @@ extension HeadUnitProtocolMachine {
             return rejectStartService(request, reason: Self.cannotStart(request),
                                       rejectedParams: [])
         }
+        // A protected start waits for the session's TLS handshake (HeadUnitProtocolMachine+Security.swift).
+        if request.isEncrypted { return startProtected(request, in: request.sessionID, now: now) }
+        let actions = acknowledge(request, protected: false, in: &session, now: now)
+        sessions[session.info.sessionID] = session
+        return actions
+    }
+
+    /// The StartServiceACK of a service in a running session; E=1 with its BSON a record
+    /// when `protected`, as sdl_core sends it.
+    func acknowledge(_ request: StartServiceRequest, protected: Bool, in session: inout HeadUnitSession,
+                     now: ContinuousClock.Instant) -> [ProtocolAction] {
         var ack: ControlPayload?
         if session.info.version.major >= 5 {
             var payload = ControlPayload(mtu: Int64(configuration.maximumPayloadSize))
+            if request.serviceType == .rpc {
+                payload.protocolVersion = session.info.version.description
+                payload.hashID = session.info.hashID
+            }
             if request.serviceType == .video, let asked = request.payload {
                 payload.height = asked.height
                 payload.width = asked.width
@@ -73,10 +88,14 @@ extension HeadUnitProtocolMachine {
             ack = payload
         }
         session.services.insert(request.serviceType)
-        let bytes = session.controlFrame(.startServiceACK, service: request.serviceType, payload: ack?.encoded ?? [],
-                                         encrypted: request.isEncrypted, now: now)
-        sessions[session.info.sessionID] = session
-        return [.send(bytes), .serviceStarted(sessionID: session.info.sessionID, serviceType: request.serviceType, payload: ack)]
+        var body = ack?.encoded ?? []
+        if protected {
+            session.protection.services.insert(request.serviceType)
+            if !body.isEmpty, let record = try? session.protection.tls?.protect(body) { body = record }
+        }
+        let bytes = session.controlFrame(.startServiceACK, service: request.serviceType, payload: body, encrypted: protected, now: now)
+        return [.send(bytes), .serviceStarted(sessionID: session.info.sessionID, serviceType: request.serviceType, payload: ack,
+                                              protected: protected)]
     }
 
     /// Refuses a StartService. The NAK echoes the request's session id (0 for a new session).

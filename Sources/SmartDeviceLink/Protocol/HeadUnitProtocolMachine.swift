@@ -4,7 +4,7 @@
 /// HeadUnitProtocolMachine+Answers.swift.
 package struct HeadUnitProtocolMachine: ProtocolMachine {
     package let configuration: ProtocolConfiguration
-    private var input: FrameInput
+    var input: FrameInput
     var sessions = SessionTable<HeadUnitSide>()
 
     /// What only the head unit tracks per session.
@@ -56,14 +56,22 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
     package mutating func send(_ payload: [UInt8], service: ServiceType, sessionID: UInt8,
                                now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         [.send(try inSession(sessionID, "sending") { session throws(ProtocolStateError) in
-            try session.dataFrames(payload, service: service, now: now)
+            let protected = service != .rpc && service != .hybrid && session.protection.services.contains(service)
+            return try session.dataFrames(payload, service: service, protected: protected, now: now)
         })]
     }
 
-    /// Frames an RPC for sending in a session, on the RPC or Hybrid service as its bulk data says.
-    package mutating func send(_ packet: RPCPacket, sessionID: UInt8, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
-        [.send(try inSession(sessionID, "sending") { session throws(ProtocolStateError) in try session.dataFrames(packet, now: now) })]
+    /// Frames an RPC for sending in a session, on the RPC or Hybrid service as its bulk data
+    /// says; `protected` needs the RPC service started protected.
+    package mutating func send(_ packet: RPCPacket, sessionID: UInt8, protected: Bool = false,
+                               now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
+        [.send(try inSession(sessionID, "sending") { session throws(ProtocolStateError) in
+            try session.dataFrames(packet, protected: protected, now: now)
+        })]
     }
+
+    /// The services of a session started protected.
+    package func protectedServices(of sessionID: UInt8) -> Set<ServiceType> { sessions[sessionID]?.protection.services ?? [] }
 
     /// Ends a service of a session; ending RPC ends the session once acknowledged.
     package mutating func endService(_ service: ServiceType, sessionID: UInt8,
@@ -156,7 +164,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
                 actions.append(.violation(.unknownSession(header.sessionID, service: header.serviceType)))
                 return
             }
-            input.reassemble(frame, now: now, into: &actions)
+            received(frame, now: now, into: &actions)
             return
         }
         guard let info = header.controlInfo else { return }

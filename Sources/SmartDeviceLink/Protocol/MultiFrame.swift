@@ -191,6 +191,8 @@ package struct FrameReassembler: Sendable {
     /// the decoder to fill the frame's payload onto (``FrameDecoder/next(lending:)``); nil
     /// when the frame would be dropped, which ``receive(_:now:)`` then reports.
     package mutating func lend(for header: FrameHeader) -> [UInt8]? {
+        // A protected frame is decrypted before it joins its message.
+        guard !header.isEncrypted else { return nil }
         // Checked without dropping anything: a frame refused here is refused by `receive`, which reports why.
         guard case .accepted(let index) = acceptance(of: header, size: Int(header.dataSize), dropping: false) else {
             return nil

@@ -64,8 +64,10 @@ struct FrameInput: Sendable {
         return nil
     }
 
-    /// A data frame of a started session: a complete message, or nothing while one is pending.
-    mutating func reassemble(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+    /// A data frame of a started session (decrypted if it came protected): a complete
+    /// message, or nil while one is pending or when the frame was dropped (a violation).
+    mutating func reassemble(_ frame: Frame, now: ContinuousClock.Instant,
+                             into actions: inout [ProtocolAction]) -> (header: FrameHeader, payload: [UInt8])? {
         let outcome: FrameReassembler.Outcome
         if let loaned = loan, loaned.header == frame.header {
             loan = nil
@@ -75,11 +77,12 @@ struct FrameInput: Sendable {
         }
         switch outcome {
         case .message(let header, let payload):
-            actions.append(.message(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload))
+            return (header, payload)
         case .pending:
-            break
+            return nil
         case .dropped(let problem):
             actions.append(.violation(.reassembly(problem)))
+            return nil
         }
     }
 
@@ -177,6 +180,7 @@ struct Session<Side: Sendable>: Sendable {
     /// Payload limits per frame set by an audio/video ACK's `mtu`, overriding the session's
     /// RPC value for that service (§2.2, PS §4.2.3.2).
     var serviceSendLimits: [ServiceType: Int] = [:]
+    var protection = SessionProtection()
     var side: Side
 
     /// The next message id. After a wrap both roles skip 0, which core rejects on data frames (§4.4).
@@ -200,8 +204,18 @@ struct Session<Side: Sendable>: Sendable {
 
     /// A complete service payload (an RPC packet, audio or video data) framed for sending,
     /// fragmented to the service's limit, with a fresh message id.
-    mutating func dataFrames(_ payload: [UInt8], service: ServiceType, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [UInt8] {
+    /// `protected`: each frame a TLS record, for a service whose start was protected.
+    mutating func dataFrames(_ payload: [UInt8], service: ServiceType, protected: Bool = false,
+                             now: ContinuousClock.Instant) throws(ProtocolStateError) -> [UInt8] {
         try requireRunning(service)
+        if protected {
+            guard protection.services.contains(service == .hybrid ? .rpc : service) else {
+                throw ProtocolStateError("\(service) cannot be sent protected: it was not started protected")
+            }
+            let bytes = try protectedFrames(payload, service: service, limit: sendLimit(service), messageID: nextMessageID())
+            lastSent = now
+            return bytes
+        }
         var bytes: [UInt8] = []
         FrameFragmenter.encode(payload, version: info.headerVersion, serviceType: service, sessionID: info.sessionID,
                                messageID: nextMessageID(), maximumPayloadPerFrame: sendLimit(service), into: &bytes)
@@ -211,10 +225,12 @@ struct Session<Side: Sendable>: Sendable {
 
     /// The frames of an RPC. One that fits a frame is written from its parts behind the
     /// frame header, so a PutFile chunk's bytes are copied once on their way out, not twice.
-    mutating func dataFrames(_ packet: RPCPacket, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [UInt8] {
+    mutating func dataFrames(_ packet: RPCPacket, protected: Bool = false, now: ContinuousClock.Instant) throws(ProtocolStateError) -> [UInt8] {
         let service = packet.serviceType
         let size = packet.encodedSize
-        guard size <= sendLimit(service) else { return try dataFrames(packet.encoded, service: service, now: now) }
+        guard size <= sendLimit(service), !protected else {
+            return try dataFrames(packet.encoded, service: service, protected: protected, now: now)
+        }
         try requireRunning(service)
         let header = FrameHeader(version: info.headerVersion, frameType: .single, serviceType: service, frameInfo: 0,
                                  sessionID: info.sessionID, dataSize: UInt32(size), messageID: nextMessageID())
@@ -238,6 +254,7 @@ struct Session<Side: Sendable>: Sendable {
         services.remove(service)
         ending.remove(service)
         serviceSendLimits[service] = nil
+        protection.services.remove(service)
     }
 }
 

@@ -21,10 +21,14 @@ public struct ProtocolConfiguration: Sendable {
     public var vehicleInfo: VehicleTypeInfo?
     /// Head unit: part of the hash id (`connection | session << 16`, as core's KeyFromPair).
     public var connectionHandle: Int32
-    /// Head unit: whether it has a security manager (sdl_core built with ENABLE_SECURITY) and
-    /// so reads a StartService's E bit. Without one, as such a core, the bit is ignored: RPC
-    /// started again is a second unprotected service (NAKed), audio and video start unprotected.
-    public var protectsServices = false
+    /// How this side protects services (TLS inside the protocol, PROTOCOL.md §2.4); nil for
+    /// none. A head unit without it is sdl_core built without ENABLE_SECURITY: it ignores a
+    /// StartService's E bit, so RPC started again is a second unprotected service (NAKed) and
+    /// audio and video start unprotected. An app without it cannot answer a handshake.
+    public var security: SecurityConfiguration?
+
+    /// Head unit: whether it reads a StartService's E bit (it has a security manager).
+    public var protectsServices: Bool { security != nil }
 
     public init(
         maximumVersion: ProtocolVersion = .latest, minimumVersion: ProtocolVersion = ProtocolVersion(2),
@@ -106,12 +110,17 @@ package enum ProtocolAction: Sendable, Hashable {
     case sessionStartFailed(reason: String, rejectedParams: [String])
     /// The session and all its services ended (EndService RPC acknowledged, or ended by the peer).
     case sessionEnded(sessionID: UInt8)
-    case serviceStarted(sessionID: UInt8, serviceType: ServiceType, payload: ControlPayload?)
+    /// `protected`: the ACK carried E=1, so the service's frames are protected from now on.
+    case serviceStarted(sessionID: UInt8, serviceType: ServiceType, payload: ControlPayload?, protected: Bool)
     case serviceStartFailed(sessionID: UInt8, serviceType: ServiceType, reason: String, rejectedParams: [String])
     case serviceEnded(sessionID: UInt8, serviceType: ServiceType)
     case serviceEndFailed(sessionID: UInt8, serviceType: ServiceType, rejectedParams: [String])
     /// A complete message of a data service (RPC, Hybrid, audio, video), reassembled.
-    case message(sessionID: UInt8, serviceType: ServiceType, payload: [UInt8])
+    /// `protected`: its frames came with E=1 and were decrypted.
+    case message(sessionID: UInt8, serviceType: ServiceType, payload: [UInt8], protected: Bool)
+    /// The peer's security manager reported an error (a security query's internal error), or
+    /// this side's TLS failed; the handshake of the session is over.
+    case securityFailed(sessionID: UInt8, SecurityFailure)
     /// Head unit: decide with the machine's `acceptStartService` or `rejectStartService`.
     case startServiceRequested(StartServiceRequest)
     /// Head unit: the app asked to register this link as its secondary transport.

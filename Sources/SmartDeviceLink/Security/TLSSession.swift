@@ -23,7 +23,7 @@ public struct TLSIdentity: Sendable, Hashable {
         self.init(certificatePEM: try Self.read(certificateFile, "certificate"), privateKeyPEM: try Self.read(privateKeyFile, "private key"))
     }
 
-    static func read(_ path: String, _ what: String) throws(SecurityError) -> String {
+    package static func read(_ path: String, _ what: String) throws(SecurityError) -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw SecurityError("cannot read the \(what) file \(path): check the path and its permissions")
         }
@@ -114,6 +114,27 @@ public final class TLSSession: @unchecked Sendable {
     /// The most plaintext one frame may carry: a TLS record's 16 KiB less its header, MAC
     /// and padding, as sdl_ios and sdl_java_suite count it.
     public static let maximumPlaintext = 16384 - 5 - 32 - 256
+
+    /// What was wrong with the peer's certificate, after a failed handshake, in sdl_core's
+    /// categories; nil when nothing was (the failure was elsewhere) or nothing was verified.
+    public var certificateProblem: CertificateProblem? {
+        CertificateProblem(rawValue: locked { sdl_tls_certificate_problem(tls) })
+    }
+
+    /// sdl_core's reasons for refusing a certificate (the NAK says "Invalid certificate: …").
+    public enum CertificateProblem: Int32, Sendable {
+        case expired = 1, notYetValid, notSigned, other
+
+        /// sdl_core's words for it (handshake_handler.cc).
+        public var coreReason: String {
+            switch self {
+            case .expired: "Certificate already expired"
+            case .notYetValid: "Certificate is not yet valid"
+            case .notSigned: "Certificate is not signed"
+            case .other: "Error occurred during handshake"
+            }
+        }
+    }
 
     /// The negotiated protocol ("TLSv1.2", "DTLSv1.2"); empty before the handshake ends.
     public var version: String { locked { String(cString: sdl_tls_version(tls)) } }

@@ -26,7 +26,7 @@ struct LinkExecutorTests {
                         try await headUnitEnd.send(bytes)
                     case .startServiceRequested(let request):
                         for case .send(let bytes) in try machine.acceptStartService(request, now: .now) { try await headUnitEnd.send(bytes) }
-                    case .message(let session, _, let payload):
+                    case .message(let session, _, let payload, _):
                         let request = try RPCPacket(decoding: payload)
                         if request.functionID == PutFile.functionID { putFiles.withLock { $0.append(Array(request.bulkData)) } }
                         _ = await connection.state  // waits until the caller has let the actor go

@@ -56,7 +56,7 @@ actor ScriptedHeadUnit {
             try? await link.send(bytes)
         case .startServiceRequested(let request):
             for next in (try? machine.acceptStartService(request, now: .now)) ?? [] { await handle(next) }
-        case .message(let session, let service, let payload):
+        case .message(let session, let service, let payload, _):
             guard let packet = try? RPCPacket(decoding: payload) else { return }
             services.append(service)
             requests.append(packet)

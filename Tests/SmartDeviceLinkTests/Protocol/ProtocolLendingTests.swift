@@ -125,7 +125,7 @@ struct ProtocolLendingTests {
         for start in stride(from: 0, to: bytes.count, by: 16_384) {
             for action in link.app.receive(bytes[start..<min(start + 16_384, bytes.count)], now: PT.t0) {
                 switch action {
-                case .message(_, .rpc, let payload): messages.append(payload)
+                case .message(_, .rpc, let payload, _): messages.append(payload)
                 case .violation(let violation): Issue.record("violation: \(violation)")
                 default: break
                 }

@@ -124,7 +124,7 @@ struct ProtocolMachineTests {
         link.pump(fromApp: true, try link.app.send(data, service: .rpc, now: PT.t0), now: PT.t0)
         #expect(link.wire.map(\.frame.payload.count) == [8, 1488, 1488, 1024])
         #expect(link.wire.first?.frame.payload == PT.bytes("00 00 0F A0 00 00 00 03"))
-        #expect(link.huEvents == [.message(sessionID: 1, serviceType: .rpc, payload: data)])
+        #expect(link.huEvents == [.message(sessionID: 1, serviceType: .rpc, payload: data, protected: false)])
     }
 
     @Test("negotiation down to protocol 4 and 3: hand-written v4/v3 ACK with a raw 4-byte BE hash", arguments: [(PTFrames.ackV4, 4), (PTFrames.ackV3, 3)])
@@ -159,7 +159,7 @@ struct ProtocolMachineTests {
         link.pump(fromApp: true, try link.app.send(PT.bytes("AA"), service: .rpc, now: PT.t0), now: PT.t0)
         link.pump(fromApp: false, try link.hu.send(PT.bytes("BB"), service: .rpc, sessionID: 1, now: PT.t0), now: PT.t0)
         #expect(link.wire.map(\.frame.header.version) == [UInt8(major), UInt8(major)])
-        #expect(link.appEvents == [.message(sessionID: 1, serviceType: .rpc, payload: [0xBB])])
+        #expect(link.appEvents == [.message(sessionID: 1, serviceType: .rpc, payload: [0xBB], protected: false)])
         // EndService with the raw hash ends the session on both sides.
         link.clearLog()
         link.pump(fromApp: true, try link.app.endService(.rpc, now: PT.t0), now: PT.t0)
@@ -536,13 +536,13 @@ struct ProtocolMachineTests {
             """)))
         var accepted = asked
         accepted.mtu = 131_072
-        #expect(link.appEvents == [.serviceStarted(sessionID: 1, serviceType: .video, payload: accepted)])
+        #expect(link.appEvents == [.serviceStarted(sessionID: 1, serviceType: .video, payload: accepted, protected: false)])
         #expect(link.app.services.contains(.video))
 
         link.clearLog()
         let frame = [UInt8](repeating: 0x67, count: 1000)
         link.pump(fromApp: true, try link.app.send(frame, service: .video, now: PT.t0), now: PT.t0)
-        #expect(link.huEvents == [.message(sessionID: 1, serviceType: .video, payload: frame)])
+        #expect(link.huEvents == [.message(sessionID: 1, serviceType: .video, payload: frame, protected: false)])
 
         link.clearLog()
         link.pump(fromApp: true, try link.app.endService(.video, now: PT.t0), now: PT.t0)
@@ -563,7 +563,7 @@ struct ProtocolMachineTests {
         #expect(link.wire.first?.frame.payload == [])
         #expect(link.wire.first?.frame.header.serviceType == .audio)
         #expect(PT.hex(link.wire.last?.frame.payload ?? []) == PT.hex(PT.bytes("12 00 00 00  12 6D 74 75 00 00 00 02 00 00 00 00 00  00")))
-        #expect(link.appEvents == [.serviceStarted(sessionID: 1, serviceType: .audio, payload: ControlPayload(mtu: 131_072))])
+        #expect(link.appEvents == [.serviceStarted(sessionID: 1, serviceType: .audio, payload: ControlPayload(mtu: 131_072), protected: false)])
     }
 
     @Test("an audio/video ACK's mtu overrides the RPC one for that service only (§2.2, PS §4.2.3.2)")
@@ -574,7 +574,7 @@ struct ProtocolMachineTests {
         _ = try app.startService(.video, now: PT.t0)
         // StartServiceACK(Video) {mtu:int64 1000}
         let videoACK = PT.bytes("50 0B 02 01 00 00 00 12 00 00 00 01  12 00 00 00 12 6D 74 75 00 E8 03 00 00 00 00 00 00 00")
-        #expect(app.receive(videoACK, now: PT.t0) == [.serviceStarted(sessionID: 1, serviceType: .video, payload: ControlPayload(mtu: 1000))])
+        #expect(app.receive(videoACK, now: PT.t0) == [.serviceStarted(sessionID: 1, serviceType: .video, payload: ControlPayload(mtu: 1000), protected: false)])
         let video = PT.sent(try app.send([UInt8](repeating: 1, count: 2000), service: .video, now: PT.t0))
         #expect(video.map(\.payload.count) == [8, 988, 988, 24])
         let rpc = PT.sent(try app.send([UInt8](repeating: 1, count: 2000), service: .rpc, now: PT.t0))
@@ -675,7 +675,7 @@ struct ProtocolMachineTests {
             if case .startServiceRequested(let request) = event { return request } else { return nil }
         }.first)
         secondary.pump(fromApp: false, try secondary.hu.acceptStartService(request, now: PT.t0), now: PT.t0)
-        #expect(secondary.appEvents.contains { if case .serviceStarted(1, .video, _) = $0 { return true } else { return false } })
+        #expect(secondary.appEvents.contains { if case .serviceStarted(1, .video, _, _) = $0 { return true } else { return false } })
         #expect(secondary.hu.services(of: 1) == [.video])
     }
 
@@ -702,7 +702,7 @@ struct ProtocolMachineTests {
         let data = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         link.pump(fromApp: false, try link.hu.send(data, service: .hybrid, sessionID: 1, now: PT.t0), now: PT.t0)
         #expect(link.wire.count == 4)
-        #expect(link.appEvents == [.message(sessionID: 1, serviceType: .hybrid, payload: data)])
+        #expect(link.appEvents == [.message(sessionID: 1, serviceType: .hybrid, payload: data, protected: false)])
         let stray = link.app.receive(PT.bytes("51 07 00 09 00 00 00 01 00 00 00 01 AA"), now: PT.t0)
         guard case .violation(.unknownSession(9, service: .rpc))? = stray.first else {
             Issue.record("frame for unknown session 9 not dropped: \(stray)")
@@ -737,7 +737,7 @@ struct ProtocolMachineTests {
         _ = app.receive(PTFrames.ackV4, now: PT.t0)
         let big = PT.bytes("41 07 00 05 00 02 00 00 00 00 00 01") + [UInt8](repeating: 0x42, count: 131_072)
         let actions = app.receive(big, now: PT.t0)
-        #expect(actions == [.message(sessionID: 5, serviceType: .rpc, payload: [UInt8](repeating: 0x42, count: 131_072))])
+        #expect(actions == [.message(sessionID: 5, serviceType: .rpc, payload: [UInt8](repeating: 0x42, count: 131_072), protected: false)])
     }
 
     @Test("protection: the second StartService(RPC) with E=1 uses a v2+ header and the session id (§2.4)")
@@ -847,7 +847,7 @@ struct CoreQuirkTests {
         #expect(!actions.contains { if case .violation = $0 { true } else { false } }, "\(actions)")
         #expect(!actions.contains { if case .send = $0 { true } else { false } }, "no answer to bytes misread as a heartbeat")
         let message = try #require(actions.compactMap { action -> [UInt8]? in
-            if case .message(_, .rpc, let payload) = action { return payload } else { return nil }
+            if case .message(_, .rpc, let payload, _) = action { return payload } else { return nil }
         }.first)
         #expect(message.count == 0x3d)
 

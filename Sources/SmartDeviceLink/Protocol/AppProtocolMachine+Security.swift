@@ -1,0 +1,68 @@
+/// The app's side of protection: the TLS server of the head unit's handshake, protected
+/// frames read on the way in (PROTOCOL.md §2.4).
+extension AppProtocolMachine {
+    /// A data frame of the session: decrypted if it came protected, reassembled, and handed
+    /// on as a message, or read as a security query when it is the Control service's.
+    mutating func received(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {
+        let sessionID = frame.header.sessionID
+        var data = frame
+        if frame.header.isEncrypted {
+            do {
+                data = try session!.unprotected(frame)
+            } catch {
+                actions.append(.securityFailed(sessionID: sessionID, SecurityFailure(code: nil, text: error.description, fromPeer: false)))
+                return
+            }
+        }
+        guard let (header, payload) = input.reassemble(data, now: now, into: &actions) else { return }
+        guard header.serviceType == .control else {
+            actions.append(.message(sessionID: sessionID, serviceType: header.serviceType, payload: payload, protected: header.isEncrypted))
+            return
+        }
+        securityQueryReceived(payload, sessionID: sessionID, now: now, into: &actions)
+    }
+
+    /// The head unit's handshake bytes are answered (the TLS server made at the first of
+    /// them); its internal errors are reported.
+    private mutating func securityQueryReceived(_ payload: [UInt8], sessionID: UInt8, now: ContinuousClock.Instant,
+                                                into actions: inout [ProtocolAction]) {
+        let query: SecurityQuery
+        do {
+            query = try SecurityQuery(decoding: payload)
+        } catch {
+            actions.append(.securityFailed(sessionID: sessionID, SecurityFailure(code: nil, text: error.description, fromPeer: false)))
+            return
+        }
+        if let (code, text) = query.error {
+            // The handshake is over for the head unit: the next one starts afresh.
+            if !session!.protection.established { session!.protection.tls = nil }
+            actions.append(.securityFailed(sessionID: sessionID, SecurityFailure(code: code, text: text, fromPeer: true)))
+            return
+        }
+        // Requests, or notifications from cores before 8.0 (protocol spec §5.1.1.3.1); the
+        // app asks nothing, so a response is not for it.
+        guard query.kind != .response else { return }
+        do throws(SecurityError) {
+            if session!.protection.tls == nil {
+                guard let security = configuration.security, security.identity != nil else {
+                    throw SecurityError("the head unit started a TLS handshake, but this app has no certificate and key to protect services with (SDLConfiguration.security)")
+                }
+                session!.protection.tls = try security.makeSession(role: .server)
+            }
+            let step = try session!.protection.tls!.handshake(query.binary)
+            if !step.outgoing.isEmpty {
+                let answer = SecurityQuery.handshake(step.outgoing, kind: .response, sequenceNumber: query.sequenceNumber)
+                actions.append(.send(session!.securityQueryFrames(answer, now: now)))
+            }
+            if step.finished { session!.protection.established = true }
+        } catch {
+            // The head unit hears why (as sdl_ios tells core), and the next protected start
+            // begins a new handshake.
+            session!.protection.tls = nil
+            let code: SecurityErrorCode = configuration.security?.identity == nil ? .notSupported : .sslInvalidData
+            let notice = SecurityQuery.internalError(code, text: error.description, sequenceNumber: query.sequenceNumber)
+            actions.append(.send(session!.securityQueryFrames(notice, now: now)))
+            actions.append(.securityFailed(sessionID: sessionID, SecurityFailure(code: code, text: error.description, fromPeer: false)))
+        }
+    }
+}

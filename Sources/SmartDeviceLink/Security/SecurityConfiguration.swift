@@ -1,0 +1,58 @@
+/// How one side protects services: TLS (or DTLS) run inside the SDL protocol, each
+/// protected frame one record (PROTOCOL.md §2.4). The head unit is the TLS client and the
+/// app the server (sdl_core's default SSLMode CLIENT), so an app needs a certificate and key;
+/// sdl_core verifies it against its CA when its VerifyPeer is on (the default).
+public struct SecurityConfiguration: Sendable {
+    /// Which flavour of TLS both ends speak; they must agree (sdl_core's `Protocol` setting).
+    public enum Flavour: String, Sendable, CaseIterable {
+        /// DTLS 1.0 or 1.2: sdl_core 8.2's default (`Protocol = DTLSv1.0`).
+        case dtls
+        /// TLS 1.2 (`Protocol = TLSv1.2`).
+        case tls
+    }
+
+    /// This side's certificate and key. Required for the app; a head unit may have one.
+    public var identity: TLSIdentity?
+    /// CA certificates (PEM) the peer's certificate must chain to; nil accepts any (sdl_core's
+    /// VerifyPeer false).
+    public var trustedCertificates: String?
+    public var flavour: Flavour
+    /// Head unit: services that may not start unprotected when their handshake fails
+    /// (sdl_core's ForceProtectedService). Others start unprotected instead, as core does.
+    public var forceProtected: Set<ServiceType>
+
+    public init(identity: TLSIdentity?, trustedCertificates: String? = nil, flavour: Flavour = .dtls,
+                forceProtected: Set<ServiceType> = []) {
+        self.identity = identity
+        self.trustedCertificates = trustedCertificates
+        self.flavour = flavour
+        self.forceProtected = forceProtected
+    }
+
+    /// A TLS session of this configuration, for one SDL session.
+    func makeSession(role: TLSSession.Role) throws(SecurityError) -> TLSSession {
+        try TLSSession(role: role, identity: identity, trusting: trustedCertificates, datagram: flavour == .dtls)
+    }
+}
+
+/// Why protection failed in a session: what the peer's security manager said in a security
+/// query (its error code and text), or what this side's TLS found.
+public struct SecurityFailure: Sendable, Hashable, CustomStringConvertible {
+    /// sdl_core's error code, when the peer sent one.
+    public var code: SecurityErrorCode?
+    public var text: String
+    /// Whether the peer reported it (an internal error query) rather than this side's TLS.
+    public var fromPeer: Bool
+
+    public init(code: SecurityErrorCode?, text: String, fromPeer: Bool) {
+        self.code = code
+        self.text = text
+        self.fromPeer = fromPeer
+    }
+
+    public var description: String {
+        let said = text.isEmpty ? (code.map { "error \($0.rawValue)" } ?? "an error") : text
+        guard fromPeer else { return said }
+        return "the head unit's security manager: \(said)" + (code.map { " (\($0.advice))" } ?? "")
+    }
+}
