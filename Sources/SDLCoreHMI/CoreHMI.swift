@@ -95,6 +95,9 @@ public actor CoreHMI: ScenarioDriver {
                 _ = try await call("MB.subscribeTo", ["propertyName": .string(name)])
             }
             try await notify("BasicCommunication.OnReady", [:])
+            // As generic_hmi: core's security manager asks the HMI for the time before each
+            // handshake (certificate dates), and only once this came.
+            try await notify("BasicCommunication.OnSystemTimeReady", [:])
             // core now asks for the HMI's capabilities and languages; an app that registers
             // before it has the answers gets defaults (no CUSTOM_BUTTON subscription, so no soft
             // button press reaches it). A real HMI is up long before any app: wait until core's

@@ -1,3 +1,4 @@
+import Foundation
 import SDLEmulator
 import SmartDeviceLink
 
@@ -23,6 +24,12 @@ enum CoreHMIAnswers {
             return ["capabilities": .array(names.map { name in
                 ["name": .string(name), "shortPressAvailable": true, "longPressAvailable": true, "upDownAvailable": true]
             }), "presetBankCapabilities": ["onScreenPresetsAvailable": true]]
+        case ("BasicCommunication.GetSystemTime", _):
+            // UTC, with the zone as generic_hmi gives it (here none).
+            let now = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date())
+            return ["systemTime": ["millisecond": .int(Int64((now.nanosecond ?? 0) / 1_000_000)), "second": .int(Int64(now.second ?? 0)),
+                                   "minute": .int(Int64(now.minute ?? 0)), "hour": .int(Int64(now.hour ?? 0)), "day": .int(Int64(now.day ?? 1)),
+                                   "month": .int(Int64(now.month ?? 1)), "year": .int(Int64(now.year ?? 2026)), "tz_hour": 0, "tz_minute": 0]]
         case ("BasicCommunication.GetSystemInfo", _):
             return ["ccpu_version": .string(EmulatorConfiguration.standard.systemSoftwareVersion), "language": "EN-US", "wersCountryCode": "WAEGB"]
         case ("VehicleInfo.SubscribeVehicleData", _), ("VehicleInfo.UnsubscribeVehicleData", _):

@@ -21,6 +21,7 @@ struct Console: AsyncParsableCommand {
             """)
 
     @OptionGroup var transport: TransportOptions
+    @OptionGroup var security: SecurityOptions
 
     @Option(help: "The app name to register.")
     var appName = "sdl-run console"
@@ -48,6 +49,7 @@ struct Console: AsyncParsableCommand {
         var configuration = SDLConfiguration(appName: appName, appID: appID, transports: [choice])
         configuration.registrationTimeout = transport.registrationTimeout
         configuration.secondaryTransports = transport.secondaryTransports
+        configuration.security = try security.configuration()
         if let makeSecondary = transport.makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondary }
         configuration.lockScreen.fetchIcon = false  // as in scenarios: no download from the web
         let manager = SDLManager(configuration: configuration)

@@ -8,6 +8,7 @@ struct Register: AsyncParsableCommand {
         abstract: "Register an app with a head unit and print the response and each OnHMIStatus as JSON lines.")
 
     @OptionGroup var transport: TransportOptions
+    @OptionGroup var security: SecurityOptions
 
     @Option(help: "The app name to register.")
     var appName = "sdl-run"
@@ -27,6 +28,7 @@ struct Register: AsyncParsableCommand {
         }
         var configuration = SDLConnection.Configuration(
             startTimeout: transport.registrationTimeout, secondaryTransports: transport.secondaryTransports)
+        configuration.protocolConfiguration.security = try security.configuration()
         if let makeSecondary = transport.makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondary }
         let connection = SDLConnection(transport: link, configuration: configuration)
         let output = JSONLineWriter()

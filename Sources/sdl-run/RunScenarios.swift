@@ -25,6 +25,7 @@ struct RunScenarios: AsyncParsableCommand {
     var exclude: [String] = []
 
     @OptionGroup var transport: TransportOptions
+    @OptionGroup var security: SecurityOptions
 
     @Option(help: ArgumentHelp("Write the full result as JSON.", valueName: "file"))
     var json: String?
@@ -151,6 +152,7 @@ struct RunScenarios: AsyncParsableCommand {
         var runner = ScenarioRunner(promptPolicy: promptPolicy, reporter: reporter)
         runner.secondaryTransports = transport.secondaryTransports
         runner.makeSecondaryTransport = transport.makeSecondaryTransport
+        runner.security = try security.configuration()
         runner.operatorTimeout = .milliseconds(Int64(operatorTimeout * 1000))
         runner.driverCommands = try driverCommands()
         var json = self.json, junit = self.junit, html = self.html

@@ -75,8 +75,8 @@ struct TestApp {
         try await start(SDLConnection(transport: TCPTransport(host: "127.0.0.1", port: port)))
     }
 
-    static func connect(over transport: any SDLTransport) async throws -> TestApp {
-        try await start(SDLConnection(transport: transport))
+    static func connect(over transport: any SDLTransport, configuration: SDLConnection.Configuration = .init()) async throws -> TestApp {
+        try await start(SDLConnection(transport: transport, configuration: configuration))
     }
 
     private static func start(_ connection: SDLConnection) async throws -> TestApp {

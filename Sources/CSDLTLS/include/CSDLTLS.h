@@ -41,4 +41,12 @@ int sdl_tls_certificate_problem(const sdl_tls *tls);
 const char *sdl_tls_version(const sdl_tls *tls);
 /// The peer certificate's subject common name, or "" when there is none.
 const char *sdl_tls_peer_name(sdl_tls *tls);
+
+/// A fresh P-256 key and a certificate for `common_name`, valid from `not_before_offset` to
+/// `not_after_offset` seconds from now: signed by the CA (`ca_cert_pem`, `ca_key_pem`), or,
+/// with none, by itself as a CA. The PEM texts are malloc'd into `*cert_pem` and `*key_pem`
+/// (the caller frees); 0 on success, -1 with the reason in `error`.
+int sdl_tls_make_certificate(const char *common_name, const char *ca_cert_pem, const char *ca_key_pem,
+                             long not_before_offset, long not_after_offset,
+                             char **cert_pem, char **key_pem, char *error, size_t error_size);
 #endif

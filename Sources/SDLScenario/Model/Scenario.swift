@@ -32,6 +32,8 @@ public struct AppDescription: Sendable {
     public var ttsName: String?
     public var vrSynonyms: [String]?
     public var shortName: String?
+    /// Its certificate and key for protected services (the scenario's `app.security`).
+    public var security: SecurityConfiguration?
 
     /// The lifecycle configuration registering this app over `transports`.
     public func configuration(transports: [TransportChoice]) -> SDLConfiguration {
@@ -43,6 +45,7 @@ public struct AppDescription: Sendable {
         // A test rig follows the lock screen's status but does not reach out to the web for
         // the head unit's icon (core's default policy names one on imgur.com).
         configuration.lockScreen.fetchIcon = false
+        configuration.security = security
         return configuration
     }
 
@@ -104,6 +107,10 @@ public struct Step: Sendable {
         case media(MediaStep)
         /// Waits for a stream state or a touch gesture the app saw.
         case expectMedia(MediaExpectation)
+        /// Starts a service protected (RPC again, audio or video).
+        case protect(ProtectStep)
+        /// Waits until a service runs protected (or checks that it runs unprotected).
+        case expectProtected(ProtectedExpectation)
     }
 
     public var summary: String {
@@ -124,6 +131,10 @@ public struct Step: Sendable {
         case .exec(let step): return "exec \(step.display)"
         case .media(let step): return step.summary
         case .expectMedia(let expectation): return "expect \(expectation.summary)"
+        case .protect(let step):
+            return "protect \(ProtectStep.name(step.service))" + (step.refusal.map { " (refused: \($0))" } ?? "")
+        case .expectProtected(let expectation):
+            return "expect \(ProtectStep.name(expectation.service)) \(expectation.protected ? "protected" : "unprotected")"
         }
     }
 }
@@ -148,8 +159,27 @@ public struct StreamStep: Sendable {
     public var chunkSize: Int
     /// End the service after the data.
     public var end: Bool
+    /// Start the service protected when it is not running yet.
+    public var protected = false
 
     var serviceType: ServiceType { service == "audio" ? .audio : .video }
+}
+
+/// `{"protect": ...}`: a service started protected; `refusal` (a part of the head unit's
+/// reason) when the head unit must refuse, or start audio or video unprotected.
+public struct ProtectStep: Sendable {
+    public var service: ServiceType
+    public var refusal: String?
+
+    /// "rpc", "audio" or "video".
+    static func name(_ service: ServiceType) -> String { service == .rpc ? "rpc" : service == .audio ? "audio" : "video" }
+}
+
+/// `{"expect": {"protected": "rpc"}}`.
+public struct ProtectedExpectation: Sendable {
+    public var service: ServiceType
+    public var protected: Bool
+    public var withinMS: Int?
 }
 
 /// An expected transport event (``TransportEvent``), in the order they happen.

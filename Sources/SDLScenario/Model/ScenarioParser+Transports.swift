@@ -7,7 +7,7 @@ extension ScenarioReader {
     /// `{"stream": {"service": "video", "bytes": 65536, "chunkSize": 4096, "end": false}}`
     mutating func streamStep(_ value: JSONValue, _ path: String) -> StreamStep? {
         guard let object = objectValue(value, path) else { return nil }
-        unknownKeys(object, allowed: ["service", "bytes", "chunkSize", "end"], path)
+        unknownKeys(object, allowed: ["service", "bytes", "chunkSize", "end", "protected"], path)
         guard let service = string(object["service"], "\(path).service", required: true) else { return nil }
         guard Self.streamServices.contains(service) else {
             issue("\(path).service", "'\(service)' is not a stream; use audio or video" + suggestion(service, Self.streamServices))
@@ -15,7 +15,7 @@ extension ScenarioReader {
         }
         return StreamStep(service: service, bytes: int(object["bytes"], "\(path).bytes", minimum: 1) ?? 65_536,
                           chunkSize: int(object["chunkSize"], "\(path).chunkSize", minimum: 1) ?? 4096,
-                          end: bool(object["end"], "\(path).end") ?? false)
+                          end: bool(object["end"], "\(path).end") ?? false, protected: bool(object["protected"], "\(path).protected") ?? false)
     }
 
     /// `{"expect": {"transport": "serviceMoved", "service": "video", "to": "secondary", "within": 5000}}`

@@ -66,7 +66,7 @@ public enum ScenarioParser {
     public static let stepKinds = [
         "send", "notify", "expect", "expectInOrder", "expectAnyOrder", "show", "menu", "alert",
         "subscribe", "unsubscribe", "getVehicleData", "audioPassThru", "putFile", "setAppIcon",
-        "wait", "repeat", "prompt", "driver", "stream", "exec", "streamVideo", "streamAudio", "showManeuver",
+        "wait", "repeat", "prompt", "driver", "stream", "exec", "streamVideo", "streamAudio", "showManeuver", "protect",
     ]
     static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background", "unchecked"]
     /// The kinds whose `timeout` is how long each of their requests waits for its response.
@@ -173,32 +173,6 @@ struct ScenarioReader {
                         variables: predefined)
     }
 
-    mutating func appDescription(_ value: JSONValue?, _ path: String) -> AppDescription? {
-        guard let value else {
-            issue(path, "is required: {\"appName\": ..., \"appID\": ...}")
-            return nil
-        }
-        guard let app = objectValue(value, path) else { return nil }
-        let keys = ["appName", "appID", "isMedia", "appTypes", "language", "hmiLanguage", "ttsName", "vrSynonyms", "shortName"]
-        unknownKeys(app, allowed: keys, path)
-        let name = string(app["appName"], "\(path).appName", required: true)
-        let id = string(app["appID"], "\(path).appID", required: true)
-        let language = string(app["language"], "\(path).language") ?? "EN-US"
-        let hmiLanguage = string(app["hmiLanguage"], "\(path).hmiLanguage") ?? language
-        for (key, value) in [("language", language), ("hmiLanguage", hmiLanguage)] {
-            if let problem = spec.enumProblem(enumName: "Language", value: value) { issue("\(path).\(key)", problem) }
-        }
-        let types = strings(app["appTypes"], "\(path).appTypes") ?? ["DEFAULT"]
-        for (index, type) in types.enumerated() {
-            if let problem = spec.enumProblem(enumName: "AppHMIType", value: type) { issue("\(path).appTypes[\(index)]", problem) }
-        }
-        guard let name, let id else { return nil }
-        return AppDescription(
-            appName: name, appID: id, isMedia: bool(app["isMedia"], "\(path).isMedia") ?? false, appTypes: types,
-            language: language, hmiLanguage: hmiLanguage, ttsName: string(app["ttsName"], "\(path).ttsName"),
-            vrSynonyms: strings(app["vrSynonyms"], "\(path).vrSynonyms"), shortName: string(app["shortName"], "\(path).shortName"))
-    }
-
     mutating func steps(_ items: [JSONValue], _ path: String) -> [Step] {
         items.enumerated().compactMap { step($0.element, "\(path)[\($0.offset)]") }
     }
@@ -267,6 +241,10 @@ struct ScenarioReader {
                 if !captures.isEmpty { issue("\(path).capture", "a transport event has nothing to capture") }
                 return transportExpectation(object, kindPath).flatMap { kind(.expectTransport($0)) }
             }
+            if case .object(let object) = value, object["protected"] != nil {
+                if !captures.isEmpty { issue("\(path).capture", "protection has nothing to capture") }
+                return protectedExpectation(object, kindPath).flatMap { kind(.expectProtected($0)) }
+            }
             if case .object(let object) = value, object["stream"] != nil || object["gesture"] != nil || object["lockScreen"] != nil {
                 if !captures.isEmpty { issue("\(path).capture", "a stream state, gesture or lock screen has nothing to capture") }
                 return mediaExpectation(object, kindPath).flatMap { kind(.expectMedia($0)) }
@@ -306,6 +284,8 @@ struct ScenarioReader {
             return driverAction(value, kindPath).flatMap { kind(.driver($0)) }
         case "stream":
             return streamStep(value, kindPath).flatMap { kind(.stream($0)) }
+        case "protect":
+            return protectStep(value, kindPath).flatMap { kind(.protect($0)) }
         case "exec":
             return execStep(value, kindPath).flatMap { kind(.exec($0)) }
         case "streamVideo", "streamAudio":

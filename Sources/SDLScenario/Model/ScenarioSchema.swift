@@ -36,7 +36,19 @@ public enum ScenarioSchema {
         "hmiLanguage": {"type": "string"},
         "ttsName": {"type": "string"},
         "vrSynonyms": {"type": "array", "items": {"type": "string"}},
-        "shortName": {"type": "string"}
+        "shortName": {"type": "string"},
+        "security": {
+          "description": "The app's certificate and key (PEM files beside the scenario) for protected services, or \"generated\" for one made for the run; sdl-run --certificate and --key override it.",
+          "oneOf": [
+            {"const": "generated"},
+            {"type": "object", "required": ["certificate", "key"], "additionalProperties": false,
+             "properties": {
+               "certificate": {"type": "string"}, "key": {"type": "string"},
+               "ca": {"type": "string", "description": "Verify the head unit's certificate by this CA, when it sends one."},
+               "protocol": {"enum": ["DTLS", "TLS", "dtls", "tls"], "description": "What the head unit's security manager speaks (sdl_core 8.2: DTLS)."}
+             }}
+          ]
+        }
       }
     },
     "emulator": {"type": "object", "description": "Emulator configuration; used only against the embedded emulator."},
@@ -62,7 +74,16 @@ public enum ScenarioSchema {
         "background": {"type": "boolean", "description": "Send without waiting for the response; check it with a later expect."},
         "response": {"$ref": "#/$defs/response"},
         "capture": {"$ref": "#/$defs/capture"},
-        "expect": {"oneOf": [{"$ref": "#/$defs/expectation"}, {"$ref": "#/$defs/transportExpectation"}, {"$ref": "#/$defs/mediaExpectation"}]},
+        "expect": {"oneOf": [{"$ref": "#/$defs/expectation"}, {"$ref": "#/$defs/transportExpectation"}, {"$ref": "#/$defs/mediaExpectation"},
+                             {"$ref": "#/$defs/protectedExpectation"}]},
+        "protect": {
+          "description": "Start a service protected (the head unit's TLS handshake with the app first): rpc (started again), audio or video. With refused: the head unit must refuse it (a part of its reason), or start audio/video unprotected.",
+          "oneOf": [
+            {"enum": ["rpc", "audio", "video"]},
+            {"type": "object", "required": ["service"], "additionalProperties": false,
+             "properties": {"service": {"enum": ["rpc", "audio", "video"]}, "refused": {"type": "string"}}}
+          ]
+        },
         "expectInOrder": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/expectation"}},
         "expectAnyOrder": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/expectation"}},
         "show": {
@@ -118,7 +139,8 @@ public enum ScenarioSchema {
           "description": "Synthetic audio or video data, on the link the head unit prefers; starts the service if needed.",
           "properties": {
             "service": {"enum": ["audio", "video"]}, "bytes": {"type": "integer", "minimum": 1},
-            "chunkSize": {"type": "integer", "minimum": 1}, "end": {"type": "boolean"}
+            "chunkSize": {"type": "integer", "minimum": 1}, "end": {"type": "boolean"},
+            "protected": {"type": "boolean", "description": "Start the service protected when it is not running yet."}
           }
         },
         "streamVideo": {
@@ -171,7 +193,7 @@ public enum ScenarioSchema {
         {"required": ["subscribe"]}, {"required": ["unsubscribe"]}, {"required": ["getVehicleData"]},
         {"required": ["audioPassThru"]}, {"required": ["putFile"]}, {"required": ["setAppIcon"]}, {"required": ["wait"]},
         {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}, {"required": ["stream"]}, {"required": ["exec"]},
-        {"required": ["streamVideo"]}, {"required": ["streamAudio"]}, {"required": ["showManeuver"]}
+        {"required": ["streamVideo"]}, {"required": ["streamAudio"]}, {"required": ["showManeuver"]}, {"required": ["protect"]}
       ]
     },
     "response": {
@@ -213,6 +235,15 @@ public enum ScenarioSchema {
         "dismissible": {"type": "boolean", "description": "With lockScreen: whether the head unit lets the driver dismiss it."},
         "stream": {"enum": ["audio", "video"]}, "state": {"enum": \#(jsonList(MediaExpectation.states))},
         "gesture": {"enum": \#(jsonList(MediaExpectation.gestures)), "description": "A gesture the app recognised; pan and pinch match any of their events."},
+        "within": {"type": "integer", "minimum": 1, "description": "Milliseconds."}
+      }
+    },
+    "protectedExpectation": {
+      "type": "object", "required": ["protected"], "additionalProperties": false,
+      "properties": {
+        "protected": {"oneOf": [{"enum": ["rpc", "audio", "video"]}, {"type": "boolean"}],
+                      "description": "The service that must run protected (waits for it), or a boolean with service."},
+        "service": {"enum": ["rpc", "audio", "video"]},
         "within": {"type": "integer", "minimum": 1, "description": "Milliseconds."}
       }
     },

@@ -81,10 +81,28 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
         ]
         if fullBytes { object["bytes"] = .string(Self.hex(header.encoded + event.frame.payload)) }
         if let info = header.controlInfo { object["control"] = .string("\(info)") }
-        if header.frameType == .control, !event.frame.payload.isEmpty, let bson = try? BSONDocument(decoding: event.frame.payload) {
+        if header.frameType == .control, !header.isEncrypted, !event.frame.payload.isEmpty,
+           let bson = try? BSONDocument(decoding: event.frame.payload) {
             object["bson"] = bson.json
         }
+        if header.frameType == .single, header.serviceType == .control, let query = try? SecurityQuery(decoding: event.frame.payload) {
+            object["security"] = Self.fields(of: query)
+        }
         return object
+    }
+
+    /// A security query as the trace shows it: the TLS handshake's bytes counted (they are the
+    /// peers' business), an internal error in full.
+    static func fields(of query: SecurityQuery) -> JSONValue {
+        var object: JSONObject = [
+            "type": .string("\(query.kind)"), "query": .string(query.query == .handshakeData ? "handshakeData" : "internalError"),
+            "sequenceNumber": .int(Int64(query.sequenceNumber)), "handshakeBytes": .int(Int64(query.binary.count)),
+        ]
+        if let (code, text) = query.error {
+            object["handshakeBytes"] = nil
+            object["error"] = .object(["code": code.map { .int(Int64($0.rawValue)) } ?? .null, "text": .string(text)])
+        }
+        return .object(object)
     }
 
     /// The RPC message this frame completes, decoded; nil for other frames.

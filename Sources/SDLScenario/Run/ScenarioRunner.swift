@@ -106,6 +106,8 @@ public struct ScenarioRunner: Sendable {
     public var secondaryTransports: Set<SecondaryTransportKind>?
     /// How a secondary is opened (`--secondary usb-gadget`); nil for the library's.
     public var makeSecondaryTransport: (@Sendable (SecondaryEndpoint) -> any SDLTransport)?
+    /// The app's certificate for protected services (`--certificate`), over the scenario's own.
+    public var security: SecurityConfiguration?
     /// On a real head unit, how long the expectation after a driver step waits for the
     /// operator to do it (`--operator-timeout`).
     public var operatorTimeout: Duration = .seconds(120)
@@ -171,6 +173,7 @@ public struct ScenarioRunner: Sendable {
         configuration.registrationTimeout = target.registrationTimeout
         configuration.secondaryTransports = secondaryTransports
         if let makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondaryTransport }
+        if let security { configuration.security = security }
         let manager = SDLManager(configuration: configuration)
         if let frameObserver { await manager.observeFrames(frameObserver) }
         let messages = await manager.messages()

@@ -78,6 +78,11 @@ extension RunContext {
             try await stream(step)
         case .expectMedia(let expectation):
             try await expectMedia(expectation)
+        case .protect(let step):
+            await beginAction()
+            try await protect(step)
+        case .expectProtected(let expectation):
+            try await expectProtected(expectation)
         }
     }
 

@@ -6,7 +6,7 @@ extension RunContext {
     func stream(_ step: StreamStep) async throws(StepFailure) {
         let service = step.serviceType
         do {
-            if await !connection.isStarted(service) { try await connection.startService(service) }
+            if await !connection.isStarted(service) { try await connection.startService(service, protected: step.protected) }
             var sent = 0
             while sent < step.bytes {
                 let count = min(step.chunkSize, step.bytes - sent)

@@ -6,8 +6,8 @@ package struct ConnectionProtection {
     /// OnPermissionsChange's app-wide `requireEncryption`; nil when the head unit left it out.
     var appRequiresEncryption: Bool?
     var hmiLevel = "NONE"
-    /// A protected RPC start under way, so that it is asked for once.
-    var startingRPC = false
+    /// The protected RPC start under way: a second caller waits for its outcome.
+    var rpcStart: Task<Void, any Error>?
     /// The last failure reported in the session, to explain a refusal that follows it.
     var lastFailure: SecurityFailure?
 
@@ -31,10 +31,22 @@ extension SDLConnection {
         guard case .started = state else { throw SDLError.notConnected }
         try requireSecurity(for: .rpc)
         if isProtected(.rpc) { return }
-        guard streams.startWaiters[.rpc] == nil else { throw SDLError.invalidRequest("the protected RPC service is being started already") }
-        _ = try await startProtected(.rpc, payload: nil, on: .primary)
-        guard isProtected(.rpc) else { throw SDLError.protectionFailed(service: "RPC", reason: "the head unit acknowledged it unprotected") }
-        configuration.logger.info("RPC service protected (\(driver.machine.tlsVersion ?? "TLS"))")
+        let start = protection.rpcStart ?? Task { () async throws in
+            defer { self.protection.rpcStart = nil }
+            _ = try await self.startProtected(.rpc, payload: nil, on: .primary)
+            guard self.isProtected(.rpc) else {
+                throw SDLError.protectionFailed(service: "RPC", reason: "the head unit acknowledged it unprotected")
+            }
+            self.configuration.logger.info("RPC service protected (\(self.driver.machine.tlsVersion ?? "TLS"))")
+        }
+        protection.rpcStart = start
+        do {
+            try await start.value
+        } catch let error as SDLError {
+            throw error
+        } catch {
+            throw SDLError.connectionLost("\(error)")
+        }
     }
 
     /// Whether `service` runs protected (its StartServiceACK carried E=1).
@@ -128,10 +140,8 @@ extension SDLConnection {
         }
         guard configuration.protectsWhenRequired, configuration.protocolConfiguration.security?.identity != nil,
               protection.appRequiresEncryption != false, !protection.encryptedFunctions.isEmpty,
-              protection.hmiLevel != "NONE", !protection.startingRPC, !isProtected(.rpc) else { return }
-        protection.startingRPC = true
+              protection.hmiLevel != "NONE", protection.rpcStart == nil, !isProtected(.rpc) else { return }
         Task {
-            defer { self.protection.startingRPC = false }
             do {
                 try await self.startProtectedRPC()
             } catch {

@@ -1,3 +1,6 @@
+import CSDLTLS
+import Foundation
+
 /// How one side protects services: TLS (or DTLS) run inside the SDL protocol, each
 /// protected frame one record (PROTOCOL.md §2.4). The head unit is the TLS client and the
 /// app the server (sdl_core's default SSLMode CLIENT), so an app needs a certificate and key;
@@ -54,5 +57,28 @@ public struct SecurityFailure: Sendable, Hashable, CustomStringConvertible {
         let said = text.isEmpty ? (code.map { "error \($0.rawValue)" } ?? "an error") : text
         guard fromPeer else { return said }
         return "the head unit's security manager: \(said)" + (code.map { " (\($0.advice))" } ?? "")
+    }
+}
+
+extension TLSIdentity {
+    /// A new P-256 key and a certificate for `commonName`, made in memory: signed by `issuer`,
+    /// or, with none, a CA of its own. Valid from an hour ago for `validFor` (or, with
+    /// `expired`, until an hour ago): for tests, examples and a bench's first try, never a
+    /// production identity.
+    public static func make(commonName: String, issuer: TLSIdentity? = nil, validFor: Duration = .seconds(86_400),
+                            expired: Bool = false) throws(SecurityError) -> TLSIdentity {
+        var certificate: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?
+        var error = [CChar](repeating: 0, count: 256)
+        let from = expired ? -7200 : -3600, until = expired ? -3600 : Int(validFor.components.seconds)
+        let status = error.withUnsafeMutableBufferPointer { buffer in
+            sdl_tls_make_certificate(commonName, issuer?.certificatePEM, issuer?.privateKeyPEM, from, until,
+                                     &certificate, &key, buffer.baseAddress, buffer.count)
+        }
+        defer { free(certificate); free(key) }
+        guard status == 0, let certificate, let key else {
+            throw SecurityError("a certificate for \(commonName) could not be made: "
+                                + String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return TLSIdentity(certificatePEM: String(cString: certificate), privateKeyPEM: String(cString: key))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 struct ExamplesTests {
     static let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
     static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary", "navigation",
-                          "lock-screen"]
+                          "lock-screen", "protected"]
 
     func temporaryFile(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-\(UUID().uuidString)-\(name)").path

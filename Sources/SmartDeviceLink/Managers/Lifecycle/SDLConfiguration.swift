@@ -45,6 +45,11 @@ public struct SDLConfiguration: Sendable {
     /// How the app shows its lock screen, and whether the head unit's icon is downloaded
     /// (``LockScreenConfiguration/enabled``, as sdl_ios).
     public var lockScreen: LockScreenConfiguration = .enabled
+    /// The app's certificate and key for protected services (TLS inside the protocol, the
+    /// app the server); nil: none, and a head unit that requires protection refuses them.
+    /// With it the RPC service is protected by itself once the head unit's policy requires
+    /// encryption of an RPC and the app leaves NONE (sdl_ios's `SDLEncryptionConfiguration`).
+    public var security: SecurityConfiguration?
 
     public init(
         appName: String, appID: String, shortName: String? = nil, appTypes: [AppHMIType] = [.default], isMedia: Bool = false,

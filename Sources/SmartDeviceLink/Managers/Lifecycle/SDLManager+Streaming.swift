@@ -25,8 +25,26 @@ extension SDLManager {
     /// prefers and moves with the secondary (see ``SDLConnection/startService(_:payload:)``).
     @discardableResult
     public func startService(_ service: ServiceType, payload: ControlPayload? = nil) async throws(SDLError) -> ControlPayload? {
+        try await startService(service, payload: payload, protected: false)
+    }
+
+    /// `protected`: after the head unit's handshake with this app (``SDLConfiguration/security``);
+    /// see ``SDLConnection/startService(_:payload:protected:)``.
+    @discardableResult
+    public func startService(_ service: ServiceType, payload: ControlPayload? = nil, protected: Bool) async throws(SDLError) -> ControlPayload? {
         guard let connection else { throw SDLError.notConnected }
-        return try await connection.startService(service, payload: payload)
+        return try await connection.startService(service, payload: payload, protected: protected)
+    }
+
+    /// Protects the RPC service of the current registration (see ``SDLConnection/startProtectedRPC()``).
+    public func startProtectedRPC() async throws(SDLError) {
+        guard let connection else { throw SDLError.notConnected }
+        try await connection.startProtectedRPC()
+    }
+
+    /// Whether `service` runs protected on the current registration.
+    public func isProtected(_ service: ServiceType) async -> Bool {
+        await connection?.isProtected(service) ?? false
     }
 
     /// Whether audio or video runs on the current registration (it may be moving between links).

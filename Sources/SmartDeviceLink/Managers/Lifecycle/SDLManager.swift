@@ -208,6 +208,7 @@ public actor SDLManager: RPCChannel {
             guard !stopping else { throw SDLError.connectionLost("stopped") }
             var protocolConfiguration = ProtocolConfiguration()
             protocolConfiguration.minimumVersion = configuration.minimumProtocolVersion
+            protocolConfiguration.security = configuration.security
             var connectionConfiguration = SDLConnection.Configuration(
                 protocolConfiguration: protocolConfiguration, startTimeout: configuration.registrationTimeout,
                 requestTimeout: configuration.requestTimeout)
