@@ -30,7 +30,7 @@ static int add_extension(X509 *cert, X509 *issuer, int nid, const char *value) {
     return ok;
 }
 
-int sdl_tls_make_certificate(const char *common_name, const char *ca_cert_pem, const char *ca_key_pem,
+int sdl_tls_make_certificate(const char *common_name, const char *serial_number, const char *ca_cert_pem, const char *ca_key_pem,
                              long not_before_offset, long not_after_offset,
                              char **cert_pem, char **key_pem, char *error, size_t error_size) {
     int ok = 0;
@@ -63,6 +63,7 @@ int sdl_tls_make_certificate(const char *common_name, const char *ca_cert_pem, c
     X509_gmtime_adj(X509_getm_notAfter(cert), not_after_offset);
     X509_NAME *name = X509_get_subject_name(cert);
     X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0);
+    if (serial_number) X509_NAME_add_entry_by_txt(name, "serialNumber", MBSTRING_UTF8, (const unsigned char *)serial_number, -1, -1, 0);
     X509_set_issuer_name(cert, issuer ? X509_get_subject_name(issuer) : name);
     X509_set_pubkey(cert, key);
     const int is_ca = issuer == NULL;

@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE  // timegm
 // TLS over two memory BIOs: what one side writes comes out of `out` for an SDL frame, and
 // what the peer sent goes into `in`. Macros of OpenSSL (BIO_pending, SSL_CTX_set_mode...)
 // stay on this side of the boundary.
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct sdl_tls {
     SSL_CTX *ctx;
@@ -216,6 +218,32 @@ int sdl_tls_certificate_problem(const sdl_tls *tls) {
 
 const char *sdl_tls_version(const sdl_tls *tls) {
     return SSL_is_init_finished(tls->ssl) ? SSL_get_version(tls->ssl) : "";
+}
+
+const char *sdl_tls_peer_serial_number(sdl_tls *tls) {
+    X509 *peer = SSL_get1_peer_certificate(tls->ssl);
+    tls->peer[0] = 0;
+    if (peer) {
+        X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_serialNumber, tls->peer, sizeof tls->peer);
+        X509_free(peer);
+    }
+    return tls->peer;
+}
+
+// Seconds since 1970 of an ASN.1 time.
+static int64_t epoch_seconds(const ASN1_TIME *time) {
+    struct tm parts;
+    if (!time || ASN1_TIME_to_tm(time, &parts) != 1) return 0;
+    return (int64_t)timegm(&parts);
+}
+
+int sdl_tls_peer_validity(sdl_tls *tls, int64_t *not_before, int64_t *not_after) {
+    X509 *peer = SSL_get1_peer_certificate(tls->ssl);
+    if (!peer) return 0;
+    *not_before = epoch_seconds(X509_get0_notBefore(peer));
+    *not_after = epoch_seconds(X509_get0_notAfter(peer));
+    X509_free(peer);
+    return 1;
 }
 
 const char *sdl_tls_peer_name(sdl_tls *tls) {

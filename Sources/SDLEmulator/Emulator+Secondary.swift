@@ -95,7 +95,7 @@ extension HeadUnitEmulator {
         if let app = apps[key], let refusal = streamRefusal(request, app: app) {
             return connections[id]?.machine.rejectStartService(request, reason: refusal.reason, rejectedParams: refusal.rejected)
         }
-        guard let accepted = try? connections[id]?.machine.acceptStartService(request, now: clock.now) else {
+        guard let accepted = try? connections[id]?.machine.acceptStartService(request, appID: apps[key]?.appID, now: clock.now) else {
             return reject("Cannot start an unprotected service of type \(service.rawValue). ")
         }
         // The stream is counted when its ACK goes out (a protected one's after the handshake).

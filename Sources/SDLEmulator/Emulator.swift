@@ -325,7 +325,8 @@ public actor HeadUnitEmulator {
         } else if request.serviceType == .rpc {
             // RPC again in its session: the app asking for protection. The machine runs the
             // handshake, or (no security manager) answers with core's NAK for a second RPC service.
-            actions = try? connections[id]?.machine.acceptStartService(request, now: clock.now)
+            let appID = apps[SessionKey(connection: id, session: request.sessionID)]?.appID
+            actions = try? connections[id]?.machine.acceptStartService(request, appID: appID, now: clock.now)
         } else {
             actions = reject("service \(request.serviceType) cannot be started")
         }

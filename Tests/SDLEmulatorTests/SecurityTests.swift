@@ -9,7 +9,7 @@ struct SecurityTests {
     /// A CA the head unit trusts, and an app certificate it signed (made in memory).
     static func identities() throws -> (ca: TLSIdentity, app: TLSIdentity) {
         let ca = try TLSIdentity.make(commonName: "Bench CA")
-        return (ca, try TLSIdentity.make(commonName: "Secure App", issuer: ca))
+        return (ca, try TLSIdentity.make(commonName: "Secure App", appID: "secure-1", issuer: ca))
     }
 
     static func headUnit(trusting ca: TLSIdentity?, encrypted: Set<String>) -> HeadUnitEmulator {
@@ -91,7 +91,7 @@ struct SecurityTests {
     @Test("an app the CA did not sign: RPC refused with core's words and the reason why; video then starts unprotected")
     func untrustedApp() async throws {
         let (ca, _) = try Self.identities()
-        let stranger = try TLSIdentity.make(commonName: "Stranger")
+        let stranger = try TLSIdentity.make(commonName: "Stranger", appID: "secure-1")
         let headUnit = Self.headUnit(trusting: ca, encrypted: [])
         let app = try await Self.app(headUnit, identity: stranger)
         do {
@@ -102,6 +102,22 @@ struct SecurityTests {
                     + SecurityErrorCode.invalidCertificate.advice, "\(error)")
         }
         #expect(await !app.connection.isProtected(.rpc))
+        await app.connection.stop()
+    }
+
+    @Test("what sdl_core checks after its handshake, with or without a CA: the app's id in the certificate, and its dates",
+          arguments: [("another-app", false, "Invalid certificate: Trying to run handshake with wrong app id"),
+                      ("secure-1", true, "Invalid certificate: Certificate already expired")])
+    func certificateContext(appID: String, expired: Bool, reason: String) async throws {
+        let identity = try TLSIdentity.make(commonName: "App", appID: appID, expired: expired)
+        let headUnit = Self.headUnit(trusting: nil, encrypted: [])
+        let app = try await Self.app(headUnit, identity: identity)
+        do {
+            try await app.connection.startProtectedRPC()
+            Issue.record("the head unit took the certificate")
+        } catch {
+            #expect("\(error)".hasPrefix("RPC could not be protected: \(reason)"), "\(error)")
+        }
         await app.connection.stop()
     }
 

@@ -2,8 +2,8 @@ package import Foundation
 package import SmartDeviceLink
 
 /// Certificates for the tests, made with the openssl command line in a temporary folder
-/// (never committed): a CA, an app certificate it signed, one another CA signed, and one
-/// that expired in 2020.
+/// (never committed): a CA, an app certificate it signed, one another CA signed, one that
+/// expired in 2020, and one the CA signed for another app id.
 package final class TestCertificates: @unchecked Sendable {
     package let folder: URL
 
@@ -15,9 +15,13 @@ package final class TestCertificates: @unchecked Sendable {
         try await sign("app", by: "ca", name: "SDL App")
         try await sign("stranger", by: "other-ca", name: "Stranger")
         try await sign("expired", by: "ca", name: "Old App", dates: ("20200101000000Z", "20200102000000Z"))
+        try await sign("other-app", by: "ca", name: "Other App", appID: "another-app")
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// The app id the app certificates are issued for (their subject serialNumber).
+    package static let appID = "secure-nav-1"
 
     package func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
     package func pem(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
@@ -38,9 +42,13 @@ package final class TestCertificates: @unchecked Sendable {
     }
 
     /// A key and a certificate for it signed by `ca`, valid now or between `dates` (openssl ca).
-    private func sign(_ name: String, by ca: String, name common: String, dates: (String, String)? = nil) async throws {
+    ///
+    /// The subject's serialNumber is `appID`: sdl_core takes a certificate only for the app whose
+    /// policy app id it names.
+    private func sign(_ name: String, by ca: String, name common: String, appID: String = TestCertificates.appID,
+                      dates: (String, String)? = nil) async throws {
         try await openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("\(name).key"), "-out", path("\(name).csr"),
-                           "-subj", "/CN=\(common)"])
+                           "-subj", "/CN=\(common)/serialNumber=\(appID)"])
         let config = """
         [ca]
         default_ca = here
@@ -53,6 +61,7 @@ package final class TestCertificates: @unchecked Sendable {
         policy = any
         [any]
         commonName = supplied
+        serialNumber = optional
         """
         try config.write(toFile: path("\(ca).cnf"), atomically: true, encoding: .utf8)
         if !FileManager.default.fileExists(atPath: path("\(ca).index")) {

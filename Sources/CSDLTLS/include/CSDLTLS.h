@@ -39,14 +39,20 @@ const char *sdl_tls_error(const sdl_tls *tls);
 int sdl_tls_certificate_problem(const sdl_tls *tls);
 /// The negotiated protocol ("TLSv1.2", "DTLSv1.2"), or "" before the handshake ends.
 const char *sdl_tls_version(const sdl_tls *tls);
+/// The peer certificate's subject serialNumber attribute (sdl_core expects the app's policy
+/// app id there), or "" when there is none.
+const char *sdl_tls_peer_serial_number(sdl_tls *tls);
+/// The peer certificate's validity as seconds since 1970 (UTC); 0 when there is no certificate.
+int sdl_tls_peer_validity(sdl_tls *tls, int64_t *not_before, int64_t *not_after);
 /// The peer certificate's subject common name, or "" when there is none.
 const char *sdl_tls_peer_name(sdl_tls *tls);
 
-/// A fresh P-256 key and a certificate for `common_name`, valid from `not_before_offset` to
+/// A fresh P-256 key and a certificate for `common_name` (and, when not NULL, the subject
+/// attribute serialNumber, where sdl_core looks for the app id), valid from `not_before_offset` to
 /// `not_after_offset` seconds from now: signed by the CA (`ca_cert_pem`, `ca_key_pem`), or,
 /// with none, by itself as a CA. The PEM texts are malloc'd into `*cert_pem` and `*key_pem`
 /// (the caller frees); 0 on success, -1 with the reason in `error`.
-int sdl_tls_make_certificate(const char *common_name, const char *ca_cert_pem, const char *ca_key_pem,
+int sdl_tls_make_certificate(const char *common_name, const char *serial_number, const char *ca_cert_pem, const char *ca_key_pem,
                              long not_before_offset, long not_after_offset,
                              char **cert_pem, char **key_pem, char *error, size_t error_size);
 #endif

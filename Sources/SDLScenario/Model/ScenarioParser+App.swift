@@ -27,22 +27,22 @@ extension ScenarioReader {
             appName: name, appID: id, isMedia: bool(app["isMedia"], "\(path).isMedia") ?? false, appTypes: types,
             language: language, hmiLanguage: hmiLanguage, ttsName: string(app["ttsName"], "\(path).ttsName"),
             vrSynonyms: strings(app["vrSynonyms"], "\(path).vrSynonyms"), shortName: string(app["shortName"], "\(path).shortName"),
-            security: app["security"].flatMap { appSecurity($0, "\(path).security") })
+            security: app["security"].flatMap { appSecurity($0, "\(path).security", appID: id) })
     }
 
     /// `"security": {"certificate": "app.pem", "key": "app.key", "protocol": "DTLS"}`: files beside
     /// the scenario, read now so that a missing one is a typo with its path, not a failed run.
     ///
-    /// `"security": "generated"`: a certificate made for this run (self-signed), which a head
-    /// unit that verifies apps refuses, and the emulator without a `ca` takes.
-    mutating func appSecurity(_ value: JSONValue, _ path: String) -> SecurityConfiguration? {
+    /// `"security": "generated"`: a certificate made for this run (self-signed, for the app's
+    /// id), which a head unit that verifies apps refuses, and the emulator without a `ca` takes.
+    mutating func appSecurity(_ value: JSONValue, _ path: String, appID: String) -> SecurityConfiguration? {
         if case .string(let text) = value {
             guard text == "generated" else {
                 issue(path, "expected {\"certificate\": ..., \"key\": ...} or \"generated\"")
                 return nil
             }
             do {
-                return SecurityConfiguration(identity: try TLSIdentity.make(commonName: "sdl-run app"))
+                return SecurityConfiguration(identity: try TLSIdentity.make(commonName: "sdl-run app", appID: appID))
             } catch {
                 issue(path, error.description)
                 return nil

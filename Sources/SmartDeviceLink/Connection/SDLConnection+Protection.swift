@@ -99,6 +99,10 @@ extension SDLConnection {
     /// A refusal's reason with what the handshake said before it, each said once.
     private func explained(_ reason: String) -> String {
         guard let failure = protection.lastFailure else { return reason }
+        // sdl_core looks for the app's policy app id in the certificate's subject (serialNumber).
+        if failure.text == "App ID does not match certificate" {
+            return "\(reason): the certificate's subject serialNumber must be this app's appID; use one issued for it"
+        }
         if failure.fromPeer, let code = failure.code { return "\(reason): \(code.advice)" }
         return failure.fromPeer ? "\(reason) (\(failure.text))" : "\(reason); this app's TLS: \(failure.text)"
     }

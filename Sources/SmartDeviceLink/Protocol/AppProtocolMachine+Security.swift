@@ -34,8 +34,12 @@ extension AppProtocolMachine {
             return
         }
         if let (code, text) = query.error {
-            // The handshake is over for the head unit: the next one starts afresh.
-            if !session!.protection.established { session!.protection.tls = nil }
+            // The handshake is over for the head unit (it may have refused after its Finished):
+            // while nothing runs protected, the next one starts afresh.
+            if session!.protection.services.isEmpty {
+                session!.protection.tls = nil
+                session!.protection.established = false
+            }
             actions.append(.securityFailed(sessionID: sessionID, SecurityFailure(code: code, text: text, fromPeer: true)))
             return
         }

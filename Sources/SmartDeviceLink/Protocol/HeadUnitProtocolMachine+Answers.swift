@@ -8,7 +8,10 @@ extension HeadUnitProtocolMachine {
     /// For a new RPC session, `sessionID` is the id to assign (nil: the lowest free one on
     /// this link). The ACK follows core: header version 5 with BSON when the app showed v5
     /// support, else the head unit's maximum capped at 4 with a raw 4-byte hash id.
-    package mutating func acceptStartService(_ request: StartServiceRequest, sessionID: UInt8? = nil,
+    ///
+    /// `appID`: for a protected start, the app whose certificate the handshake must see (its
+    /// subject serialNumber, as sdl_core checks).
+    package mutating func acceptStartService(_ request: StartServiceRequest, sessionID: UInt8? = nil, appID: String? = nil,
                                              now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         if request.serviceType == .rpc && request.sessionID == 0 {
             guard let id = sessionID ?? (1...255).lazy.map(UInt8.init).first(where: { !sessions.contains($0) }) else {
@@ -62,7 +65,7 @@ extension HeadUnitProtocolMachine {
                                       rejectedParams: [])
         }
         // A protected start waits for the session's TLS handshake (HeadUnitProtocolMachine+Security.swift).
-        if request.isEncrypted { return startProtected(request, in: request.sessionID, now: now) }
+        if request.isEncrypted { return startProtected(request, in: request.sessionID, appID: appID, now: now) }
         let actions = acknowledge(request, protected: false, in: &session, now: now)
         sessions[session.info.sessionID] = session
         return actions

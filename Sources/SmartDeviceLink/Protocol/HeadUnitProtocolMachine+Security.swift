@@ -1,3 +1,5 @@
+import Foundation
+
 /// The head unit's side of protection, as sdl_core's security manager and handshake handler
 /// run it: the TLS client, one handshake per session started by the first protected
 /// StartService, the answer to every start waiting on it, and core's words when it fails.
@@ -29,7 +31,7 @@ extension HeadUnitProtocolMachine {
 
     /// Starts a service protected: at once when the session's handshake is done, otherwise
     /// when it is (a ClientHello goes out for the first such start).
-    mutating func startProtected(_ request: StartServiceRequest, in sessionID: UInt8, now: ContinuousClock.Instant) -> [ProtocolAction] {
+    mutating func startProtected(_ request: StartServiceRequest, in sessionID: UInt8, appID: String?, now: ContinuousClock.Instant) -> [ProtocolAction] {
         guard let security = configuration.security, var session = sessions[sessionID] else { return [] }
         if session.protection.established {
             let actions = acknowledge(request, protected: true, in: &session, now: now)
@@ -42,7 +44,10 @@ extension HeadUnitProtocolMachine {
         var actions: [ProtocolAction] = []
         do {
             let tls = try security.makeSession(role: .client)
-            sessions.update(sessionID) { $0.protection.tls = tls }
+            sessions.update(sessionID) {
+                $0.protection.tls = tls
+                $0.protection.expectedAppID = appID
+            }
             let hello = try tls.handshake()
             sendHandshake(hello.outgoing, sessionID: sessionID, sequenceNumber: nil, now: now, into: &actions)
         } catch {
@@ -79,7 +84,12 @@ extension HeadUnitProtocolMachine {
             if !step.outgoing.isEmpty {
                 sendHandshake(step.outgoing, sessionID: sessionID, sequenceNumber: query.sequenceNumber, now: now, into: &actions)
             }
-            if step.finished { handshakeSucceeded(sessionID, now: now, into: &actions) }
+            guard step.finished else { return }
+            if let (code, text, reason) = Self.certificateProblem(tls, appID: sessions[sessionID]?.protection.expectedAppID) {
+                handshakeFailed(sessionID, internalError: (code, text), reason: reason, now: now, into: &actions)
+            } else {
+                handshakeSucceeded(sessionID, now: now, into: &actions)
+            }
         } catch {
             // core's categories of a refused certificate (SecurityManagerImpl::ProcessHandshakeData).
             switch tls.certificateProblem {
@@ -98,6 +108,24 @@ extension HeadUnitProtocolMachine {
                 handshakeFailed(sessionID, internalError: (.sslInvalidData, error.description), reason: "", now: now, into: &actions)
             }
         }
+    }
+
+    /// sdl_core's check when its side of the handshake is done (SSLContextImpl::CheckCertContext),
+    /// whether or not it verifies the chain: the app's certificate valid now, and issued for
+    /// this app (its subject serialNumber is the policy app id). The internal error's code and
+    /// text, and the NAK's reason.
+    static func certificateProblem(_ tls: TLSSession, appID: String?) -> (SecurityErrorCode, String, String)? {
+        if let validity = tls.peerValidity {
+            let now = Date()
+            if now < validity.lowerBound {
+                return (.invalidCertificate, "Certificate is not yet valid", TLSSession.CertificateProblem.notYetValid.coreReason)
+            }
+            if now > validity.upperBound { return (.expiredCertificate, "Certificate is expired", TLSSession.CertificateProblem.expired.coreReason) }
+        }
+        if let appID, (tls.peerSerialNumber ?? "").lowercased() != appID.lowercased() {
+            return (.invalidCertificate, "App ID does not match certificate", "Trying to run handshake with wrong app id")
+        }
+        return nil
     }
 
     private mutating func handshakeSucceeded(_ sessionID: UInt8, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) {

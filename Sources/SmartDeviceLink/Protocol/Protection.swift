@@ -12,6 +12,8 @@ struct SessionProtection: Sendable {
     var waiting: [StartServiceRequest] = []
     /// Head unit: the last security query's sequence number (core counts from 1).
     var sequence: UInt32 = 0
+    /// Head unit: the app id the app's certificate must carry (its subject serialNumber).
+    var expectedAppID: String?
 }
 
 extension Session {
@@ -63,11 +65,3 @@ extension Session {
     }
 }
 
-extension FrameHeader {
-    /// Whether a frame with this header may carry a record: data frames, and from protocol 5
-    /// the control frames of RPC, audio and video answering a protected start (sdl_core
-    /// encrypts a StartServiceACK's BSON with E=1).
-    var mayBeProtected: Bool {
-        isEncrypted && serviceType != .control
-    }
-}

@@ -65,13 +65,16 @@ extension TLSIdentity {
     /// or, with none, a CA of its own. Valid from an hour ago for `validFor` (or, with
     /// `expired`, until an hour ago): for tests, examples and a bench's first try, never a
     /// production identity.
-    public static func make(commonName: String, issuer: TLSIdentity? = nil, validFor: Duration = .seconds(86_400),
+    ///
+    /// `appID` goes into the subject's serialNumber, where sdl_core looks for the app's policy
+    /// app id (it refuses a certificate of another app).
+    public static func make(commonName: String, appID: String? = nil, issuer: TLSIdentity? = nil, validFor: Duration = .seconds(86_400),
                             expired: Bool = false) throws(SecurityError) -> TLSIdentity {
         var certificate: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?
         var error = [CChar](repeating: 0, count: 256)
         let from = expired ? -7200 : -3600, until = expired ? -3600 : Int(validFor.components.seconds)
         let status = error.withUnsafeMutableBufferPointer { buffer in
-            sdl_tls_make_certificate(commonName, issuer?.certificatePEM, issuer?.privateKeyPEM, from, until,
+            sdl_tls_make_certificate(commonName, appID, issuer?.certificatePEM, issuer?.privateKeyPEM, from, until,
                                      &certificate, &key, buffer.baseAddress, buffer.count)
         }
         defer { free(certificate); free(key) }

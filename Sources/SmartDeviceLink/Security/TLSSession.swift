@@ -139,6 +139,19 @@ public final class TLSSession: @unchecked Sendable {
     /// The negotiated protocol ("TLSv1.2", "DTLSv1.2"); empty before the handshake ends.
     public var version: String { locked { String(cString: sdl_tls_version(tls)) } }
 
+    /// The peer certificate's subject serialNumber, where sdl_core expects the app's id.
+    public var peerSerialNumber: String? {
+        let text = locked { String(cString: sdl_tls_peer_serial_number(tls)) }
+        return text.isEmpty ? nil : text
+    }
+
+    /// The peer certificate's validity, if it sent one.
+    var peerValidity: ClosedRange<Date>? {
+        var notBefore: Int64 = 0, notAfter: Int64 = 0
+        guard locked({ sdl_tls_peer_validity(tls, &notBefore, &notAfter) }) == 1, notBefore <= notAfter else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(notBefore))...Date(timeIntervalSince1970: TimeInterval(notAfter))
+    }
+
     /// The peer certificate's common name, if it sent one.
     public var peerName: String? {
         let name = locked { String(cString: sdl_tls_peer_name(tls)) }

@@ -60,7 +60,8 @@ struct ProtectionCommandTests {
 
     @Test("refusals in one line with what to do; a refusal the step expects passes; audio forced, video falls back unprotected",
           arguments: [("stranger", "Invalid certificate: Certificate is not signed", "use one signed by the CA the head unit trusts"),
-                      ("expired", "Invalid certificate: Certificate already expired", "renew it")])
+                      ("expired", "Invalid certificate: Certificate already expired", "renew it"),
+                      ("other-app", "Invalid certificate: Trying to run handshake with wrong app id", "subject serialNumber must be this app's appID")])
     func refused(identity: String, reason: String, advice: String) async throws {
         let rig = try await Rig.start()
         defer { rig.emulator.stop() }
