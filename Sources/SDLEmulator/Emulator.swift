@@ -287,6 +287,14 @@ public actor HeadUnitEmulator {
             case .serviceStarted(let sessionID, let service, let payload, let protected):
                 if service == .audio || service == .video { streamStarted(service, sessionID: sessionID, payload: payload, on: id) }
                 if protected { emit(.serviceProtected(connection: id, sessionID: sessionID, service: Self.serviceName(service))) }
+            case .serviceStartFailed(let sessionID, let service, _, _) where service == .audio || service == .video:
+                // A stream whose protection core refused takes the app to NONE when no other
+                // stream runs (ApplicationManagerImpl::HandleRejectedServiceStatus).
+                let key = primaryKey(sessionID, on: id)
+                if apps[key]?.streams.values.allSatisfy({ $0.runningOn == nil }) == true {
+                    apps[key]?.hmiLevel = .none
+                    refreshStatus(key)
+                }
             case .securityFailed(let sessionID, let failure):
                 emit(.securityFailed(connection: id, sessionID: sessionID, reason: failure.fromPeer ? "the app: \(failure.text)" : failure.text))
             case .heartbeatTimedOut(let sessionID):

@@ -54,6 +54,7 @@ struct Compare: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long core may take to accept the app, in seconds.", valueName: "seconds"))
     var registerTimeout: Double = 20
 
+    @OptionGroup var security: SecurityOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -66,7 +67,8 @@ struct Compare: AsyncParsableCommand {
         let answers = try HMIAnswersFile.read(hmiConfig)
         do { core = try CoreHMI(url: hmi, answers: answers) } catch { throw CommandFailure.invalid(error.description) }
         do { try await core.start() } catch { throw CommandFailure.connection(error.description) }
-        let runner = ScenarioRunner(promptPolicy: .fail)
+        var runner = ScenarioRunner(promptPolicy: .fail)
+        runner.security = try security.configuration()
         var comparisons: [ScenarioComparison] = []
         for scenario in scenarios {
             let emulator: ScenarioTarget

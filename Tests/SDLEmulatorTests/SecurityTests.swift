@@ -88,7 +88,7 @@ struct SecurityTests {
         #expect(protected == ["rpc"])
     }
 
-    @Test("an app the CA did not sign: RPC refused with core's words and the reason why; video then starts unprotected")
+    @Test("an app the CA did not sign: its session ended, as core ends it, and the refusal says why")
     func untrustedApp() async throws {
         let (ca, _) = try Self.identities()
         let stranger = try TLSIdentity.make(commonName: "Stranger", appID: "secure-1")
@@ -98,7 +98,7 @@ struct SecurityTests {
             try await app.connection.startProtectedRPC()
             Issue.record("an untrusted app was protected")
         } catch {
-            #expect(error.description == "RPC could not be protected: Invalid certificate: Certificate is not signed: "
+            #expect(error.description == "RPC could not be protected: the head unit ended the session: Certificate is not signed: "
                     + SecurityErrorCode.invalidCertificate.advice, "\(error)")
         }
         #expect(await !app.connection.isProtected(.rpc))
@@ -106,8 +106,8 @@ struct SecurityTests {
     }
 
     @Test("what sdl_core checks after its handshake, with or without a CA: the app's id in the certificate, and its dates",
-          arguments: [("another-app", false, "Invalid certificate: Trying to run handshake with wrong app id"),
-                      ("secure-1", true, "Invalid certificate: Certificate already expired")])
+          arguments: [("another-app", false, "the head unit ended the session: App ID does not match certificate: the certificate's subject serialNumber"),
+                      ("secure-1", true, "the head unit ended the session: Certificate is expired: the app's certificate has expired")])
     func certificateContext(appID: String, expired: Bool, reason: String) async throws {
         let identity = try TLSIdentity.make(commonName: "App", appID: appID, expired: expired)
         let headUnit = Self.headUnit(trusting: nil, encrypted: [])

@@ -23,6 +23,15 @@ package final class TestCertificates: @unchecked Sendable {
     /// The app id the app certificates are issued for (their subject serialNumber).
     package static let appID = "secure-nav-1"
 
+    /// `openssl ca`'s form of a time this many seconds from now (UTC).
+    static func stamp(_ offset: TimeInterval) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+        return formatter.string(from: Date(timeIntervalSinceNow: offset))
+    }
+
     package func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
     package func pem(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
     package func identity(_ name: String) throws -> TLSIdentity {
@@ -70,7 +79,9 @@ package final class TestCertificates: @unchecked Sendable {
         }
         var arguments = ["ca", "-batch", "-notext", "-config", path("\(ca).cnf"), "-cert", path("\(ca).pem"), "-keyfile", path("\(ca).key"),
                          "-in", path("\(name).csr"), "-out", path("\(name).pem")]
-        if let (start, end) = dates { arguments += ["-startdate", start, "-enddate", end] }
+        // Issued two days ago unless told: sdl_core (and the emulator) take the HMI's time an hour early.
+        let (start, end) = dates ?? (Self.stamp(-2 * 86_400), Self.stamp(30 * 86_400))
+        arguments += ["-startdate", start, "-enddate", end]
         try await openssl(arguments)
     }
 }

@@ -83,8 +83,13 @@ extension SDLConnection {
                 handle(actions, from: role)
             }
         } catch let error as SDLError {
-            guard case .sessionRejected(let reason, _) = error else { throw error }
-            throw SDLError.protectionFailed(service: service == .rpc ? "RPC" : "\(service)", reason: explained(reason))
+            let name = service == .rpc ? "RPC" : "\(service)"
+            if case .sessionRejected(let reason, _) = error { throw SDLError.protectionFailed(service: name, reason: explained(reason)) }
+            // sdl_core ends an app's RPC service when it refuses to protect it, before its NAK.
+            if let failure = protection.lastFailure, failure.fromPeer {
+                throw SDLError.protectionFailed(service: name, reason: "the head unit ended the session: " + explained(failure.text))
+            }
+            throw error
         } catch {
             throw SDLError.connectionLost("\(error)")
         }

@@ -116,7 +116,9 @@ extension HeadUnitProtocolMachine {
     /// text, and the NAK's reason.
     static func certificateProblem(_ tls: TLSSession, appID: String?) -> (SecurityErrorCode, String, String)? {
         if let validity = tls.peerValidity {
-            let now = Date()
+            // core reads its HMI's GetSystemTime an hour early (SystemTimeHandlerImpl sets
+            // tm_hour = hour - 1): a certificate issued within the last hour is not yet valid to it.
+            let now = Date() - 3600
             if now < validity.lowerBound {
                 return (.invalidCertificate, "Certificate is not yet valid", TLSSession.CertificateProblem.notYetValid.coreReason)
             }
@@ -157,6 +159,12 @@ extension HeadUnitProtocolMachine {
             } else {
                 refused.append(request)
             }
+        }
+        // core's application manager ends the RPC service of an app whose protection it
+        // refused, before the protocol handler's NAK goes out (HandleRejectedServiceStatus).
+        if refused.contains(where: { $0.serviceType == .rpc }) {
+            session.ending.insert(.rpc)
+            actions.append(.send(session.controlFrame(.endService, service: .rpc, now: now)))
         }
         sessions[sessionID] = session
         let said = "Invalid certificate" + (reason.isEmpty ? "" : ": " + reason)

@@ -62,8 +62,8 @@ public struct SecurityFailure: Sendable, Hashable, CustomStringConvertible {
 
 extension TLSIdentity {
     /// A new P-256 key and a certificate for `commonName`, made in memory: signed by `issuer`,
-    /// or, with none, a CA of its own. Valid from an hour ago for `validFor` (or, with
-    /// `expired`, until an hour ago): for tests, examples and a bench's first try, never a
+    /// or, with none, a CA of its own. Valid from two days ago for `validFor` (or, with
+    /// `expired`, until four days ago): for tests, examples and a bench's first try, never a
     /// production identity.
     ///
     /// `appID` goes into the subject's serialNumber, where sdl_core looks for the app's policy
@@ -72,7 +72,9 @@ extension TLSIdentity {
                             expired: Bool = false) throws(SecurityError) -> TLSIdentity {
         var certificate: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?
         var error = [CChar](repeating: 0, count: 256)
-        let from = expired ? -7200 : -3600, until = expired ? -3600 : Int(validFor.components.seconds)
+        // Two days back: sdl_core 8.2 takes its HMI's time an hour early, so a certificate made
+        // just now is "not yet valid" to it.
+        let from = expired ? -5 * 86_400 : -2 * 86_400, until = expired ? -4 * 86_400 : Int(validFor.components.seconds)
         let status = error.withUnsafeMutableBufferPointer { buffer in
             sdl_tls_make_certificate(commonName, appID, issuer?.certificatePEM, issuer?.privateKeyPEM, from, until,
                                      &certificate, &key, buffer.baseAddress, buffer.count)

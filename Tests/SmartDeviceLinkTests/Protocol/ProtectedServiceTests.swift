@@ -99,24 +99,33 @@ struct ProtectedServiceTests {
         #expect(link.huEvents == [.message(sessionID: 1, serviceType: .video, payload: video, protected: true)])
     }
 
-    @Test("core's refusals: RPC NAKed 'Invalid certificate: …', a new service started unprotected unless forced; the app hears the reason",
+    @Test("core's refusals: the head unit says why, ends the RPC service, then NAKs 'Invalid certificate: …'",
           arguments: [("stranger", "Invalid certificate: Certificate is not signed", SecurityErrorCode.invalidCertificate, "Certificate is not signed"),
                       ("expired", "Invalid certificate: Certificate already expired", .expiredCertificate, "Certificate is expired")])
     func refused(identity: String, reason: String, code: SecurityErrorCode, said: String) async throws {
         let certificates = try await TestCertificates()
-        var link = try Self.link(certificates, app: identity, forceProtected: [.audio])
+        var link = try Self.link(certificates, app: identity)
         try Self.startProtected(.rpc, on: &link)
-        let nak = try #require(link.wire.last { $0.frame.header.controlInfo == .startServiceNAK })
-        #expect(ControlPayload(bytes: nak.frame.payload)?.reason == reason)
+        let fromHeadUnit = link.wire.filter { !$0.fromApp }.map(\.frame)
+        let end = try #require(fromHeadUnit.firstIndex { $0.header.controlInfo == .endService && $0.header.serviceType == .rpc })
+        let nak = try #require(fromHeadUnit.firstIndex { $0.header.controlInfo == .startServiceNAK })
+        #expect(end < nak, "core ends the RPC service before it NAKs")
+        #expect(ControlPayload(bytes: fromHeadUnit[nak].payload)?.reason == reason)
         #expect(link.appEvents.contains(.securityFailed(sessionID: 1, SecurityFailure(code: code, text: said, fromPeer: true))), "\(link.appEvents)")
-        #expect(link.app.protectedServices.isEmpty)
+        #expect(link.appEvents.contains(.sessionEnded(sessionID: 1)) && link.hu.activeSessions.isEmpty)
+    }
 
-        link.clearLog()
+    @Test("a new service whose handshake fails starts unprotected, unless ForceProtectedService lists it")
+    func unprotectedFallback() async throws {
+        let certificates = try await TestCertificates()
+        var link = try Self.link(certificates, app: "stranger", forceProtected: [.audio])
         try Self.startProtected(.video, on: &link)
         #expect(Self.started(link.appEvents, .video) == false, "video starts unprotected, as core's handshake handler does")
         link.clearLog()
         try Self.startProtected(.audio, on: &link)
-        #expect(link.appEvents.contains { if case .serviceStartFailed(1, .audio, reason, _) = $0 { true } else { false } }, "\(link.appEvents)")
+        #expect(link.appEvents.contains { if case .serviceStartFailed(1, .audio, "Invalid certificate: Certificate is not signed", _) = $0 { true } else { false } },
+                "\(link.appEvents)")
+        #expect(!link.wire.contains { $0.frame.header.controlInfo == .endService }, "the RPC service stays")
     }
 
     @Test("an app without a certificate: it tells the head unit it cannot (NOT_SUPPORTED), and RPC is refused")
@@ -127,7 +136,9 @@ struct ProtectedServiceTests {
         let notice = try #require(link.wire.last { $0.fromApp && $0.frame.header.serviceType == .control })
         let query = try SecurityQuery(decoding: notice.frame.payload)
         #expect(query.error?.code == .notSupported)
-        #expect(link.appEvents.contains { if case .serviceStartFailed(1, .rpc, "Invalid certificate", _) = $0 { true } else { false } })
+        let nak = try #require(link.wire.last { !$0.fromApp && $0.frame.header.controlInfo == .startServiceNAK })
+        #expect(ControlPayload(bytes: nak.frame.payload)?.reason == "Invalid certificate")
+        #expect(link.appEvents.contains(.sessionEnded(sessionID: 1)), "core ends the RPC service it would not protect")
     }
 
     @Test("a protected frame on a service that is not protected is not delivered; the head unit says SERVICE_NOT_PROTECTED")
