@@ -121,6 +121,23 @@ struct SecurityTests {
         await app.connection.stop()
     }
 
+    @Test("no common protocol (the head unit speaks TLS, the app DTLS): the app's own TLS error, and what to change")
+    func noCommonProtocol() async throws {
+        let (ca, identity) = try Self.identities()
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration {
+            $0.security = EmulatorSecurity(protocolSecurity: SecurityConfiguration(identity: nil, trustedCertificates: ca.certificatePEM, flavour: .tls))
+        })
+        let app = try await Self.app(headUnit, identity: identity)
+        do {
+            try await app.connection.startProtectedRPC()
+            Issue.record("protected over mismatched protocols")
+        } catch {
+            #expect("\(error)".hasPrefix("RPC could not be protected: the head unit ended the session; this app's TLS: ")
+                    && "\(error)".contains("--tls-protocol"), "\(error)")
+        }
+        await app.connection.stop()
+    }
+
     @Test("configuration: a protocol, a service or a file that is not there is refused with its path", arguments: [
         (#"{"security": {"protocol": "SSLv3"}}"#, "$.security.protocol"),
         (#"{"security": {"forceProtected": ["vidoe"]}}"#, "$.security.forceProtected[0]"),

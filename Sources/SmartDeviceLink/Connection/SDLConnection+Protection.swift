@@ -86,9 +86,7 @@ extension SDLConnection {
             let name = service == .rpc ? "RPC" : "\(service)"
             if case .sessionRejected(let reason, _) = error { throw SDLError.protectionFailed(service: name, reason: explained(reason)) }
             // sdl_core ends an app's RPC service when it refuses to protect it, before its NAK.
-            if let failure = protection.lastFailure, failure.fromPeer {
-                throw SDLError.protectionFailed(service: name, reason: "the head unit ended the session: " + explained(failure.text))
-            }
+            if protection.lastFailure != nil { throw SDLError.protectionFailed(service: name, reason: explained(nil)) }
             throw error
         } catch {
             throw SDLError.connectionLost("\(error)")
@@ -96,20 +94,27 @@ extension SDLConnection {
     }
 
     private func protectedStartTimedOut(_ service: ServiceType, after timeout: Duration) {
-        let why = protection.lastFailure.map { "; last from the handshake: \($0)" } ?? " (sdl_core asks its HMI for the time first: BasicCommunication.GetSystemTime)"
+        let why = protection.lastFailure.map { "; last from the handshake: \($0)" }
+            ?? " (sdl_core asks its HMI for the time before its handshake: BasicCommunication.GetSystemTime, after OnSystemTimeReady)"
         streams.startWaiters.removeValue(forKey: service)?.resume(throwing: SDLError.protectionFailed(
             service: service == .rpc ? "RPC" : "\(service)", reason: "no answer within \(timeout.seconds.formatted2) s\(why)"))
     }
 
-    /// A refusal's reason with what the handshake said before it, each said once.
-    private func explained(_ reason: String) -> String {
-        guard let failure = protection.lastFailure else { return reason }
+    /// A refusal's reason (the NAK's, or nil when the head unit ended the session instead)
+    /// with what the handshake said before it, each said once.
+    private func explained(_ nak: String?) -> String {
+        let said = nak ?? "the head unit ended the session"
+        guard let failure = protection.lastFailure else { return said }
         // sdl_core looks for the app's policy app id in the certificate's subject (serialNumber).
         if failure.text == "App ID does not match certificate" {
-            return "\(reason): the certificate's subject serialNumber must be this app's appID; use one issued for it"
+            return "\(nak ?? "\(said): \(failure.text)"): the certificate's subject serialNumber must be this app's appID; use one issued for it"
         }
-        if failure.fromPeer, let code = failure.code { return "\(reason): \(code.advice)" }
-        return failure.fromPeer ? "\(reason) (\(failure.text))" : "\(reason); this app's TLS: \(failure.text)"
+        if failure.fromPeer {
+            let advice = failure.code.map { ": \($0.advice)" } ?? ""
+            return nak.map { "\($0)\(advice)" } ?? "\(said): \(failure.text)\(advice)"
+        }
+        return "\(said); this app's TLS: \(failure.text) (both ends must speak the same protocol, DTLS or TLS 1.2: "
+            + "SecurityConfiguration.flavour, sdl-run --tls-protocol)"
     }
 
     /// A security manager's error in the session: kept to explain what follows, and logged.

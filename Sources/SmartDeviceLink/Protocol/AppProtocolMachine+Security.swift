@@ -51,6 +51,7 @@ extension AppProtocolMachine {
                 guard let security = configuration.security, security.identity != nil else {
                     throw SecurityError("the head unit started a TLS handshake, but this app has no certificate and key to protect services with (SDLConfiguration.security)")
                 }
+                try Self.requireSameFlavour(query.binary, security.flavour)
                 session!.protection.tls = try security.makeSession(role: .server)
             }
             let step = try session!.protection.tls!.handshake(query.binary)
@@ -68,5 +69,15 @@ extension AppProtocolMachine {
             actions.append(.send(session!.securityQueryFrames(notice, now: now)))
             actions.append(.securityFailed(sessionID: sessionID, SecurityFailure(code: code, text: error.description, fromPeer: false)))
         }
+    }
+
+    /// A DTLS server drops a TLS record without a word (and the other way round the
+    /// handshake fails obscurely): the first record's version says which the head unit speaks.
+    private static func requireSameFlavour(_ hello: [UInt8], _ flavour: SecurityConfiguration.Flavour) throws(SecurityError) {
+        guard hello.count >= 3, hello[0] == 0x16 else { return }
+        let spoken: SecurityConfiguration.Flavour? = hello[1] == 0xFE ? .dtls : hello[1] == 0x03 ? .tls : nil
+        guard let spoken, spoken != flavour else { return }
+        let name = { (flavour: SecurityConfiguration.Flavour) in flavour == .dtls ? "DTLS" : "TLS 1.2" }
+        throw SecurityError("the head unit speaks \(name(spoken)) and this app \(name(flavour))")
     }
 }
