@@ -24,6 +24,9 @@ let package = Package(
         // sdl_core's HMI interface is a WebSocket: NIOWebSocket does its framing, masking and
         // upgrade (`sdl-run --hmi`), a maintained implementation instead of one of our own.
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        // `swift package generate-documentation`: the library's DocC catalog rendered, and
+        // checked in CI (a broken symbol link fails it). A plugin only: nothing links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // libusb-1.0 from Debian's libusb-1.0-0-dev: the USB transport (host role).

@@ -18,10 +18,20 @@ install_bench() { ROOT="$root" SDL_RUN_BINARY="$binary" scripts/install-bench "$
 first=$(install_bench)
 for entry in usr/local/bin/sdl-run:755 etc/udev/rules.d/60-smartdevicelink.rules:644 etc/udev/rules.d/61-sdl-bench.rules:644 \
              etc/systemd/system/sdl-bench.service:644 etc/sdl-bench/bench.json:644 etc/sdl-bench/scenarios/smoke.json:644 \
-             usr/local/lib/sdl/setup-gadget-board:755 etc/systemd/system/sdl-gadget-board.service:644; do
+             usr/local/lib/sdl/setup-gadget-board:755 etc/systemd/system/sdl-gadget-board.service:644 \
+             usr/share/bash-completion/completions/sdl-run:644 usr/share/zsh/vendor-completions/_sdl-run:644 \
+             usr/share/fish/vendor_completions.d/sdl-run.fish:644; do
   path=${entry%:*} mode=${entry#*:}
   if [ -f "$root/$path" ] && [ "$(stat -c %a "$root/$path")" = "$mode" ]; then ok "installs $path ($mode)"; else fail "$path missing or not $mode"; fi
 done
+# The bash completion is the argument parser's and knows the subcommands and their options.
+completion="$root/usr/share/bash-completion/completions/sdl-run"
+if out=$(bash -c "source '$completion' && complete -p sdl-run" 2>&1) && grep -q "sdl-run" <<<"$out" \
+   && grep -q "emulate" "$completion" && grep -q -- "--usb-gadget" "$completion"; then
+  ok "the bash completion loads and knows emulate and --usb-gadget"
+else
+  fail "the bash completion: $out"
+fi
 second=$(install_bench)
 grep -q "installed" <<<"$second" && fail "a second run changed something: $second" || ok "a second run changes nothing"
 
@@ -57,7 +67,8 @@ if "$binary" validate examples/bench/scenarios/ >/dev/null; then ok "the example
 mkdir -p "$root/var/lib/sdl-bench/reports"
 install_bench --remove >/dev/null
 for path in etc/systemd/system/sdl-bench.service etc/udev/rules.d/61-sdl-bench.rules usr/local/bin/sdl-run \
-            etc/systemd/system/sdl-gadget-board.service usr/local/lib/sdl/setup-gadget-board; do
+            etc/systemd/system/sdl-gadget-board.service usr/local/lib/sdl/setup-gadget-board \
+            usr/share/bash-completion/completions/sdl-run usr/share/fish/vendor_completions.d/sdl-run.fish; do
   [ -e "$root/$path" ] && fail "--remove left $path" || ok "--remove removes $path"
 done
 for path in etc/sdl-bench/bench.json var/lib/sdl-bench/reports etc/udev/rules.d/60-smartdevicelink.rules; do

@@ -4,7 +4,7 @@ public typealias JSONObject = [String: JSONValue]
 /// A JSON value, kept exact: integers stay integers (correlation ids, ranges) and
 /// doubles stay doubles, so what a head unit sent can be compared and re-sent unchanged.
 ///
-/// The library parses and writes JSON itself (``JSONValue/parse(_:)``,
+/// The library parses and writes JSON itself (`JSONValue.parse(_:)`,
 /// ``JSONValue/serialized(sortedKeys:)``) instead of going through Foundation, because
 /// RPC payloads need integer/double fidelity and deterministic key order for golden tests.
 public enum JSONValue: Sendable, Hashable {

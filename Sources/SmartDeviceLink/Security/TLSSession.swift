@@ -52,8 +52,9 @@ public final class TLSSession: @unchecked Sendable {
     private let tls: OpaquePointer
 
     /// - Parameters:
+    ///   - role: the app is the server, the head unit the client.
     ///   - identity: this side's certificate and key (a client may have none).
-    ///   - trusting: the CA certificates (PEM) the peer's certificate must chain to; nil
+    ///   - caPEM: the CA certificates (PEM) the peer's certificate must chain to; nil
     ///     trusts any (core's VerifyPeer false).
     ///   - datagram: DTLS (1.0 or 1.2) instead of TLS 1.2.
     public init(role: Role, identity: TLSIdentity?, trusting caPEM: String? = nil, datagram: Bool = false) throws(SecurityError) {

@@ -28,6 +28,8 @@ struct CoreHMITests {
         #expect(seen.prefix(9).compactMap { $0["params"]?["componentName"]?.stringValue }
                 == ["BasicCommunication", "UI", "VR", "TTS", "VehicleInfo", "Navigation", "Buttons", "RC", "AppService"])
         #expect(try await next()["method"] == "BasicCommunication.OnReady")
+        // As generic_hmi: core's security manager asks for the time only after this.
+        #expect(try await next()["method"] == "BasicCommunication.OnSystemTimeReady")
         let answer = try await next()
         #expect(answer["id"] == 7 && answer["result"]?["language"] == "EN-US" && answer["result"]?["code"] == 0)
         // The first alert is shown (ALERT), the second REJECTED (HMI_API Common.Result 4).

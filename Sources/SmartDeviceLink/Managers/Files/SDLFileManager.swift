@@ -81,6 +81,7 @@ public actor SDLFileManager {
     private var pacer: RequestPacer
 
     /// - Parameters:
+    ///   - channel: where the PutFiles go (an ``SDLManager`` or a connection).
     ///   - chunkSize: data bytes per PutFile; by default what fits one frame of the
     ///     protocol's 131,072-byte payload after the RPC header and JSON.
     ///   - pacing: chunks in flight and the most requests a second (see ``UploadPacing``).

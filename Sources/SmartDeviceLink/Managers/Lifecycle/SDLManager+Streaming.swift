@@ -22,7 +22,7 @@ extension SDLManager {
     }
 
     /// Starts audio or video on the current registration; it runs on the link the head unit
-    /// prefers and moves with the secondary (see ``SDLConnection/startService(_:payload:)``).
+    /// prefers and moves with the secondary (see ``SDLConnection/startService(_:payload:protected:)``).
     @discardableResult
     public func startService(_ service: ServiceType, payload: ControlPayload? = nil) async throws(SDLError) -> ControlPayload? {
         try await startService(service, payload: payload, protected: false)

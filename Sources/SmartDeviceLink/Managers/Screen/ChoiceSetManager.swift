@@ -222,9 +222,12 @@ public actor ChoiceSetManager {
     /// Shows the keyboard and returns what the user entered.
     ///
     /// - Parameters:
+    ///   - initialText: what the keyboard shows to begin with.
     ///   - properties: language, layout, input mask, autocompletion...; sent with
     ///     SetGlobalProperties only when they differ from what the head unit has.
+    ///   - timeout: how long the head unit shows it; its own default when nil.
     ///   - cancelID: lets ``dismiss(cancelID:)`` close this keyboard; one is made up when nil.
+    ///   - delegate: told of each key and may correct or complete the text as it is typed.
     public func presentKeyboard(initialText: String, properties: KeyboardProperties? = nil, timeout: Duration? = nil,
                                 cancelID: Int? = nil, delegate: (any KeyboardDelegate)? = nil) async throws(ManagerError) -> InteractionOutcome {
         if let properties { keyboardProperties = properties }

@@ -2,7 +2,7 @@ import Logging
 /// Keeps the app's menu on the head unit equal to the cells the app sets, with the fewest
 /// AddCommand/AddSubMenu/DeleteCommand/DeleteSubMenu requests.
 ///
-/// Cells that did not change stay; only deleted and new ones cause RPCs (see ``ListDiff``).
+/// Cells that did not change stay; only deleted and new ones cause RPCs (a longest-common-run diff).
 /// While the user has the menu open (system context MENU) an update waits, since changing
 /// a menu under the user's finger is what makes head units answer IN_USE; when several
 /// updates wait, only the newest is sent.

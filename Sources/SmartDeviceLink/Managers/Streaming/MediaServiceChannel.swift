@@ -1,7 +1,7 @@
 /// What the streaming media manager needs besides RPCs: the audio and video services, and
 /// the app's current HMI state and registration. ``SDLManager`` is the real one.
 public protocol MediaServiceChannel: RPCChannel {
-    /// Starts audio or video and returns the head unit's ACK payload (see ``SDLConnection/startService(_:payload:)``).
+    /// Starts audio or video and returns the head unit's ACK payload (see ``SDLConnection/startService(_:payload:protected:)``).
     func startService(_ service: ServiceType, payload: ControlPayload?) async throws(SDLError) -> ControlPayload?
     /// Ends audio or video.
     func endService(_ service: ServiceType) async throws(SDLError)

@@ -3,7 +3,7 @@
 ///
 /// ``shared`` is read once, on first use, from the digest embedded in the library, so no
 /// bundle resources are needed. The same digest produced the generated types, so the two
-/// always agree. Use it to validate outgoing messages (``validate(function:messageType:parameters:direction:)``),
+/// always agree. Use it to validate outgoing messages (`validate(function:messageType:parameters:direction:)`),
 /// to handle messages in their dynamic form, and to suggest names for misspellings
 /// (``suggestions(for:among:)``).
 public struct RPCSpec: Sendable {

@@ -130,7 +130,7 @@ extension RPCSpec {
         try validateObject(parameters, params: spec.params, path: function, context: &context)
     }
 
-    /// Checks a typed message against the spec; see ``validate(function:messageType:parameters:direction:)``.
+    /// Checks a typed message against the spec; see `validate(function:messageType:parameters:direction:)` on JSON parameters.
     /// Keys in `additionalParameters` count as unknown parameters of an outgoing message.
     public func validate(_ message: some RPCMessage, direction: Direction = .outgoing) throws(RPCValidationError) {
         let type = type(of: message)

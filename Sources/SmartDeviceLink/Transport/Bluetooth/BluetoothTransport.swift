@@ -53,6 +53,7 @@ public final class BluetoothTransport: SDLTransport {
     var socket: StreamSocketTransport { link }
 
     /// - Parameters:
+    ///   - mode: publish the SDL service and wait for the head unit, or connect to it.
     ///   - connector: the step that yields a connected socket; BlueZ by default.
     ///   - timeout: how long to wait for the head unit, or for the connection.
     public init(mode: Mode, timeout: Duration = .seconds(60), connector: any RFCOMMConnector = BlueZConnector()) {

@@ -11,7 +11,7 @@ import Foundation
 /// accessory's bulk endpoints. A Linux board with a USB device controller (Raspberry Pi
 /// 4/5, BeagleBone; dummy_hcd in a VM) plays that phone with configfs and FunctionFS:
 /// ``open()`` makes the gadget, binds it, answers the accessory requests on ep0 and
-/// re-enumerates as the accessory (``GadgetHandshake``), and returns when the head unit
+/// re-enumerates as the accessory, and returns when the head unit
 /// has enabled the bulk endpoints. Bytes then flow over bulk IN (sent) and bulk OUT
 /// (received).
 ///
@@ -68,13 +68,16 @@ public final class USBGadgetTransport: SDLTransport {
     /// than the head unit letting go.
     public static let reconfigureGrace: Duration = .seconds(1)
 
-    /// - Parameter endpoints: the FunctionFS files; the kernel's by default, a test's stand-in otherwise.
-    /// The USB device controller a gadget binds to: the one named, or the machine's first;
-    /// a one-line error when there is none or not that one (what `open()` checks first).
+    /// The USB device controller a gadget binds to: the one named (`wanted`), or the
+    /// machine's first; a one-line error when there is none or not that one (what `open()`
+    /// checks first). `paths` says where configfs and sysfs are (a test's stand-in).
     public static func controller(named wanted: String?, paths: USBGadgetPaths = USBGadgetPaths()) throws(TransportError) -> String {
         try GadgetConfigFS(paths: paths).controller(named: wanted)
     }
 
+    /// - Parameters:
+    ///   - options: which controller, how long to wait for the head unit, the identity to start in.
+    ///   - endpoints: the FunctionFS files; the kernel's by default, a test's stand-in otherwise.
     public init(options: Options = Options(), endpoints: (any FunctionFSEndpoints)? = nil) {
         self.options = options
         self.endpoints = endpoints ?? FunctionFSMount(paths: options.paths)

@@ -57,7 +57,7 @@ public final class StreamSocketTransport: SDLTransport {
         var waiter: CheckedContinuation<Void, any Error>?
     }
 
-    /// A link whose descriptor comes later, from ``attach(_:)`` (a connect or accept step).
+    /// A link whose descriptor comes later, from `attach(_:)` (a connect or accept step).
     public init(description: String, kind: TransportKind, readSize: Int = 64 * 1024) {
         self.description = description
         self.kind = kind

@@ -131,6 +131,7 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// - Parameters:
+    ///   - text: "HOST:PORT", "[IPv6]:PORT", "HOST" or "PORT".
     ///   - defaultPort: the port of a text without one; nil makes the port required.
     ///   - defaultHost: the host of a bare port number ("12345"); nil makes the host required.
     ///   - listening: port 0 is allowed (the system picks a free port), as for `--listen`.

@@ -31,7 +31,10 @@ public final class USBTransport: SDLTransport {
     private let state: Locked<State>
 
     /// A transport for the device `selector` picks.
-    /// - Parameter backend: the USB host to use; by default a new ``LibUSBBackend`` at ``open()``.
+    /// - Parameters:
+    ///   - selector: which device: a VID:PID, a bus address, or any phone in accessory mode.
+    ///   - options: how long to wait for the device, and the reads' size.
+    ///   - backend: the USB host to use; by default a new ``LibUSBBackend`` at ``open()``.
     public init(_ selector: USBDeviceSelector = .default, options: Options = Options(), backend: (any USBBackend)? = nil) {
         self.selector = selector
         self.options = options

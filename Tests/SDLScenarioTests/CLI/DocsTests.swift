@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// The guides' commands run, so the guides cannot rot: every fenced block right after a
+/// `<!-- runnable -->` line in README.md and docs/*.md. A `sh` block's lines run one by one in
+/// the package's folder with this build's `sdl-run` first on PATH (`swift run sdl-run` is read
+/// as `sdl-run`), each must exit 0; a `json` block is a scenario run against the embedded
+/// emulator.
+@Suite("the documents' runnable blocks")
+struct DocsTests {
+    struct Block: Sendable, CustomStringConvertible {
+        var file: String
+        var line: Int
+        var language: String
+        var text: String
+        var description: String { "\(file):\(line)" }
+    }
+
+    static let root = CommandRunner.packageRoot
+
+    static let blocks: [Block] = {
+        let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
+        let files = ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
+        return files.flatMap { file -> [Block] in
+            guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { return [] }
+            let lines = text.components(separatedBy: "\n")
+            var found: [Block] = []
+            var index = 0
+            while index < lines.count - 1 {
+                defer { index += 1 }
+                guard lines[index].trimmingCharacters(in: .whitespaces) == "<!-- runnable -->", lines[index + 1].hasPrefix("```") else { continue }
+                let language = String(lines[index + 1].dropFirst(3))
+                guard let end = lines[(index + 2)...].firstIndex(where: { $0.hasPrefix("```") }) else { continue }
+                found.append(Block(file: file, line: index + 2, language: language, text: lines[(index + 2)..<end].joined(separator: "\n")))
+                index = end
+            }
+            return found
+        }
+    }()
+
+    @Test("there are runnable blocks in the README and the guides")
+    func found() {
+        #expect(Self.blocks.count >= 8, "\(Self.blocks)")
+        #expect(Self.blocks.contains { $0.file == "README.md" })
+    }
+
+    @Test("each runnable block passes", arguments: blocks)
+    func runs(block: Block) async throws {
+        switch block.language {
+        case "json":
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("doc-\(UUID().uuidString).json")
+            try Data(block.text.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let result = try await CommandRunner.sdlRun([file.path])
+            #expect(result.exitCode == 0, "\(block): \(result.stdout)\(result.stderr)")
+        case "sh":
+            let bin = CommandRunner.sdlRun.deletingLastPathComponent().path
+            for line in block.text.components(separatedBy: "\n") {
+                let command = line.replacingOccurrences(of: "swift run sdl-run", with: "sdl-run")
+                    .components(separatedBy: " #").first!.trimmingCharacters(in: .whitespaces)
+                guard !command.isEmpty, !command.hasPrefix("#") else { continue }
+                let result = try await CommandRunner.run(URL(fileURLWithPath: "/bin/sh"),
+                                                         ["-c", "cd '\(Self.root.path)' && PATH='\(bin)':\"$PATH\" \(command)"])
+                #expect(result.exitCode == 0, "\(block) `\(command)`: \(result.stdout)\(result.stderr)")
+            }
+        default:
+            Issue.record("\(block): a runnable block is sh or json, not \(block.language)")
+        }
+    }
+}
