@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SDLEmulator
 import SmartDeviceLink
 
@@ -48,7 +49,20 @@ struct Bench {
         precondition(total == payload.count)
     }
 
+    /// A benchmark prints its table; the library's logs only when asked (`--log-level info`),
+    /// on standard error. swift-log's default would print every session's info lines between
+    /// the rows.
+    static func bootstrapLogging() {
+        let arguments = CommandLine.arguments
+        let asked = arguments.firstIndex(of: "--log-level").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+        let configuration = SDLLogConfiguration(defaultLevel: asked.flatMap(Logger.Level.init(rawValue:)) ?? .warning)
+        LoggingSystem.bootstrap { label in
+            configuration.handler(label: label) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        }
+    }
+
     static func main() async throws {
+        bootstrapLogging()
         let arguments = CommandLine.arguments.dropFirst()
         if arguments.first == "soak" {
             let runs = arguments.dropFirst().first.flatMap { Int($0) } ?? 1000

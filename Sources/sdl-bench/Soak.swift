@@ -15,7 +15,8 @@ enum Soak {
         let scenarios = try files.map { try ScenarioParser.load(path: "\(folder)/\($0)") }
         guard !scenarios.isEmpty else { throw SoakError(description: "no scenarios in \(folder)") }
         let runner = ScenarioRunner(promptPolicy: .skip)
-        let warmUp = min(scenarios.count * 5, runs / 5)
+        // At least one run before the first reading, or the end has nothing to compare with.
+        let warmUp = max(1, min(scenarios.count * 5, runs / 5))
         var outcomes: [ScenarioResult.Status: Int] = [:]
         var afterWarmUp = 0
         let started = ContinuousClock.now

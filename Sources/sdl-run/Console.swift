@@ -29,8 +29,6 @@ struct Console: AsyncParsableCommand {
     @Option(help: "The app id to register.")
     var appID = "sdlrun-console"
 
-    @Flag(help: "Never colour the output.")
-    var noColor = false
 
     @OptionGroup var logging: LoggingOptions
 
@@ -53,7 +51,7 @@ struct Console: AsyncParsableCommand {
         if let makeSecondary = transport.makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondary }
         configuration.lockScreen.fetchIcon = false  // as in scenarios: no download from the web
         let manager = SDLManager(configuration: configuration)
-        let reporter = ConsoleReporter(color: noColor ? false : nil)
+        let reporter = ConsoleReporter(color: logging.noColor ? false : nil)
         let start = ContinuousClock.now
         let incoming = await manager.messages()
         let printer = Task {

@@ -42,6 +42,8 @@ struct Emulate: AsyncParsableCommand {
         "With --bt: the local Bluetooth adapter to connect from (hciN or its address).", valueName: "adapter"))
     var btAdapter: String?
 
+    @OptionGroup var logging: LoggingOptions
+
     /// `--bt`'s phones, nil for "find them by inquiry".
     var bluetoothPhones: [String]? {
         get throws {
@@ -77,6 +79,7 @@ struct Emulate: AsyncParsableCommand {
     }
 
     func run() async throws {
+        logging.bootstrap()
         // Before anything is printed: whoever reads "listening on" may stop it at once.
         let (stop, stopped) = AsyncStream.makeStream(of: Void.self)
         let signals = StopSignals { stopped.yield() }

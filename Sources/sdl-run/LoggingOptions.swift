@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import SmartDeviceLink
 
-/// Where the library's logs go: standard error at a level, per-module levels, filters, a
-/// format, and optionally a file that gets everything from debug up.
+/// How a subcommand prints: where the library's logs go (standard error at a level,
+/// per-module levels, filters, a format, and optionally a file that gets everything from
+/// debug up), and whether anything is coloured.
 struct LoggingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Library log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
     var logLevel: String = "warning"
@@ -20,6 +21,10 @@ struct LoggingOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Also write the library's log to this file (from debug up).", valueName: "file"))
     var logFile: String?
+
+    /// Every subcommand that prints takes it, whether or not it colours anything yet.
+    @Flag(help: "Never colour what is printed (colour is used only on a terminal anyway).")
+    var noColor = false
 
     func validate() throws {
         _ = try configuration()

@@ -14,6 +14,8 @@ struct Report: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The page to write.", valueName: "file"))
     var html: String
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
         guard let text = try? String(contentsOfFile: trace, encoding: .utf8) else {
             throw CommandFailure.invalid("cannot read the trace \(trace): check the path")

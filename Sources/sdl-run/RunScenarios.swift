@@ -50,8 +50,6 @@ struct RunScenarios: AsyncParsableCommand {
     @Flag(help: "Show the JSON of every message.")
     var verbose = false
 
-    @Flag(help: "Never colour the console log.")
-    var noColor = false
 
     @Option(help: ArgumentHelp(
         "What `prompt` steps, and driver steps on a real head unit, do without an operator: skip (them and the steps after a skipped driver step) or fail (default: ask on the terminal).",
@@ -142,7 +140,7 @@ struct RunScenarios: AsyncParsableCommand {
             coreHMI = client
         }
         defer { if let coreHMI { Task { await coreHMI.stop() } } }
-        let reporter = ConsoleReporter(verbose: verbose, color: noColor ? false : nil)
+        let reporter = ConsoleReporter(verbose: verbose, color: logging.noColor ? false : nil)
         let traceWriter: TraceFiles?
         do {
             traceWriter = trace.isEmpty ? nil : try TraceFiles(paths: trace, fullBytes: traceBytes)
@@ -177,8 +175,24 @@ struct RunScenarios: AsyncParsableCommand {
         } catch {
             throw CommandFailure.invalid("cannot write the report: \(error.localizedDescription)")
         }
+        settleScratchRecordings(reported: json != nil || junit != nil || html != nil)
         let worst: ScenarioResult.Status = results.map { $0.status }.max { rank($0) < rank($1) } ?? .passed
         if worst != .passed { throw ExitCode(worst.exitCode) }
+    }
+
+    /// Where the embedded emulator records the app's streams when there is no --output-dir.
+    static let scratchRecordings = NSTemporaryDirectory() + "sdl-recordings-\(ProcessInfo.processInfo.processIdentifier)"
+
+    /// Recordings no report names are removed, saying so; those a report names stay, saying where.
+    private func settleScratchRecordings(reported: Bool) {
+        let folder = Self.scratchRecordings
+        guard outputDir == nil, let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        if reported && !files.isEmpty {
+            print("the emulator's recordings of the app's streams are in \(folder) (--output-dir keeps them beside the reports)")
+            return
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+        if !files.isEmpty { print("the emulator's recordings of the app's streams were removed: --output-dir DIR keeps them") }
     }
 
     private func rank(_ status: ScenarioResult.Status) -> Int {
@@ -249,8 +263,10 @@ struct RunScenarios: AsyncParsableCommand {
     private func plainTarget(for scenario: Scenario) async throws -> ScenarioTarget {
         guard transport.isExternal else {
             do {
-                // With --output-dir the head unit's recordings of the app's streams are results too.
-                return try EmbeddedEmulator.target(for: scenario, recordings: outputDir.map { ($0 as NSString).appendingPathComponent("recordings") })
+                // With --output-dir the head unit's recordings of the app's streams are results
+                // too; without, they go to a folder of this run's, removed when no report names it.
+                return try EmbeddedEmulator.target(for: scenario, recordings: outputDir.map { ($0 as NSString).appendingPathComponent("recordings") }
+                                                   ?? Self.scratchRecordings)
             } catch {
                 throw CommandFailure.invalid("\(scenario.source): $.emulator: \(error)")
             }
@@ -282,6 +298,8 @@ struct Validate: ParsableCommand {
     @Option(name: .customLong("var"), help: ArgumentHelp("A variable the scenarios use, as for a run.", valueName: "NAME=VALUE"))
     var variables: [String] = []
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() throws {
         for scenario in try ScenarioInputs.load(files, variables: try ScenarioInputs.variables(variables)) {
             print("\(scenario.source): valid (\(scenario.steps.count) steps)")
@@ -295,6 +313,8 @@ struct Schema: ParsableCommand {
 
     @Flag(help: "Print the schema of `sdl-run emulate --config` files instead.")
     var emulatorConfig = false
+
+    @OptionGroup var logging: LoggingOptions
 
     func run() {
         print(emulatorConfig ? EmulatorConfigurationSchema.text : ScenarioSchema.text)

@@ -41,6 +41,19 @@ struct ExamplesTests {
         #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("junit.xml").path))
     }
 
+    @Test("navigation without --output-dir: the recordings' folder is named while the run goes, and removed after, saying so")
+    func scratchRecordingsRemoved() async throws {
+        let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("navigation.json").path, "--verbose"])
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)")
+        let named = try #require(result.stdout.split(separator: "\n").lazy.compactMap { line -> String? in
+            guard let range = line.range(of: "the head unit recorded it to ") else { return nil }
+            return String(line[range.upperBound...])
+        }.first, "the step says where the head unit records")
+        let folder = (named as NSString).deletingLastPathComponent
+        #expect(!FileManager.default.fileExists(atPath: folder), "\(folder) is left behind")
+        #expect(result.stdout.contains("recordings of the app's streams were removed: --output-dir DIR keeps them"))
+    }
+
     @Test("navigation: the head unit's recordings land in --output-dir, and ffprobe reads 60 frames of 320x240 H.264 and 16 kHz PCM")
     func navigationRecordings() async throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-nav-\(UUID().uuidString)")
