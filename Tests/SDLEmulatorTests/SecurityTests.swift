@@ -1,3 +1,4 @@
+import Foundation
 @testable import SDLEmulator
 import SmartDeviceLink
 import Testing
@@ -134,6 +135,70 @@ struct SecurityTests {
         } catch {
             #expect("\(error)".hasPrefix("RPC could not be protected: the head unit ended the session; this app's TLS: ")
                     && "\(error)".contains("--tls-protocol"), "\(error)")
+        }
+        await app.connection.stop()
+    }
+
+    /// An OEM's security library, as the seam takes it: here a TLSSession that counts what it is handed.
+    final class CountingSession: SecuritySession, @unchecked Sendable {
+        let inner: TLSSession
+        let lock = NSLock()
+        private(set) var records = 0
+        init(_ inner: TLSSession) { self.inner = inner }
+        func handshake(_ incoming: [UInt8]) throws(SecurityError) -> TLSSession.Step { try inner.handshake(incoming) }
+        func protect(_ plaintext: [UInt8]) throws(SecurityError) -> [UInt8] {
+            lock.withLock { records += 1 }
+            return try inner.protect(plaintext)
+        }
+        func unprotect(_ record: [UInt8]) throws(SecurityError) -> [UInt8] {
+            lock.withLock { records += 1 }
+            return try inner.unprotect(record)
+        }
+        var version: String { inner.version }
+        var certificateProblem: TLSSession.CertificateProblem? { inner.certificateProblem }
+        var peerSerialNumber: String? { inner.peerSerialNumber }
+        var peerValidity: ClosedRange<Date>? { inner.peerValidity }
+    }
+
+    @Test("an OEM's security library in place of OpenSSL's: SecurityConfiguration.makeSession protects the session")
+    func ownSecurityLibrary() async throws {
+        let (ca, identity) = try Self.identities()
+        let headUnit = Self.headUnit(trusting: ca, encrypted: ["Show"])
+        let made = Locked<[CountingSession]>([])
+        var security = SecurityConfiguration(identity: nil)
+        security.makeSession = { role, _ throws(SecurityError) in
+            let session = CountingSession(try TLSSession(role: role, identity: identity, datagram: true))
+            made.withLock { $0.append(session) }
+            return session
+        }
+        var configuration = SDLConnection.Configuration()
+        configuration.protocolConfiguration.security = security
+        configuration.protectsWhenRequired = false
+        let app = try await TestApp.connect(over: await headUnit.connectInMemory(), configuration: configuration)
+        try await app.register(appID: "secure-1")
+        try await headUnit.activateApp("secure-1")
+        _ = try await app.next("OnHMIStatus")
+        try await app.connection.startProtectedRPC()
+        #expect(try await app.request("Show", ["mainField1": "through the OEM's library"]).resultCode == "SUCCESS")
+        #expect(made.withLock { $0.count } == 1 && made.withLock { $0[0].records } >= 3, "the ACK, the Show and its answer went through it")
+        await app.connection.stop()
+    }
+
+    @Test("security for other vehicle makes: no protected start, and the line says which makes and which head unit")
+    func otherMake() async throws {
+        let (ca, identity) = try Self.identities()
+        let headUnit = Self.headUnit(trusting: ca, encrypted: [])
+        var security = SecurityConfiguration(identity: identity)
+        security.vehicleMakes = ["Ford", "Lincoln"]
+        var configuration = SDLConnection.Configuration()
+        configuration.protocolConfiguration.security = security
+        let app = try await TestApp.connect(over: await headUnit.connectInMemory(), configuration: configuration)
+        try await app.register(appID: "secure-1")
+        do {
+            try await app.connection.startProtectedRPC()
+            Issue.record("protected for another make")
+        } catch {
+            #expect("\(error)".contains("serves Ford, Lincoln, and the head unit is a SDL"), "\(error)")
         }
         await app.connection.stop()
     }

@@ -56,9 +56,13 @@ extension SDLConnection {
     }
 
     func requireSecurity(for service: ServiceType) throws(SDLError) {
-        guard configuration.protocolConfiguration.security?.identity != nil else {
+        guard let security = configuration.protocolConfiguration.security, security.canServe else {
             throw SDLError.invalidRequest("\(service) cannot be started protected: this app has no certificate and key "
                                           + "(SDLConfiguration.security, or sdl-run --certificate and --key)")
+        }
+        if let makes = security.vehicleMakes, let make = session?.ackPayload?.make, !makes.contains(make) {
+            throw SDLError.invalidRequest("\(service) cannot be started protected: this app's security serves "
+                                          + makes.sorted().joined(separator: ", ") + ", and the head unit is a \(make)")
         }
     }
 
@@ -131,7 +135,7 @@ extension SDLConnection {
         guard protection.requiresEncryption(functionName) else { return false }
         if isProtected(.rpc) { return true }
         if ConnectionProtection.exceptions.contains(functionName) { return false }
-        let how = configuration.protocolConfiguration.security?.identity == nil
+        let how = configuration.protocolConfiguration.security?.canServe != true
             ? "give the app a certificate and key (SDLConfiguration.security, or sdl-run --certificate and --key)"
             : "start the protected RPC service first (startProtectedRPC(); SDLManager does it once the app leaves HMI level NONE)"
         throw SDLError.invalidRequest("\(functionName) must be encrypted: the head unit's policy requires encryption for it; \(how)")
@@ -152,7 +156,7 @@ extension SDLConnection {
         default:
             return
         }
-        guard configuration.protectsWhenRequired, configuration.protocolConfiguration.security?.identity != nil,
+        guard configuration.protectsWhenRequired, configuration.protocolConfiguration.security?.canServe == true,
               protection.appRequiresEncryption != false, !protection.encryptedFunctions.isEmpty,
               protection.hmiLevel != "NONE", protection.rpcStart == nil, !isProtected(.rpc) else { return }
         Task {

@@ -48,7 +48,7 @@ extension AppProtocolMachine {
         guard query.kind != .response else { return }
         do throws(SecurityError) {
             if session!.protection.tls == nil {
-                guard let security = configuration.security, security.identity != nil else {
+                guard let security = configuration.security, security.canServe else {
                     throw SecurityError("the head unit started a TLS handshake, but this app has no certificate and key to protect services with (SDLConfiguration.security)")
                 }
                 try Self.requireSameFlavour(query.binary, security.flavour)
@@ -64,7 +64,7 @@ extension AppProtocolMachine {
             // The head unit hears why (as sdl_ios tells core), and the next protected start
             // begins a new handshake.
             session!.protection.tls = nil
-            let code: SecurityErrorCode = configuration.security?.identity == nil ? .notSupported : .sslInvalidData
+            let code: SecurityErrorCode = configuration.security?.canServe != true ? .notSupported : .sslInvalidData
             let notice = SecurityQuery.internalError(code, text: error.description, sequenceNumber: query.sequenceNumber)
             actions.append(.send(session!.securityQueryFrames(notice, now: now)))
             actions.append(.securityFailed(sessionID: sessionID, SecurityFailure(code: code, text: error.description, fromPeer: false)))

@@ -114,7 +114,7 @@ extension HeadUnitProtocolMachine {
     /// whether or not it verifies the chain: the app's certificate valid now, and issued for
     /// this app (its subject serialNumber is the policy app id). The internal error's code and
     /// text, and the NAK's reason.
-    static func certificateProblem(_ tls: TLSSession, appID: String?) -> (SecurityErrorCode, String, String)? {
+    static func certificateProblem(_ tls: any SecuritySession, appID: String?) -> (SecurityErrorCode, String, String)? {
         if let validity = tls.peerValidity {
             // core reads its HMI's GetSystemTime an hour early (SystemTimeHandlerImpl sets
             // tm_hour = hour - 1): a certificate issued within the last hour is not yet valid to it.

@@ -3,7 +3,7 @@
 /// one SSL context per connection key; its services are protected one by one, each when its
 /// StartServiceACK carries E=1.
 struct SessionProtection: Sendable {
-    var tls: TLSSession?
+    var tls: (any SecuritySession)?
     /// The handshake finished: records can be written and read.
     var established = false
     /// The services whose StartServiceACK carried E=1.

@@ -23,6 +23,12 @@ public struct SecurityConfiguration: Sendable {
     /// Head unit: services that may not start unprotected when their handshake fails
     /// (sdl_core's ForceProtectedService). Others start unprotected instead, as core does.
     public var forceProtected: Set<ServiceType>
+    /// App: the vehicle makes this security serves (sdl_ios's `availableMakes`), nil for any.
+    /// A head unit of another make (its StartServiceACK's `make`) gets no protected start.
+    public var vehicleMakes: Set<String>?
+    /// Makes the session that protects one SDL session; nil for a ``TLSSession`` of this
+    /// configuration over the system's OpenSSL. An OEM's security library goes here.
+    public var makeSession: (@Sendable (TLSSession.Role, SecurityConfiguration) throws(SecurityError) -> any SecuritySession)?
 
     public init(identity: TLSIdentity?, trustedCertificates: String? = nil, flavour: Flavour = .dtls,
                 forceProtected: Set<ServiceType> = []) {
@@ -32,9 +38,13 @@ public struct SecurityConfiguration: Sendable {
         self.forceProtected = forceProtected
     }
 
-    /// A TLS session of this configuration, for one SDL session.
-    func makeSession(role: TLSSession.Role) throws(SecurityError) -> TLSSession {
-        try TLSSession(role: role, identity: identity, trusting: trustedCertificates, datagram: flavour == .dtls)
+    /// Whether it can be the app's side of a handshake: a certificate, or an OEM's library.
+    var canServe: Bool { identity != nil || makeSession != nil }
+
+    /// The session that protects one SDL session.
+    func makeSession(role: TLSSession.Role) throws(SecurityError) -> any SecuritySession {
+        if let makeSession { return try makeSession(role, self) }
+        return try TLSSession(role: role, identity: identity, trusting: trustedCertificates, datagram: flavour == .dtls)
     }
 }
 

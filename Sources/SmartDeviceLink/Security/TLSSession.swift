@@ -1,5 +1,5 @@
 import CSDLTLS
-import Foundation
+public import Foundation
 
 /// Why a protected service could not be set up or a protected frame not be read, in one line
 /// that says what to do.
@@ -147,7 +147,7 @@ public final class TLSSession: @unchecked Sendable {
     }
 
     /// The peer certificate's validity, if it sent one.
-    var peerValidity: ClosedRange<Date>? {
+    public var peerValidity: ClosedRange<Date>? {
         var notBefore: Int64 = 0, notAfter: Int64 = 0
         guard locked({ sdl_tls_peer_validity(tls, &notBefore, &notAfter) }) == 1, notBefore <= notAfter else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(notBefore))...Date(timeIntervalSince1970: TimeInterval(notAfter))
