@@ -14,12 +14,9 @@ extension AppProtocolMachine {
                 return
             }
         }
-        guard let (header, payload) = input.reassemble(data, now: now, into: &actions) else { return }
-        guard header.serviceType == .control else {
-            actions.append(.message(sessionID: sessionID, serviceType: header.serviceType, payload: payload, protected: header.isEncrypted))
-            return
+        if let query = input.reassembleData(data, now: now, into: &actions) {
+            securityQueryReceived(query, sessionID: sessionID, now: now, into: &actions)
         }
-        securityQueryReceived(payload, sessionID: sessionID, now: now, into: &actions)
     }
 
     /// The head unit's handshake bytes are answered (the TLS server made at the first of

@@ -21,12 +21,9 @@ extension HeadUnitProtocolMachine {
                 return
             }
         }
-        guard let (header, payload) = input.reassemble(data, now: now, into: &actions) else { return }
-        guard header.serviceType == .control else {
-            actions.append(.message(sessionID: sessionID, serviceType: header.serviceType, payload: payload, protected: header.isEncrypted))
-            return
+        if let query = input.reassembleData(data, now: now, into: &actions) {
+            securityQueryReceived(query, sessionID: sessionID, now: now, into: &actions)
         }
-        securityQueryReceived(payload, sessionID: sessionID, now: now, into: &actions)
     }
 
     /// Starts a service protected: at once when the session's handshake is done, otherwise

@@ -66,7 +66,7 @@ struct FrameInput: Sendable {
 
     /// A data frame of a started session (decrypted if it came protected): a complete
     /// message, or nil while one is pending or when the frame was dropped (a violation).
-    mutating func reassemble(_ frame: Frame, now: ContinuousClock.Instant,
+    private mutating func reassemble(_ frame: Frame, now: ContinuousClock.Instant,
                              into actions: inout [ProtocolAction]) -> (header: FrameHeader, payload: [UInt8])? {
         let outcome: FrameReassembler.Outcome
         if let loaned = loan, loaned.header == frame.header {
@@ -84,6 +84,18 @@ struct FrameInput: Sendable {
             actions.append(.violation(.reassembly(problem)))
             return nil
         }
+    }
+
+    /// A data frame (decrypted if it came protected) reassembled: a complete message of a
+    /// data service becomes a `.message`; one on the Control service, a security query, is
+    /// returned for the role to read.
+    mutating func reassembleData(_ frame: Frame, now: ContinuousClock.Instant, into actions: inout [ProtocolAction]) -> [UInt8]? {
+        guard let (header, payload) = reassemble(frame, now: now, into: &actions) else { return nil }
+        guard header.serviceType == .control else {
+            actions.append(.message(sessionID: header.sessionID, serviceType: header.serviceType, payload: payload, protected: header.isEncrypted))
+            return nil
+        }
+        return payload
     }
 
     /// Partial messages whose last frame did not come in time.
