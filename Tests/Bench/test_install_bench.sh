@@ -20,7 +20,7 @@ for entry in usr/local/bin/sdl-run:755 etc/udev/rules.d/60-smartdevicelink.rules
              etc/systemd/system/sdl-bench.service:644 etc/sdl-bench/bench.json:644 etc/sdl-bench/scenarios/smoke.json:644 \
              usr/local/lib/sdl/setup-gadget-board:755 etc/systemd/system/sdl-gadget-board.service:644 \
              usr/share/bash-completion/completions/sdl-run:644 usr/share/zsh/vendor-completions/_sdl-run:644 \
-             usr/share/fish/vendor_completions.d/sdl-run.fish:644; do
+             usr/share/fish/vendor_completions.d/sdl-run.fish:644 usr/local/share/man/man1/sdl-run.1:644; do
   path=${entry%:*} mode=${entry#*:}
   if [ -f "$root/$path" ] && [ "$(stat -c %a "$root/$path")" = "$mode" ]; then ok "installs $path ($mode)"; else fail "$path missing or not $mode"; fi
 done
@@ -31,6 +31,13 @@ if out=$(bash -c "source '$completion' && complete -p sdl-run" 2>&1) && grep -q 
   ok "the bash completion loads and knows emulate and --usb-gadget"
 else
   fail "the bash completion: $out"
+fi
+# The manual page is the parser's, with every subcommand.
+page="$root/usr/local/share/man/man1/sdl-run.1"
+if grep -q '^\.Nm sdl-run' "$page" && grep -q 'emulate' "$page" && grep -q 'usb-gadget' "$page"; then
+  ok "the manual page names sdl-run, emulate and --usb-gadget"
+else
+  fail "the manual page is missing or incomplete"
 fi
 second=$(install_bench)
 grep -q "installed" <<<"$second" && fail "a second run changed something: $second" || ok "a second run changes nothing"
@@ -68,7 +75,8 @@ mkdir -p "$root/var/lib/sdl-bench/reports"
 install_bench --remove >/dev/null
 for path in etc/systemd/system/sdl-bench.service etc/udev/rules.d/61-sdl-bench.rules usr/local/bin/sdl-run \
             etc/systemd/system/sdl-gadget-board.service usr/local/lib/sdl/setup-gadget-board \
-            usr/share/bash-completion/completions/sdl-run usr/share/fish/vendor_completions.d/sdl-run.fish; do
+            usr/share/bash-completion/completions/sdl-run usr/share/fish/vendor_completions.d/sdl-run.fish \
+            usr/local/share/man/man1/sdl-run.1; do
   [ -e "$root/$path" ] && fail "--remove left $path" || ok "--remove removes $path"
 done
 for path in etc/sdl-bench/bench.json var/lib/sdl-bench/reports etc/udev/rules.d/60-smartdevicelink.rules; do
