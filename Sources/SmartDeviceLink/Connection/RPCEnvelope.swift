@@ -2,14 +2,20 @@ public import Logging
 
 /// An RPC message as it arrived (or was sent), in its dynamic form.
 public struct RPCEnvelope: Sendable, Hashable {
+    /// Request, response or notification.
     public var messageType: RPCMessageType
+    /// The spec's function id.
     public var functionID: UInt32
     /// The spec name of the function, when this spec knows the id.
     public var functionName: String
+    /// Pairs a response with its request.
     public var correlationID: Int32
+    /// The JSON parameters.
     public var parameters: JSONObject
+    /// Binary data sent after the JSON (a PutFile's file, a recording's chunk).
     public var bulkData: [UInt8]
 
+    /// A message of these parts.
     public init(messageType: RPCMessageType, functionID: UInt32, functionName: String, correlationID: Int32,
                 parameters: JSONObject, bulkData: [UInt8] = []) {
         self.messageType = messageType

@@ -16,6 +16,7 @@ public import Logging
 public actor SDLConnection {
     /// Settings of a connection.
     public struct Configuration: Sendable {
+        /// The protocol's settings: versions, payload limits, heartbeat, protection.
         public var protocolConfiguration: ProtocolConfiguration
         /// How long to wait for the StartServiceACK. sdl_core holds it until its HMI is
         /// ready (over 4 s was seen), so the default is generous.
@@ -25,6 +26,7 @@ public actor SDLConnection {
         public var requestTimeout: Duration
         /// How long ``SDLConnection/stop()`` waits for the EndServiceACK before closing anyway.
         public var stopTimeout: Duration
+        /// Where the connection logs (module `protocol`).
         public var logger: Logger
         /// The time of timeouts and heartbeats; tests pass a clock they advance themselves.
         public var clock: LinkClock
@@ -43,6 +45,7 @@ public actor SDLConnection {
         /// ``ProtocolConfiguration/security``), as sdl_ios's encryption manager does.
         public var protectsWhenRequired = true
 
+        /// A configuration; every setting has a default.
         public init(protocolConfiguration: ProtocolConfiguration = ProtocolConfiguration(),
                     startTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(10),
                     stopTimeout: Duration = .seconds(2),
@@ -64,15 +67,23 @@ public actor SDLConnection {
         }
     }
 
+    /// Where the connection is.
     public enum State: Sendable, Equatable {
+        /// Not started.
         case idle
+        /// The link is opening and StartService(RPC) is under way.
         case starting
+        /// The RPC session is up.
         case started(SessionInfo)
+        /// Closed, with the reason.
         case closed(String)
     }
 
+    /// The primary link.
     public nonisolated let transport: any SDLTransport
+    /// The settings it was made with.
     public let configuration: Configuration
+    /// Where the connection is now.
     public private(set) var state: State = .idle
 
     /// The primary link.
@@ -101,6 +112,7 @@ public actor SDLConnection {
     /// The head unit's encryption policy and the handshake's last word.
     var protection = ConnectionProtection()
 
+    /// A connection over `transport`; nothing happens until ``start()``.
     public init(transport: any SDLTransport, configuration: Configuration = Configuration()) {
         self.transport = transport
         self.configuration = configuration

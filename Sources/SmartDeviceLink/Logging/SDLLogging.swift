@@ -3,13 +3,21 @@ import Foundation
 
 /// The modules the library logs under; a logger's label is `SmartDeviceLink.<module>`.
 public enum SDLLogModule: String, Sendable, CaseIterable {
+    /// The TCP transport: connects, reads and writes.
     case tcp = "transport.tcp"
+    /// The USB transports: devices, the accessory switch, the gadget.
     case usb = "transport.usb"
+    /// The Bluetooth transport: BlueZ, SDP and RFCOMM.
     case bluetooth = "transport.bluetooth"
+    /// Sessions, services and frames (at trace level every frame).
     case `protocol` = "protocol"
+    /// Requests, responses and notifications.
     case rpc = "rpc"
+    /// ``SDLManager``: registration, reconnects, the HMI state.
     case lifecycle = "lifecycle"
+    /// Uploads and the file manager.
     case files = "files"
+    /// The screen managers: text, menus, choice sets, alerts.
     case screen = "screen"
 
     /// The logger label of this module.

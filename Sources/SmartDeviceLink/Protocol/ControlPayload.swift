@@ -1,7 +1,10 @@
 /// A protocol version "Major.Minor.Patch" (PROTOCOL.md §4.2).
 public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The major version: the header version of every frame.
     public var major: Int
+    /// The minor version.
     public var minor: Int
+    /// The patch version.
     public var patch: Int
 
     public init(_ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
@@ -41,26 +44,47 @@ public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConve
 /// type peers expect (`mtu` int64, `hashId`/`tcpPort`/`width`/`height` int32), because
 /// bson_c_lib and java read a value of another type as absent.
 public struct ControlPayload: Sendable, Hashable {
+    /// RPC StartService and its ACK: the protocol version offered, and the one agreed.
     public var protocolVersion: String?
+    /// The session's hash id (ACK), given back in EndService(RPC).
     public var hashID: Int32?
+    /// The largest payload the sender of the ACK takes in one frame (PROTOCOL.md §2.2).
     public var mtu: Int64?
+    /// The head unit's secondary transports for this primary (`TCP_WIFI`, `AOA_USB`, ...).
     public var secondaryTransports: [String]?
+    /// Where audio may run, in the head unit's order: 1 the primary, 2 the secondary.
     public var audioServiceTransports: [Int32]?
+    /// Where video may run, in the head unit's order: 1 the primary, 2 the secondary.
     public var videoServiceTransports: [Int32]?
+    /// A token for cloud apps (protocol 5.2).
     public var authToken: String?
+    /// The vehicle's make (protocol 5.4 ACK).
     public var make: String?
+    /// The vehicle's model (protocol 5.4 ACK).
     public var model: String?
+    /// The vehicle's model year (protocol 5.4 ACK).
     public var modelYear: String?
+    /// The vehicle's trim (protocol 5.4 ACK).
     public var trim: String?
+    /// The head unit's software version (protocol 5.4 ACK).
     public var systemSoftwareVersion: String?
+    /// The head unit's hardware version (protocol 5.4 ACK).
     public var systemHardwareVersion: String?
+    /// NAK: the parameters of the request the head unit refused.
     public var rejectedParams: [String]?
+    /// NAK: why, in the head unit's words (from protocol 5.3).
     public var reason: String?
+    /// Video StartService and its ACK: the picture's height in pixels.
     public var height: Int32?
+    /// Video StartService and its ACK: the picture's width in pixels.
     public var width: Int32?
+    /// Video: how frames travel (`RAW`, `RTP`).
     public var videoProtocol: String?
+    /// Video: the codec (`H264`, ...).
     public var videoCodec: String?
+    /// TransportEventUpdate: the head unit's TCP address for the secondary; empty when withdrawn.
     public var tcpIPAddress: String?
+    /// TransportEventUpdate: its port.
     public var tcpPort: Int32?
 
     public init(

@@ -36,27 +36,43 @@ public struct ServiceType: RawRepresentable, Hashable, Sendable, CustomStringCon
 
 /// Frame type, the low three bits of header byte 0.
 public enum FrameType: UInt8, Sendable, Hashable {
+    /// A control frame: its frame info says which (``ControlFrameInfo``).
     case control = 0
+    /// A whole message in one frame.
     case single = 1
+    /// The first frame of a multi-frame message: the total size and the number of frames that follow.
     case first = 2
+    /// A part of a multi-frame message; the last one is numbered 0.
     case consecutive = 3
 }
 
 /// Frame info values of control frames (PROTOCOL.md §1.3).
 public enum ControlFrameInfo: UInt8, Sendable, Hashable, CaseIterable {
+    /// Are you there? (either side, from protocol 3).
     case heartbeat = 0x00
+    /// Start a service (RPC opens the session; audio and video after registration).
     case startService = 0x01
+    /// The service started; from protocol 5 a BSON payload says how.
     case startServiceACK = 0x02
+    /// The service did not start; from protocol 5.3 with a `reason`.
     case startServiceNAK = 0x03
+    /// End a service (RPC ends the session).
     case endService = 0x04
+    /// The service ended.
     case endServiceACK = 0x05
+    /// The service could not be ended (not started, or a wrong hash id).
     case endServiceNAK = 0x06
+    /// On a second link: register it as the session's secondary transport.
     case registerSecondaryTransport = 0x07
+    /// The secondary transport is registered.
     case registerSecondaryTransportACK = 0x08
+    /// The secondary transport was refused, with a `reason`.
     case registerSecondaryTransportNAK = 0x09
+    /// The head unit's TCP endpoint for a secondary came, moved or went (an empty address).
     case transportEventUpdate = 0xFD
     /// Deprecated "frames processed" count; core still sends it on video for v2–v4. Ignored.
     case serviceDataACK = 0xFE
+    /// The answer to a heartbeat.
     case heartbeatACK = 0xFF
 }
 

@@ -16,8 +16,11 @@ public struct ProtocolConfiguration: Sendable {
     public var reassemblyTimeout: Duration
     /// Head unit: values for the RPC StartServiceACK of protocol 5.1+/5.4+.
     public var secondaryTransports: [String]?
+    /// Head unit: where audio may run, for the RPC StartServiceACK (1 primary, 2 secondary).
     public var audioServiceTransports: [Int32]?
+    /// Head unit: where video may run, for the RPC StartServiceACK.
     public var videoServiceTransports: [Int32]?
+    /// Head unit: the vehicle strings of a protocol 5.4 StartServiceACK.
     public var vehicleInfo: VehicleTypeInfo?
     /// Head unit: part of the hash id (`connection | session << 16`, as core's KeyFromPair).
     public var connectionHandle: Int32
@@ -30,6 +33,7 @@ public struct ProtocolConfiguration: Sendable {
     /// Head unit: whether it reads a StartService's E bit (it has a security manager).
     public var protectsServices: Bool { security != nil }
 
+    /// Settings for either role; the head unit's defaults are ``headUnit``.
     public init(
         maximumVersion: ProtocolVersion = .latest, minimumVersion: ProtocolVersion = ProtocolVersion(2),
         maximumPayloadSize: Int = 131_072, heartbeatInterval: Duration? = nil,
@@ -57,12 +61,19 @@ public struct ProtocolConfiguration: Sendable {
 
 /// Vehicle strings a protocol 5.4 StartServiceACK may carry.
 public struct VehicleTypeInfo: Sendable, Hashable {
+    /// The vehicle's make.
     public var make: String?
+    /// Its model.
     public var model: String?
+    /// Its model year.
     public var modelYear: String?
+    /// Its trim.
     public var trim: String?
+    /// The head unit's software version.
     public var systemSoftwareVersion: String?
+    /// The head unit's hardware version.
     public var systemHardwareVersion: String?
+    /// Vehicle strings; each may be left out.
     public init(make: String? = nil, model: String? = nil, modelYear: String? = nil, trim: String? = nil,
                 systemSoftwareVersion: String? = nil, systemHardwareVersion: String? = nil) {
         self.make = make
@@ -76,15 +87,18 @@ public struct VehicleTypeInfo: Sendable, Hashable {
 
 /// What both sides know about a started session.
 public struct SessionInfo: Sendable, Hashable {
+    /// The session id the head unit gave (1–255).
     public var sessionID: UInt8
     /// The negotiated version; its major number is the header version of every frame.
     public var version: ProtocolVersion
+    /// The hash id of the session, for EndService(RPC) and resumption.
     public var hashID: Int32?
     /// Payload bytes this side sends per frame at most (`mtu` − 12 when the peer gave one).
     public var maximumSendPayload: Int
     /// The peer's full StartServiceACK payload (v5), e.g. secondary transports, vehicle info.
     public var ackPayload: ControlPayload?
 
+    /// The header version of every frame of the session.
     public var headerVersion: UInt8 { UInt8(clamping: version.major) }
 }
 

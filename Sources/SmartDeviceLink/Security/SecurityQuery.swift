@@ -9,23 +9,36 @@
 /// | 4–7 | sequence number (big endian) |
 /// | 8–11 | JSON size (big endian) |
 public struct SecurityQuery: Sendable, Hashable {
+    /// What the query is: a request, its response, or a notification (byte 0).
     public enum Kind: UInt8, Sendable {
+        /// A request (sdl_core sends its handshake bytes so).
         case request = 0x00
+        /// The answer to a request (the app answers the handshake so).
         case response = 0x10
+        /// A notification (internal errors; cores before 8.0 sent handshake requests so).
         case notification = 0x20
     }
 
+    /// What the query carries (bytes 1–3).
     public enum Query: UInt32, Sendable {
+        /// TLS handshake bytes.
         case handshakeData = 0x000001
+        /// A security manager's error: JSON `{"id", "text"}` and the code.
         case internalError = 0x000002
     }
 
+    /// Request, response or notification.
     public var kind: Kind
+    /// Handshake data or an internal error.
     public var query: Query
+    /// Pairs a response with its request; sdl_core counts its requests from 1.
     public var sequenceNumber: UInt32
+    /// The JSON part (an internal error's id and text), empty for handshake data.
     public var json: [UInt8]
+    /// The binary part: the TLS handshake bytes, or an internal error's code.
     public var binary: [UInt8]
 
+    /// A query of these parts.
     public init(kind: Kind, query: Query, sequenceNumber: UInt32, json: [UInt8] = [], binary: [UInt8] = []) {
         self.kind = kind
         self.query = query
@@ -46,6 +59,7 @@ public struct SecurityQuery: Sendable, Hashable {
         return SecurityQuery(kind: .notification, query: .internalError, sequenceNumber: sequenceNumber, json: json, binary: [error.rawValue])
     }
 
+    /// The query as it travels: the 12-byte header, the JSON, the binary data.
     public var encoded: [UInt8] {
         let id = query.rawValue, size = UInt32(json.count)
         return [kind.rawValue, UInt8(id >> 16 & 0xFF), UInt8(id >> 8 & 0xFF), UInt8(id & 0xFF)]
@@ -87,19 +101,33 @@ public struct SecurityQuery: Sendable, Hashable {
 
 /// sdl_core's security error codes (security_manager.h), with what each means for an app.
 public enum SecurityErrorCode: UInt8, Sendable, CaseIterable {
+    /// No error.
     case success = 0x00
+    /// The query is too short, or its handshake data empty.
     case invalidQuerySize = 0x01
+    /// The query id is not one sdl_core knows.
     case invalidQueryID = 0x02
+    /// This side cannot protect services (no security manager, or no certificate).
     case notSupported = 0x03
+    /// The service is protected already.
     case serviceAlreadyProtected = 0x04
+    /// Protected data came for a service that is not protected.
     case serviceNotProtected = 0x05
+    /// A protected frame could not be decrypted.
     case decryptionFailed = 0x06
+    /// A frame could not be encrypted.
     case encryptionFailed = 0x07
+    /// The TLS handshake failed on data it could not use (sdl_core gives up on it).
     case sslInvalidData = 0x08
+    /// The TLS handshake failed.
     case handshakeFailed = 0x09
+    /// The certificate is not signed by a trusted CA, not yet valid, or for another app.
     case invalidCertificate = 0x0A
+    /// The certificate has expired.
     case expiredCertificate = 0x0B
+    /// The security manager failed in itself.
     case internalError = 0xFF
+    /// The security manager failed for a reason it does not say.
     case unknownInternalError = 0xFE
 
     /// What the app's user should do about it.

@@ -1,7 +1,10 @@
 /// The family of a link, as the protocol's secondary-transport names need it.
 public enum TransportKind: String, Sendable, Hashable {
+    /// TCP, the head unit's Wi-Fi or Ethernet (`TCP_WIFI`).
     case tcp
+    /// USB: the host role through libusb, or the device role through FunctionFS (`AOA_USB`).
     case usb
+    /// Bluetooth RFCOMM (`SPP_BLUETOOTH`).
     case bluetooth
     /// An in-memory pair, used by tests and by the embedded emulator.
     case memory

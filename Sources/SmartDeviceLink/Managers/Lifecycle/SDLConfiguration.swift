@@ -2,17 +2,27 @@ import Foundation
 
 /// Everything ``SDLManager`` needs to know, given by value.
 public struct SDLConfiguration: Sendable {
+    /// The app's name on the head unit (RegisterAppInterface `appName`).
     public var appName: String
+    /// The app's id, the key of its policy (`appID` and `fullAppID`).
     public var appID: String
     /// The short name head units show where space is tight (`ngnMediaScreenAppName`).
     public var shortName: String?
+    /// What kind of app it is (`appHMIType`): DEFAULT, MEDIA, NAVIGATION, ...
     public var appTypes: [AppHMIType]
+    /// Whether it plays audio the head unit routes (`isMediaApplication`).
     public var isMedia: Bool
+    /// The voice language it asks for (`languageDesired`).
     public var language: Language
+    /// The display language it asks for (`hmiDisplayLanguageDesired`).
     public var hmiDisplayLanguage: Language
+    /// How the head unit says its name.
     public var ttsName: [TTSChunk]?
+    /// Other names the user may say for it (`vrSynonyms`).
     public var voiceRecognitionSynonyms: [String]?
+    /// Its colours by day, where the head unit lets apps choose.
     public var dayColorScheme: TemplateColorScheme?
+    /// Its colours by night.
     public var nightColorScheme: TemplateColorScheme?
     /// The app icon: uploaded (if the head unit does not have it) and set once registered,
     /// and again after every reconnect.
@@ -23,6 +33,7 @@ public struct SDLConfiguration: Sendable {
     public var minimumRPCVersion: ProtocolVersion
     /// Links to try, in order (e.g. USB, then TCP); each call makes a fresh transport.
     public var transports: [TransportChoice]
+    /// When and how often to try again after the link dropped.
     public var reconnect: ReconnectPolicy
     /// How long connecting and registering may take before it is an error.
     public var registrationTimeout: Duration
@@ -51,6 +62,7 @@ public struct SDLConfiguration: Sendable {
     /// encryption of an RPC and the app leaves NONE (sdl_ios's `SDLEncryptionConfiguration`).
     public var security: SecurityConfiguration?
 
+    /// A configuration; everything but the name, the id and the transports has a default.
     public init(
         appName: String, appID: String, shortName: String? = nil, appTypes: [AppHMIType] = [.default], isMedia: Bool = false,
         language: Language = .enUs, hmiDisplayLanguage: Language = .enUs, ttsName: [TTSChunk]? = nil,
@@ -93,9 +105,12 @@ public struct SDLConfiguration: Sendable {
 
 /// One entry of the transport plan: a name for logs and a factory for a fresh transport.
 public struct TransportChoice: Sendable {
+    /// The choice's name in logs and events ("USB", "TCP 192.168.1.20:12345").
     public var name: String
+    /// Makes a fresh transport for each attempt.
     public var make: @Sendable () -> any SDLTransport
 
+    /// A choice named `name` whose links `make` makes.
     public init(_ name: String, make: @escaping @Sendable () -> any SDLTransport) {
         self.name = name
         self.make = make
@@ -123,12 +138,16 @@ public struct TransportChoice: Sendable {
 /// sdl_ios retries every 0.5 s forever; this backs off exponentially and gives up after a
 /// limit, so a bench without a head unit ends in a clear error instead of spinning.
 public struct ReconnectPolicy: Sendable, Hashable {
+    /// The wait before the first attempt.
     public var initialDelay: Duration
+    /// How much longer each next wait is.
     public var multiplier: Double
+    /// The longest wait between attempts.
     public var maximumDelay: Duration
     /// Attempts after a drop before giving up; 0 never reconnects.
     public var maximumAttempts: Int
 
+    /// Exponential back-off from `initialDelay`, capped at `maximumDelay`, for `maximumAttempts`.
     public init(initialDelay: Duration = .milliseconds(500), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
                 maximumAttempts: Int = 8) {
         self.initialDelay = initialDelay

@@ -3,17 +3,29 @@
 public actor SystemCapabilityManager {
     private let channel: any RPCChannel
 
+    /// The main display: text fields, image fields, templates, screen size (deprecated in the spec for `displays`, still sent).
     public private(set) var displayCapabilities: DisplayCapabilities?
+    /// The hardware buttons and what presses each reports.
     public private(set) var buttonCapabilities: [ButtonCapabilities]?
+    /// What soft buttons can do (images, long presses).
     public private(set) var softButtonCapabilities: [SoftButtonCapabilities]?
+    /// Whether presets are shown on screen.
     public private(set) var presetBankCapabilities: PresetBankCapabilities?
+    /// Where the head unit is (front, back).
     public private(set) var hmiZoneCapabilities: [HmiZoneCapabilities]?
+    /// What text-to-speech takes (text, phonemes, silence...).
     public private(set) var speechCapabilities: [SpeechCapabilities]?
+    /// The head unit's recorded sounds (jingles).
     public private(set) var prerecordedSpeech: [PrerecordedSpeech]?
+    /// What voice recognition takes.
     public private(set) var vrCapabilities: [VrCapabilities]?
+    /// The formats the microphone records in.
     public private(set) var audioPassThruCapabilities: [AudioPassThruCapabilities]?
+    /// The PCM format audio streaming takes.
     public private(set) var pcmStreamCapabilities: AudioPassThruCapabilities?
+    /// Which features the HMI has (navigation, phone, video streaming, remote control...).
     public private(set) var hmiCapabilities: HMICapabilities?
+    /// The vehicle: make, model, year, trim.
     public private(set) var vehicleType: VehicleType?
     /// System capabilities by type, as last read or pushed (navigation, phone, displays...).
     public private(set) var systemCapabilities: [SystemCapabilityType: SystemCapability] = [:]
@@ -25,6 +37,7 @@ public actor SystemCapabilityManager {
     /// One broadcast per capability type, made on first use.
     private var observers: [SystemCapabilityType: Broadcast<SystemCapability>] = [:]
 
+    /// A manager that asks and listens through `channel` (an ``SDLManager`` or a connection).
     public init(channel: any RPCChannel) {
         self.channel = channel
     }

@@ -235,13 +235,19 @@ public struct USBControlSetup: Hashable, Sendable {
 
 /// How a transfer ended (libusb's `LIBUSB_TRANSFER_*`).
 public enum USBTransferStatus: Hashable, Sendable {
+    /// It moved all it could.
     case completed
+    /// It failed for another reason.
     case error
+    /// Its time limit passed.
     case timedOut
+    /// It was cancelled (the link closing).
     case cancelled
     /// The endpoint or the control request stalled (the device refused it).
     case stall
+    /// The device is gone (unplugged, or reset).
     case noDevice
+    /// The device sent more than was asked for.
     case overflow
 }
 
