@@ -50,15 +50,23 @@ where RawValue == String {
 extension RPCEnum {
     /// Whether the spec defines this value (false for values from a newer head unit).
     public var isKnown: Bool { Self.knownValues.contains(self) }
+    /// The value as the spec spells it.
     public var description: String { rawValue }
+    /// The value as a JSON string.
     public var json: JSONValue { .string(rawValue) }
+    /// Reads the value from a JSON string; any string is taken (see ``isKnown``).
     public init(json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) {
         guard case .string(let raw) = json else {
             throw RPCDecodingError(path: path(), reason: "expected a string, found \(json.kindName)")
         }
         self.init(rawValue: raw)!
     }
+    /// The value spelt as in the spec: `let level: HMILevel = "FULL"`.
     public init(stringLiteral value: String) { self.init(rawValue: value)! }
+    /// The value spelt as in the spec, from a one-character literal.
+    public init(extendedGraphemeClusterLiteral value: String) { self.init(stringLiteral: value) }
+    /// The value spelt as in the spec, from a one-scalar literal.
+    public init(unicodeScalarLiteral value: String) { self.init(stringLiteral: value) }
 }
 
 /// A struct of the RPC spec (or the parameter object of a function).
