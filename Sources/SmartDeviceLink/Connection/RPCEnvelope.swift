@@ -114,9 +114,13 @@ public struct RPCEnvelopeError: Error, Sendable, CustomStringConvertible {
 
 /// A frame seen on the link, for traces (`sdl-run --trace`).
 public struct FrameTraceEvent: Sendable {
+    /// Whether this side sent the frame or received it.
     public enum Direction: String, Sendable { case sent, received }
+    /// Sent or received.
     public var direction: Direction
+    /// When it crossed the link.
     public var time: ContinuousClock.Instant
+    /// The frame, its payload as on the wire (a protected one encrypted).
     public var frame: Frame
     /// The link the frame went over.
     public var link: TransportRole = .primary

@@ -8,12 +8,19 @@ public typealias JSONObject = [String: JSONValue]
 /// ``JSONValue/serialized(sortedKeys:)``) instead of going through Foundation, because
 /// RPC payloads need integer/double fidelity and deterministic key order for golden tests.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without a fraction.
     case int(Int64)
+    /// A number with a fraction or an exponent.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, its keys unordered.
     case object(JSONObject)
 }
 
@@ -42,21 +49,25 @@ extension JSONValue {
         }
     }
 
+    /// The boolean, if this is one.
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
+    /// The elements, if this is an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
+    /// The members, if this is an object.
     public var objectValue: JSONObject? {
         if case .object(let o) = self { return o }
         return nil
     }
 
+    /// Whether this is `null`.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
@@ -84,18 +95,26 @@ extension JSONValue {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+    /// A string from a literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer from a literal.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A number from a literal.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A boolean from a literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array from a literal.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object from a literal; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// `null` from `nil`.
     public init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue: CustomStringConvertible {
+    /// The JSON text, keys sorted.
     public var description: String { serialized(sortedKeys: true) }
 }
 

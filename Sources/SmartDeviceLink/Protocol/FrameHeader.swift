@@ -3,9 +3,13 @@ public struct ServiceType: RawRepresentable, Hashable, Sendable, CustomStringCon
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// Control: heartbeats, service starts and ends, secondary transports, security queries (0x00).
     public static let control = ServiceType(rawValue: 0x00)
+    /// RPC (0x07): the session itself.
     public static let rpc = ServiceType(rawValue: 0x07)
+    /// Audio streaming, PCM (0x0A).
     public static let audio = ServiceType(rawValue: 0x0A)
+    /// Video streaming, H.264 (0x0B).
     public static let video = ServiceType(rawValue: 0x0B)
     /// RPC with binary data; exists together with the RPC service, never started on its own.
     public static let hybrid = ServiceType(rawValue: 0x0F)
@@ -84,16 +88,20 @@ public struct FrameHeader: Sendable, Hashable {
     public var version: UInt8
     /// v2+: the frame is encrypted. v1: the compression flag.
     public var isEncrypted: Bool
+    /// Control, single, first or consecutive.
     public var frameType: FrameType
+    /// The service the frame belongs to.
     public var serviceType: ServiceType
     /// Control: a ``ControlFrameInfo``; Consecutive: the sequence number (0 = last); otherwise 0.
     public var frameInfo: UInt8
+    /// The session; 0 in the first StartService(RPC).
     public var sessionID: UInt8
     /// Payload bytes that follow this header in this frame.
     public var dataSize: UInt32
     /// Absent (0) in version 1 headers.
     public var messageID: UInt32
 
+    /// A header of these fields.
     public init(
         version: UInt8, isEncrypted: Bool = false, frameType: FrameType, serviceType: ServiceType,
         frameInfo: UInt8 = 0, sessionID: UInt8, dataSize: UInt32, messageID: UInt32 = 0
@@ -111,6 +119,7 @@ public struct FrameHeader: Sendable, Hashable {
     /// 8 for version 1, 12 otherwise.
     public var size: Int { Self.size(forVersion: version) }
 
+    /// The header size of a version: 8 for version 1, 12 otherwise.
     public static func size(forVersion version: UInt8) -> Int { version == 1 ? 8 : 12 }
 
     /// The control frame info, if this is a control frame with a defined value.
@@ -128,6 +137,7 @@ public struct FrameHeader: Sendable, Hashable {
         if version > 1 { out.appendBigEndian(messageID) }
     }
 
+    /// The header's 8 or 12 bytes.
     public var encoded: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(12)
@@ -138,9 +148,12 @@ public struct FrameHeader: Sendable, Hashable {
 
 /// One frame: header and payload.
 public struct Frame: Sendable, Hashable {
+    /// The header.
     public var header: FrameHeader
+    /// The payload; its size is the header's `dataSize`.
     public var payload: [UInt8]
 
+    /// A frame of this header and payload.
     public init(header: FrameHeader, payload: [UInt8] = []) {
         self.header = header
         self.payload = payload

@@ -1,7 +1,10 @@
 /// The message type of an RPC, as carried in the RPC binary header's top nibble.
 public enum RPCMessageType: UInt8, Sendable, Hashable, CaseIterable {
+    /// A request: the app asks.
     case request = 0
+    /// A response: the answer to a request.
     case response = 1
+    /// A notification: no answer.
     case notification = 2
 
     /// The spelling MOBILE_API.xml uses in `messagetype`.

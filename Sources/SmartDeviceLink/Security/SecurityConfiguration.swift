@@ -53,16 +53,19 @@ public struct SecurityConfiguration: Sendable {
 public struct SecurityFailure: Sendable, Hashable, CustomStringConvertible {
     /// sdl_core's error code, when the peer sent one.
     public var code: SecurityErrorCode?
+    /// What was said (sdl_core's words, or OpenSSL's).
     public var text: String
     /// Whether the peer reported it (an internal error query) rather than this side's TLS.
     public var fromPeer: Bool
 
+    /// A failure of these parts.
     public init(code: SecurityErrorCode?, text: String, fromPeer: Bool) {
         self.code = code
         self.text = text
         self.fromPeer = fromPeer
     }
 
+    /// The failure in one line; the head unit's with the advice for its code.
     public var description: String {
         let said = text.isEmpty ? (code.map { "error \($0.rawValue)" } ?? "an error") : text
         guard fromPeer else { return said }

@@ -4,15 +4,20 @@ public import Foundation
 /// Why a protected service could not be set up or a protected frame not be read, in one line
 /// that says what to do.
 public struct SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The line to show.
     public var description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
 
 /// A certificate and its private key, PEM-encoded (the certificate may be followed by its chain).
 public struct TLSIdentity: Sendable, Hashable {
+    /// The certificate (PEM), the chain to its CA possibly after it.
     public var certificatePEM: String
+    /// Its private key (PEM).
     public var privateKeyPEM: String
 
+    /// An identity from PEM texts (checked when a session is made).
     public init(certificatePEM: String, privateKeyPEM: String) {
         self.certificatePEM = certificatePEM
         self.privateKeyPEM = privateKeyPEM
@@ -38,6 +43,7 @@ public struct TLSIdentity: Sendable, Hashable {
 /// certificate and key; the head unit may verify them against its CA (core's VerifyPeer).
 /// Calls are serialised by a lock: a session is used by one service's reader and writer.
 public final class TLSSession: @unchecked Sendable {
+    /// The app is the server, the head unit the client (sdl_core's SSLMode CLIENT).
     public enum Role: Sendable { case server, client }
 
     /// What a handshake step produced.
@@ -124,6 +130,7 @@ public final class TLSSession: @unchecked Sendable {
 
     /// sdl_core's reasons for refusing a certificate (the NAK says "Invalid certificate: …").
     public enum CertificateProblem: Int32, Sendable {
+        /// Past its end date; not yet valid; not signed by a trusted CA; another verification failure.
         case expired = 1, notYetValid, notSigned, other
 
         /// sdl_core's words for it (handshake_handler.cc).

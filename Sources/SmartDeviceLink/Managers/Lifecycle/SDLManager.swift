@@ -14,8 +14,11 @@ import Foundation
 /// _ = try await manager.send(Show(mainField1: "Hello"), timeout: nil)
 /// ```
 public actor SDLManager: RPCChannel {
+    /// The configuration it runs with.
     public private(set) var configuration: SDLConfiguration
+    /// Where it is in its life (``states()`` follows it).
     public private(set) var state: LifecycleState = .stopped
+    /// The app's HMI state now (``hmiChanges()`` follows it).
     public private(set) var hmiState = HMIState.initial
     /// The head unit's answer to the last successful registration (capabilities, versions).
     public private(set) var registration: RegisterAppInterfaceResponse? { didSet { mirrorSendPath() } }
@@ -74,6 +77,7 @@ public actor SDLManager: RPCChannel {
     let transportObservers = Broadcast<TransportEvent>()
     private let logger: Logger
 
+    /// A manager for this app; nothing connects before ``start()``.
     public init(configuration: SDLConfiguration, logger: Logger = Logger(label: SDLLogModule.lifecycle.label)) {
         self.configuration = configuration
         self.logger = logger
@@ -91,6 +95,7 @@ public actor SDLManager: RPCChannel {
         relay.attach(self)
     }
 
+    /// Decides what to register again with when the user changes the head unit's language.
     public func setLanguageChangeHandler(_ handler: LanguageChangeHandler?) {
         languageChangeHandler = handler
     }
