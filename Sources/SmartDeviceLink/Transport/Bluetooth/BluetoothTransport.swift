@@ -29,6 +29,7 @@ public protocol RFCOMMConnector: Sendable {
 /// (PROTOCOL.md §7.2), so `.waitForHeadUnit` is the usual mode on Linux acting as the phone;
 /// `.connect` reaches a device that publishes the service itself (a bridge, a TDK).
 public final class BluetoothTransport: SDLTransport {
+    /// Which side makes the connection.
     public enum Mode: Sendable, Hashable {
         /// Publish the SDL service and wait for the head unit to connect.
         case waitForHeadUnit(channel: UInt8?)
@@ -36,8 +37,11 @@ public final class BluetoothTransport: SDLTransport {
         case connect(address: String, channel: UInt8?)
     }
 
+    /// Publish and wait, or connect.
     public let mode: Mode
+    /// How long to wait for the head unit, or for the connection.
     public let timeout: Duration
+    /// Bluetooth.
     public var kind: TransportKind { .bluetooth }
     public var description: String {
         switch mode {

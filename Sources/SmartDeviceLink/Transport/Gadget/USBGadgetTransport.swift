@@ -24,10 +24,13 @@ import Foundation
 /// cut short are repeated. A suspend and resume are logged. ``close()`` unbinds the gadget: the head unit sees the
 /// phone unplugged.
 public final class USBGadgetTransport: SDLTransport {
+    /// How the gadget is made and waits.
     public struct Options: Sendable, Hashable {
         /// The USB device controller to bind to (a name in /sys/class/udc); nil: the first.
         public var udc: String?
+        /// Where configfs, FunctionFS and the UDC class are (a test's stand-in elsewhere).
         public var paths = USBGadgetPaths()
+        /// The ids and strings the head unit sees.
         public var identity = USBGadgetIdentity()
         /// Start as the accessory (18d1:2d00) instead of a phone that a head unit switches:
         /// for a kernel or UDC that does not pass device-level requests to FunctionFS.
@@ -35,11 +38,14 @@ public final class USBGadgetTransport: SDLTransport {
         /// How long ``USBGadgetTransport/open()`` waits for a head unit to take the board.
         public var waitForHost: Duration = .seconds(60)
 
+        /// The defaults: the first controller, an Android-like phone, a minute's wait.
         public init() {}
     }
 
+    /// USB.
     public let kind = TransportKind.usb
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
+    /// The options it was made with.
     public let options: Options
     private let endpoints: any FunctionFSEndpoints
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation

@@ -9,10 +9,14 @@ import Foundation
 
 /// A TCP client link to a head unit (sdl_core listens on 12345 by default, PROTOCOL.md §8).
 public final class TCPTransport: SDLTransport {
+    /// The head unit's name or address.
     public let host: String
+    /// Its SDL port (sdl_core: 12345).
     public let port: UInt16
+    /// How long a connect may take.
     public let connectTimeout: Duration
     public var description: String { "TCP \(host):\(port)" }
+    /// TCP.
     public var kind: TransportKind { .tcp }
 
     private let link: StreamSocketTransport
@@ -23,6 +27,7 @@ public final class TCPTransport: SDLTransport {
     /// The default port of sdl_core's TCP adapter.
     public static let defaultPort: UInt16 = 12345
 
+    /// A link to `host`:`port`; it connects in ``open()``.
     public init(host: String, port: UInt16 = TCPTransport.defaultPort, connectTimeout: Duration = .seconds(10)) {
         self.host = host
         self.port = port
@@ -122,9 +127,12 @@ public final class TCPListener: Sendable {
 /// port) or a bare `PORT` (with a default host). The one parser of every `--tcp`, `--listen`,
 /// `--control` and test endpoint.
 public struct HostPort: Sendable, Hashable, CustomStringConvertible {
+    /// The name or address.
     public var host: String
+    /// The port.
     public var port: UInt16
 
+    /// An endpoint of these parts.
     public init(host: String, port: UInt16) {
         self.host = host
         self.port = port
@@ -166,6 +174,7 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
         self.init(host: host, port: port)
     }
 
+    /// "HOST:PORT", an IPv6 host in brackets.
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
