@@ -1,3 +1,5 @@
+import Glibc
+
 /// The byte formats of Linux's FunctionFS (`include/uapi/linux/usb/functionfs.h`): what the
 /// gadget writes to ep0 before it binds, and the events ep0 reads back.
 enum FunctionFS {
@@ -19,6 +21,11 @@ enum FunctionFS {
         let body = flags.littleEndianBytes + UInt32(3).littleEndianBytes + UInt32(3).littleEndianBytes + fullSpeed + highSpeed
         return UInt32(3).littleEndianBytes + UInt32(8 + body.count).littleEndianBytes + body  // DESCRIPTORS_MAGIC_V2, length
     }
+
+    /// Whether an ep0 read or write failed only because the host cancelled the SETUP it
+    /// concerned: FunctionFS says so once, with EIDRM, when a new event (a re-enumeration, a
+    /// reset) overtakes a pending request. The next read has the events; nothing is lost.
+    static func setupCancelled(_ code: Int32) -> Bool { code == EIDRM }
 
     /// The string table: one language (en-US) with the interface's name.
     static func strings(interfaceName: String = "SDL") -> [UInt8] {

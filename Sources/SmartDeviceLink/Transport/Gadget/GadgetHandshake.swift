@@ -123,6 +123,8 @@ struct GadgetHandshake {
         }
         var buffer = [UInt8](repeating: 0, count: FunctionFS.Event.size * 4)
         let count = buffer.withUnsafeMutableBytes { read(ep0, $0.baseAddress, $0.count) }
+        // A SETUP the host cancelled (it re-enumerated, say) is said once, as EIDRM, by the next read.
+        if count < 0 && FunctionFS.setupCancelled(errno) { return [] }
         guard count > 0 else {
             throw .io(operation: "reading the gadget's ep0", code: count < 0 ? errno : EIO, message: count < 0 ? String(cString: strerror(errno)) : "end of file")
         }
@@ -144,6 +146,7 @@ struct GadgetHandshake {
             }
             var data = [UInt8](repeating: 0, count: length)
             let count = data.withUnsafeMutableBytes { read(ep0, $0.baseAddress, $0.count) }
+            if count < 0 && FunctionFS.setupCancelled(errno) { return }  // the host gave up on this string; it sends it again
             guard count >= 0 else { throw .io(operation: "reading an accessory string", code: errno, message: String(cString: strerror(errno))) }
             accessory.received(Array(data.prefix(count)), for: setup)
         case .start:
@@ -161,6 +164,7 @@ struct GadgetHandshake {
 
     static func write(_ bytes: [UInt8], to fd: Int32, what: String) throws(TransportError) {
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if written < 0 && FunctionFS.setupCancelled(errno) { return }  // the host gave up on the request: nothing to answer
         guard written == bytes.count else {
             let code = written < 0 ? errno : EIO
             throw .io(operation: "writing \(what) to ep0", code: code, message: String(cString: strerror(code)))

@@ -206,6 +206,7 @@ public final class USBGadgetTransport: SDLTransport {
             }
             guard fds[0].revents != 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { Glibc.read(ep0, $0.baseAddress, $0.count) }
+            if count < 0 && (errno == EINTR || FunctionFS.setupCancelled(errno)) { continue }
             guard count > 0 else { finish(fail(code: count < 0 ? errno : ESHUTDOWN, during: "reading ep0")); break }
             for event in FunctionFS.Event.parse(buffer[..<count]) {
                 switch event {
