@@ -97,10 +97,13 @@ public struct SDLLogConfiguration: Sendable {
 
 /// The swift-log handler of ``SDLLogConfiguration``.
 public struct SDLLogHandler: LogHandler {
+    /// The module of its logger (`transport.usb`, `protocol`...).
     public let module: String
     let configuration: SDLLogConfiguration
     let write: @Sendable (String) -> Void
+    /// The lowest level it writes.
     public var logLevel: Logger.Level = .warning
+    /// Metadata added to every line.
     public var metadata: Logger.Metadata = [:]
 
     init(module: String, configuration: SDLLogConfiguration, write: @escaping @Sendable (String) -> Void) {
@@ -109,11 +112,13 @@ public struct SDLLogHandler: LogHandler {
         self.write = write
     }
 
+    /// One metadata value.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes the line when its level, module and the filter let it through.
     public func log(event: LogEvent) {
         if let line = configuration.line(module: module, event: event, metadata: metadata) { write(line) }
     }

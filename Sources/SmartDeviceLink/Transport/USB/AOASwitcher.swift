@@ -24,13 +24,20 @@
 public struct AOASwitcher: Sendable {
     /// The identification strings, AOA indices 0...5.
     public struct Identity: Sendable, Hashable {
+        /// The accessory's manufacturer (sdl_core: "SDL").
         public var manufacturer: String
+        /// Its model (sdl_core: "Core").
         public var model: String
+        /// Its description.
         public var description: String
+        /// Its version.
         public var version: String
+        /// Where to get the app for it.
         public var uri: String
+        /// Its serial number.
         public var serial: String
 
+        /// An identity of these six strings, sent in this order.
         public init(manufacturer: String, model: String, description: String, version: String, uri: String, serial: String) {
             self.manufacturer = manufacturer
             self.model = model

@@ -19,17 +19,23 @@ public protocol USBBackend: AnyObject, Sendable {
 
 /// An open device. Releasing the last reference closes it.
 public protocol USBDeviceHandle: AnyObject, Sendable {
+    /// The device this handle is open on.
     var device: USBDeviceDescription { get }
 
     /// `bConfigurationValue` of the active configuration (0 when unconfigured).
     func activeConfiguration() throws(USBError) -> UInt8
+    /// Sets the configuration (libusb_set_configuration).
     func setConfiguration(_ value: UInt8) throws(USBError)
     /// The descriptor of the configuration with this value.
     func configurationDescriptor(value: UInt8) throws(USBError) -> USBConfigurationDescriptor
 
+    /// Whether a kernel driver holds the interface.
     func isKernelDriverActive(interface: UInt8) throws(USBError) -> Bool
+    /// Takes the interface from the kernel driver that holds it.
     func detachKernelDriver(interface: UInt8) throws(USBError)
+    /// Claims the interface for this process.
     func claimInterface(_ number: UInt8) throws(USBError)
+    /// Lets the interface go.
     func releaseInterface(_ number: UInt8)
 
     /// Submits a control transfer; `data` is the OUT data stage (`setup.length` bytes are

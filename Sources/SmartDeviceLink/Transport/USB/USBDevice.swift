@@ -1,8 +1,11 @@
 /// A USB vendor and product ID pair, written `18d1:2d01` (hex, as `lsusb` shows it).
 public struct USBVendorProduct: Hashable, Sendable, CustomStringConvertible {
+    /// The vendor id (idVendor).
     public var vendorID: UInt16
+    /// The product id (idProduct).
     public var productID: UInt16
 
+    /// An id of these two numbers.
     public init(_ vendorID: UInt16, _ productID: UInt16) {
         self.vendorID = vendorID
         self.productID = productID
@@ -16,6 +19,7 @@ public struct USBVendorProduct: Hashable, Sendable, CustomStringConvertible {
         self.init(v, p)
     }
 
+    /// "VVVV:PPPP" in hex, as lsusb writes it.
     public var description: String { hex4(vendorID) + ":" + hex4(productID) }
 
     /// Google's Android Open Accessory product in accessory mode.
@@ -35,13 +39,20 @@ public struct USBVendorProduct: Hashable, Sendable, CustomStringConvertible {
 /// The strings are read from the device's string descriptors, which needs opening it;
 /// they are nil when that was not asked for or not allowed.
 public struct USBDeviceDescription: Hashable, Sendable, CustomStringConvertible {
+    /// The bus it is on.
     public var bus: UInt8
+    /// Its address on the bus.
     public var address: UInt8
+    /// Its vendor and product id.
     public var id: USBVendorProduct
+    /// Its manufacturer string, if it could be read.
     public var manufacturer: String?
+    /// Its product string, if it could be read.
     public var product: String?
+    /// Its serial number, if it could be read.
     public var serialNumber: String?
 
+    /// A description of these parts.
     public init(bus: UInt8, address: UInt8, id: USBVendorProduct,
                 manufacturer: String? = nil, product: String? = nil, serialNumber: String? = nil) {
         self.bus = bus
@@ -152,7 +163,9 @@ public enum USBDeviceSelector: Hashable, Sendable, CustomStringConvertible {
 
 /// A device arriving or leaving, as libusb's hotplug reports it.
 public enum USBHotplugEvent: Hashable, Sendable {
+    /// A device was plugged in (or was there when watching began).
     case arrived(USBDeviceDescription)
+    /// A device went away.
     case left(USBDeviceDescription)
 }
 
@@ -164,8 +177,10 @@ public struct USBEndpointDescriptor: Hashable, Sendable {
     public var address: UInt8
     /// `bmAttributes`: bits 0-1 are the transfer type (2 = bulk).
     public var attributes: UInt8
+    /// The largest packet it moves.
     public var maxPacketSize: UInt16
 
+    /// An endpoint of these fields.
     public init(address: UInt8, attributes: UInt8, maxPacketSize: UInt16) {
         self.address = address
         self.attributes = attributes
@@ -180,14 +195,20 @@ public struct USBEndpointDescriptor: Hashable, Sendable {
 
 /// One alternate setting of one interface.
 public struct USBInterfaceDescriptor: Hashable, Sendable {
+    /// The interface number.
     public var number: UInt8
+    /// Its alternate setting.
     public var alternateSetting: UInt8
     /// `bInterfaceClass`; 0xFF is vendor-specific.
     public var interfaceClass: UInt8
+    /// Its subclass.
     public var interfaceSubclass: UInt8
+    /// Its protocol.
     public var interfaceProtocol: UInt8
+    /// Its endpoints.
     public var endpoints: [USBEndpointDescriptor]
 
+    /// An interface of these fields.
     public init(number: UInt8, alternateSetting: UInt8, interfaceClass: UInt8, interfaceSubclass: UInt8,
                 interfaceProtocol: UInt8, endpoints: [USBEndpointDescriptor]) {
         self.number = number
@@ -201,9 +222,12 @@ public struct USBInterfaceDescriptor: Hashable, Sendable {
 
 /// A configuration: its value and every interface's alternate settings, in descriptor order.
 public struct USBConfigurationDescriptor: Hashable, Sendable {
+    /// The configuration value (bConfigurationValue).
     public var value: UInt8
+    /// Its interfaces.
     public var interfaces: [USBInterfaceDescriptor]
 
+    /// A configuration of these parts.
     public init(value: UInt8, interfaces: [USBInterfaceDescriptor]) {
         self.value = value
         self.interfaces = interfaces
@@ -214,13 +238,18 @@ public struct USBConfigurationDescriptor: Hashable, Sendable {
 
 /// The 8-byte setup packet of a control transfer.
 public struct USBControlSetup: Hashable, Sendable {
+    /// bmRequestType: direction, type and recipient.
     public var requestType: UInt8
+    /// bRequest (51 GET_PROTOCOL, 52 SEND_STRING, 53 START for the accessory switch).
     public var request: UInt8
+    /// wValue.
     public var value: UInt16
+    /// wIndex.
     public var index: UInt16
     /// `wLength`: bytes to read for IN, bytes sent for OUT.
     public var length: UInt16
 
+    /// A SETUP of these fields.
     public init(requestType: UInt8, request: UInt8, value: UInt16, index: UInt16, length: UInt16) {
         self.requestType = requestType
         self.request = request
@@ -253,12 +282,14 @@ public enum USBTransferStatus: Hashable, Sendable {
 
 /// The outcome of one transfer.
 public struct USBTransferResult: Hashable, Sendable {
+    /// How it ended.
     public var status: USBTransferStatus
     /// The bytes read (IN transfers; for control IN the data stage only).
     public var data: [UInt8]
     /// Bytes actually moved (for OUT: how many the device accepted, the data stage only).
     public var actualLength: Int
 
+    /// A result of these parts.
     public init(status: USBTransferStatus, data: [UInt8] = [], actualLength: Int) {
         self.status = status
         self.data = data
