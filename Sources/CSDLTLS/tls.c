@@ -220,15 +220,18 @@ const char *sdl_tls_version(const sdl_tls *tls) {
     return SSL_is_init_finished(tls->ssl) ? SSL_get_version(tls->ssl) : "";
 }
 
-const char *sdl_tls_peer_serial_number(sdl_tls *tls) {
+// A text field of the peer certificate's subject, kept in tls->peer ("" when there is none).
+static const char *peer_subject(sdl_tls *tls, int nid) {
     X509 *peer = SSL_get1_peer_certificate(tls->ssl);
     tls->peer[0] = 0;
     if (peer) {
-        X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_serialNumber, tls->peer, sizeof tls->peer);
+        X509_NAME_get_text_by_NID(X509_get_subject_name(peer), nid, tls->peer, sizeof tls->peer);
         X509_free(peer);
     }
     return tls->peer;
 }
+
+const char *sdl_tls_peer_serial_number(sdl_tls *tls) { return peer_subject(tls, NID_serialNumber); }
 
 // Seconds since 1970 of an ASN.1 time.
 static int64_t epoch_seconds(const ASN1_TIME *time) {
@@ -246,12 +249,4 @@ int sdl_tls_peer_validity(sdl_tls *tls, int64_t *not_before, int64_t *not_after)
     return 1;
 }
 
-const char *sdl_tls_peer_name(sdl_tls *tls) {
-    X509 *peer = SSL_get1_peer_certificate(tls->ssl);
-    tls->peer[0] = 0;
-    if (peer) {
-        X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, tls->peer, sizeof tls->peer);
-        X509_free(peer);
-    }
-    return tls->peer;
-}
+const char *sdl_tls_peer_name(sdl_tls *tls) { return peer_subject(tls, NID_commonName); }
