@@ -106,8 +106,11 @@ extension AsyncStream where Element == RPCEnvelope {
 /// An RPC payload that cannot be read; what could be read of its header is kept, so a head
 /// unit can still answer it.
 public struct RPCEnvelopeError: Error, Sendable, CustomStringConvertible {
+    /// The function id from the binary header, when the header could be read.
     public var functionID: UInt32?
+    /// The correlation id from the binary header, when the header could be read.
     public var correlationID: Int32?
+    /// What is wrong with the payload.
     public var reason: String
     public var description: String { reason }
 }
@@ -115,7 +118,12 @@ public struct RPCEnvelopeError: Error, Sendable, CustomStringConvertible {
 /// A frame seen on the link, for traces (`sdl-run --trace`).
 public struct FrameTraceEvent: Sendable {
     /// Whether this side sent the frame or received it.
-    public enum Direction: String, Sendable { case sent, received }
+    public enum Direction: String, Sendable {
+        /// This side wrote it to the transport.
+        case sent
+        /// This side read it from the transport.
+        case received
+    }
     /// Sent or received.
     public var direction: Direction
     /// When it crossed the link.

@@ -38,6 +38,7 @@ public enum SecondaryEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// A USB head unit (found the way ``USBDeviceSelector/default`` finds one).
     case usb
 
+    /// The kind of transport this endpoint is reached over.
     public var kind: SecondaryTransportKind {
         switch self {
         case .tcp: return .tcp

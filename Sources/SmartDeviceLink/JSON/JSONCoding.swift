@@ -1,6 +1,8 @@
 /// Why a JSON text could not be parsed, with the byte offset of the problem.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The byte offset in the text where parsing stopped.
     public var offset: Int
+    /// What was expected there, or what was wrong.
     public var reason: String
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }

@@ -52,8 +52,10 @@ public struct SDLLogConfiguration: Sendable {
     public var modules: Set<String>?
     /// Only messages matching this regular expression are written (nil: all).
     public var messagePattern: String?
+    /// How much of each record a line shows (see ``SDLLogFormat``).
     public var format: SDLLogFormat
 
+    /// A configuration; by default warnings and errors of every module, each on a line of level, module and message.
     public init(defaultLevel: Logger.Level = .warning, moduleLevels: [String: Logger.Level] = [:], modules: Set<String>? = nil,
                 messagePattern: String? = nil, format: SDLLogFormat = .default) {
         self.defaultLevel = defaultLevel

@@ -7,6 +7,7 @@ public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConve
     /// The patch version.
     public var patch: Int
 
+    /// The version `major.minor.patch`.
     public init(_ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
         self.major = major
         self.minor = minor
@@ -87,6 +88,7 @@ public struct ControlPayload: Sendable, Hashable {
     /// TransportEventUpdate: its port.
     public var tcpPort: Int32?
 
+    /// A payload with the given parameters; nil ones are left out of the BSON.
     public init(
         protocolVersion: String? = nil, hashID: Int32? = nil, mtu: Int64? = nil,
         secondaryTransports: [String]? = nil, audioServiceTransports: [Int32]? = nil,

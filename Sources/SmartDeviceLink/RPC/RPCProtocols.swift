@@ -25,7 +25,9 @@ public enum RPCMessageType: UInt8, Sendable, Hashable, CaseIterable {
 public struct RPCDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where in the message, e.g. `Show.softButtons[2].type`.
     public var path: String
+    /// What is wrong there.
     public var reason: String
+    /// An error at `path`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
@@ -84,6 +86,7 @@ public protocol RPCMessage: RPCStruct {
     static var functionName: String { get }
     /// The 28-bit function id of the RPC binary header.
     static var functionID: UInt32 { get }
+    /// Request, response or notification.
     static var messageType: RPCMessageType { get }
     /// Binary data that follows the JSON (PutFile, OnAudioPassThru, SystemRequest...).
     var bulkData: [UInt8]? { get set }
@@ -91,13 +94,17 @@ public protocol RPCMessage: RPCStruct {
 
 /// A request. Its `Response` type is what `send` returns.
 public protocol RPCRequest: RPCMessage {
+    /// The response the head unit answers this request with.
     associatedtype Response: RPCResponse
 }
 
 /// A response: every response carries `success`, `resultCode` and optionally `info`.
 public protocol RPCResponse: RPCMessage {
+    /// Whether the head unit did what was asked (true also for WARNINGS and some other codes).
     var success: Bool { get }
+    /// The result code.
     var resultCode: ResultCode { get }
+    /// The head unit's words on the result, if any.
     var info: String? { get }
 }
 
@@ -108,6 +115,7 @@ public protocol RPCNotification: RPCMessage {}
 
 /// Decoding and encoding helpers for generated code. Not meant for direct use.
 public enum RPCCoding {
+    /// The object `json` holds; throws when it is another kind.
     @inlinable
     public static func object(_ json: JSONValue, path: @autoclosure () -> String) throws(RPCDecodingError) -> JSONObject {
         guard case .object(let object) = json else {
@@ -119,6 +127,7 @@ public enum RPCCoding {
     // Each takes the value found under `key`: generated decoders scan the object once and
     // match its keys by comparison, with no hashing.
 
+    /// A mandatory value decoded from `found`; throws when it is missing or null.
     public static func required<T: RPCValue>(_ found: JSONValue?, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> T {
         guard let value = found, !value.isNull else {
             throw RPCDecodingError(path: "\(path()).\(key)", reason: "mandatory parameter is missing")
@@ -135,6 +144,7 @@ public enum RPCCoding {
         return try [Element](json: value, path: "\(path()).\(key)")
     }
 
+    /// An optional value decoded from `found`; nil when it is missing or null.
     public static func optional<T: RPCValue>(_ found: JSONValue?, _ key: String, path: @autoclosure () -> String) throws(RPCDecodingError) -> T? {
         guard let value = found, !value.isNull else { return nil }
         return try T(json: value, path: "\(path()).\(key)")

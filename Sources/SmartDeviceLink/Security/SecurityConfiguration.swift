@@ -19,6 +19,7 @@ public struct SecurityConfiguration: Sendable {
     /// CA certificates (PEM) the peer's certificate must chain to; nil accepts any (sdl_core's
     /// VerifyPeer false).
     public var trustedCertificates: String?
+    /// DTLS or TLS.
     public var flavour: Flavour
     /// Head unit: services that may not start unprotected when their handshake fails
     /// (sdl_core's ForceProtectedService). Others start unprotected instead, as core does.
@@ -30,6 +31,7 @@ public struct SecurityConfiguration: Sendable {
     /// configuration over the system's OpenSSL. An OEM's security library goes here.
     public var makeSession: (@Sendable (TLSSession.Role, SecurityConfiguration) throws(SecurityError) -> any SecuritySession)?
 
+    /// A configuration; `identity` is required on the app's side.
     public init(identity: TLSIdentity?, trustedCertificates: String? = nil, flavour: Flavour = .dtls,
                 forceProtected: Set<ServiceType> = []) {
         self.identity = identity

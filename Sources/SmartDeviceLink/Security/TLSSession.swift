@@ -44,7 +44,12 @@ public struct TLSIdentity: Sendable, Hashable {
 /// Calls are serialised by a lock: a session is used by one service's reader and writer.
 public final class TLSSession: @unchecked Sendable {
     /// The app is the server, the head unit the client (sdl_core's SSLMode CLIENT).
-    public enum Role: Sendable { case server, client }
+    public enum Role: Sendable {
+        /// Answers the handshake: the app.
+        case server
+        /// Starts the handshake: the head unit.
+        case client
+    }
 
     /// What a handshake step produced.
     public struct Step: Sendable, Equatable {

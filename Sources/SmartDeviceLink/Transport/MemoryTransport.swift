@@ -6,6 +6,7 @@
 /// size to split them the way a real link might.
 public final class MemoryTransport: SDLTransport {
     public let description: String
+    /// Always ``TransportKind/memory``.
     public var kind: TransportKind { .memory }
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 

@@ -17,6 +17,7 @@ public enum TransportKind: String, Sendable, Hashable {
 public protocol SDLTransport: AnyObject, Sendable {
     /// What this link is, for logs and errors ("TCP 127.0.0.1:12345", "USB 18d1:2d01 bus 1 addr 6").
     var description: String { get }
+    /// TCP, USB, Bluetooth or memory: what errors and traces name the link by.
     var kind: TransportKind { get }
 
     /// Opens the link. Throws a ``TransportError`` that says what to do when it cannot.

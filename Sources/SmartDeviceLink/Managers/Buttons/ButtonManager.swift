@@ -19,8 +19,11 @@ public enum MediaClock: Sendable, Hashable {
     case countUp(from: Duration, to: Duration? = nil)
     /// Counts down from `from` to `to` (zero when nil).
     case countDown(from: Duration, to: Duration? = nil)
+    /// Stops the clock where it is.
     case pause
+    /// Starts a paused clock again from where it stopped.
     case resume
+    /// Removes the clock from the screen.
     case clear
 }
 

@@ -3,7 +3,9 @@ import Foundation
 
 /// A file to put on the head unit.
 public struct SDLFile: Sendable, Hashable {
+    /// Where a file's bytes come from.
     public enum Source: Sendable, Hashable {
+        /// Bytes held in memory.
         case data([UInt8])
         /// Read from disk chunk by chunk; never held in memory whole.
         case path(String)
@@ -11,13 +13,16 @@ public struct SDLFile: Sendable, Hashable {
 
     /// The name on the head unit (`syncFileName`).
     public var name: String
+    /// Where the bytes come from: memory or a path on disk.
     public var source: Source
+    /// The file's type as PutFile declares it (`GRAPHIC_PNG`, `AUDIO_WAVE`, ...).
     public var fileType: FileType
     /// Persistent files survive the app's session on the head unit.
     public var isPersistent: Bool
     /// Upload even when the head unit already lists a file of this name.
     public var overwrite: Bool
 
+    /// A file to upload as `name`; transient and not overwriting an existing one unless asked.
     public init(name: String, source: Source, fileType: FileType, isPersistent: Bool = false, overwrite: Bool = false) {
         self.name = name
         self.source = source
@@ -44,6 +49,7 @@ public struct SDLFile: Sendable, Hashable {
 
 /// Why a file could not be put on the head unit.
 public enum FileUploadError: Error, Sendable, CustomStringConvertible {
+    /// The file at `path` could not be opened or read; check that it exists and is readable.
     case unreadable(path: String)
     /// The head unit answered a chunk with a failure (e.g. OUT_OF_MEMORY: its quota is used up).
     case refused(file: String, resultCode: String, info: String?)

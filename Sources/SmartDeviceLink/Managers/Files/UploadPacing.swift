@@ -12,6 +12,7 @@ public struct UploadPacing: Sendable, Hashable {
     /// The most PutFile requests in any one second; nil for no cap.
     public var maximumRequestsPerSecond: Int?
 
+    /// A pacing; a window below 1 and a cap below 1 are raised to 1.
     public init(window: Int, maximumRequestsPerSecond: Int?) {
         self.window = max(1, window)
         self.maximumRequestsPerSecond = maximumRequestsPerSecond.map { max(1, $0) }

@@ -6,6 +6,7 @@ import FoundationNetworking
 /// Why a lock screen icon was not fetched, in one line.
 public struct LockScreenIconError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
+    /// An error that says `description`.
     public init(_ description: String) { self.description = description }
 }
 
@@ -46,6 +47,7 @@ enum LockScreenIconDownload {
 /// ``LockScreenIconFetching`` over Foundation's URLSession (HTTP and HTTPS, with the
 /// system's certificate store); it stops reading at the size limit.
 public struct HTTPLockScreenIconFetcher: LockScreenIconFetching {
+    /// A fetcher over Foundation's URLSession.
     public init() {}
 
     public func get(_ url: URL, timeout: Duration, limit: Int) async throws(LockScreenIconError) -> (status: Int, contentType: String?, body: [UInt8]) {

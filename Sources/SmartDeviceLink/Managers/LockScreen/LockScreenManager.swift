@@ -22,6 +22,7 @@ public enum LockScreenStatus: String, Sendable, Hashable, CaseIterable {
 
 /// How an app shows its lock screen; the modes of sdl_ios's SDLLockScreenConfiguration.
 public struct LockScreenConfiguration: Sendable, Hashable {
+    /// When the lock screen is shown.
     public enum DisplayMode: String, Sendable, Hashable {
         /// The app shows no lock screen of ours (it may follow ``LockScreenState/status`` itself).
         case never
@@ -33,6 +34,7 @@ public struct LockScreenConfiguration: Sendable, Hashable {
         case always
     }
 
+    /// When the lock screen is shown (sdl_ios's `displayMode`).
     public var displayMode: DisplayMode
     /// Whether the user may dismiss the lock screen when the head unit allows it
     /// (OnDriverDistraction's lockScreenDismissalEnabled, SDL 6.0).
@@ -44,6 +46,7 @@ public struct LockScreenConfiguration: Sendable, Hashable {
     /// The largest icon accepted, in bytes: a bigger body ends the download.
     public var iconSizeLimit: Int
 
+    /// A configuration; the defaults are sdl_ios's.
     public init(displayMode: DisplayMode = .requiredOnly, enableDismissGesture: Bool = true, fetchIcon: Bool = true,
                 iconTimeout: Duration = .seconds(10), iconSizeLimit: Int = 1 << 20) {
         self.displayMode = displayMode
@@ -73,6 +76,7 @@ public struct LockScreenState: Sendable, Hashable {
     /// The head unit's warning to show on a dismissible lock screen ("Swipe down to dismiss,
     /// acknowledging that you are not the driver" on sdl_core's default policy).
     public var dismissalWarning: String?
+    /// The app's HMI level when the state was worked out.
     public var hmiLevel: HMILevel
     /// Whether the user chose the app (it reached FULL or LIMITED) since it was last in NONE.
     public var userSelected: Bool
@@ -82,7 +86,9 @@ public struct LockScreenState: Sendable, Hashable {
 
 /// The head unit's lock screen icon, downloaded from the URL it sent.
 public struct LockScreenIcon: Sendable, Hashable {
+    /// The URL the head unit sent (OnSystemRequest LOCK_SCREEN_ICON_URL).
     public var url: String
+    /// The image's bytes as downloaded.
     public var bytes: [UInt8]
     /// The image type, e.g. `image/png`: the server's Content-Type, else read from the bytes.
     public var mimeType: String
@@ -90,6 +96,7 @@ public struct LockScreenIcon: Sendable, Hashable {
 
 /// What became of a lock screen icon the head unit offered.
 public enum LockScreenIconEvent: Sendable, Hashable {
+    /// The icon was downloaded.
     case fetched(LockScreenIcon)
     /// The download failed; the reason says why in one line (a 404, too large, too slow, not an image).
     case failed(url: String, reason: String)
@@ -106,6 +113,7 @@ public enum LockScreenIconEvent: Sendable, Hashable {
 /// }
 /// ```
 public actor LockScreenManager {
+    /// How the lock screen is shown, fixed when the manager is made.
     public nonisolated let configuration: LockScreenConfiguration
     private let fetcher: any LockScreenIconFetching
     private var hmiLevel = HMILevel.none
@@ -118,6 +126,7 @@ public actor LockScreenManager {
     private let stateObservers = Broadcast<LockScreenState>()
     private let iconObservers = Broadcast<LockScreenIconEvent>()
 
+    /// A manager; `fetcher` downloads the icon (nil: ``HTTPLockScreenIconFetcher``).
     public init(configuration: LockScreenConfiguration = .enabled, fetcher: (any LockScreenIconFetching)? = nil) {
         self.configuration = configuration
         self.fetcher = fetcher ?? HTTPLockScreenIconFetcher()

@@ -22,7 +22,9 @@ public enum PermissionObserverMode: Sendable, Hashable {
 
 /// What the head unit allows for one RPC, at the current HMI level.
 public struct RPCPermissionStatus: Sendable, Hashable {
+    /// The RPC's name (`Show`, `GetVehicleData`).
     public var rpcName: String
+    /// Whether the app may send it at its current HMI level.
     public var isAllowed: Bool
     /// Parameters the policy allows for this RPC (nil: the head unit did not restrict them).
     public var allowedParameters: [String]?
@@ -35,6 +37,7 @@ public struct RPCPermissionStatus: Sendable, Hashable {
 /// Observers are called once when added, with the current statuses, and then only when
 /// their group really changes.
 public actor PermissionManager {
+    /// Called with the observed RPCs' statuses, by name, and their group's status.
     public typealias Observer = @Sendable (_ statuses: [String: RPCPermissionStatus], _ group: PermissionGroupStatus) -> Void
 
     private struct Subscription {
@@ -49,6 +52,7 @@ public actor PermissionManager {
     private var hmiLevel = HMILevel.none
     private var subscriptions: [UUID: Subscription] = [:]
 
+    /// A manager that allows nothing until the first OnPermissionsChange.
     public init() {}
 
     /// Whether `rpcName` may be sent now.
@@ -105,6 +109,7 @@ public actor PermissionManager {
         return id
     }
 
+    /// Stops calling the observer that ``addObserver(for:mode:handler:)`` returned `id` for.
     public func removeObserver(_ id: UUID) {
         subscriptions[id] = nil
     }

@@ -28,7 +28,12 @@ public struct ChoiceCell: Sendable, Hashable {
 /// A question with choices, presented as a list or as tiles.
 public struct ChoiceSet: Sendable {
     /// How the choices are laid out.
-    public enum Layout: Sendable { case list, tiles }
+    public enum Layout: Sendable {
+        /// One choice a row (PerformInteraction's LIST layouts).
+        case list
+        /// A grid of icons (ICON_ONLY, or ICON_WITH_SEARCH with a keyboard).
+        case tiles
+    }
 
     /// The question (initialText).
     public var title: String

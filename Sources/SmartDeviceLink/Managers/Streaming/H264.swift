@@ -4,11 +4,17 @@
 public enum H264 {
     /// The NAL unit types this library acts on (H.264 Table 7-1).
     public enum NALType: UInt8, Sendable {
+        /// A slice of a picture that refers to others.
         case slice = 1
+        /// A slice of an IDR picture, where decoding can start.
         case idrSlice = 5
+        /// Supplemental enhancement information.
         case sei = 6
+        /// A sequence parameter set (SPS).
         case sequenceParameterSet = 7
+        /// A picture parameter set (PPS).
         case pictureParameterSet = 8
+        /// An access unit delimiter.
         case accessUnitDelimiter = 9
     }
 
@@ -98,6 +104,7 @@ public enum H264 {
     public struct AccessUnitReader: Sendable {
         private var pending: [UInt8] = []
 
+        /// A reader with nothing pending.
         public init() {}
 
         /// Adds bytes; returns the access units they completed. The last unit stays until

@@ -13,10 +13,12 @@ public struct Maneuver: Sendable, Hashable {
     /// Distance to the maneuver and the whole distance from the last maneuver, for the
     /// head unit's progress bar (`distanceToManeuver`, `distanceToManeuverScale`).
     public var distanceToManeuver: Double?
+    /// The whole distance from the last maneuver to this one (see ``distanceToManeuver``).
     public var distanceToManeuverScale: Double?
     /// Spoken when shown with ``NavigationManager/alert(_:)``.
     public var spoken: String?
 
+    /// A maneuver; only the instruction is required.
     public init(text: String, secondaryText: String? = nil, distance: String? = nil, eta: String? = nil, totalDistance: String? = nil,
                 distanceToManeuver: Double? = nil, distanceToManeuverScale: Double? = nil, spoken: String? = nil) {
         self.text = text
@@ -37,6 +39,7 @@ public struct Maneuver: Sendable, Hashable {
 public actor NavigationManager {
     private let channel: any RPCChannel
 
+    /// A manager that sends its RPCs over `channel` (the ``SDLManager``, usually).
     public init(channel: any RPCChannel) {
         self.channel = channel
     }

@@ -11,7 +11,9 @@ public struct RTPH264Packetizer: Sendable {
     public static let maximumPacket = 65_535
     static let headerLength = 12
 
+    /// The sequence number the next packet gets.
     public private(set) var sequenceNumber: UInt16
+    /// The synchronisation source identifier every packet carries.
     public let ssrc: UInt32
     private let initialTimestamp: UInt32
     private let maximumPacket: Int
@@ -83,6 +85,7 @@ public struct RTPH264Depacketizer: Sendable {
     public private(set) var sequenceGaps = 0
     private var lastSequence: UInt16?
 
+    /// A depacketizer that has seen no packet yet.
     public init() {}
 
     /// Consumes bytes and returns the Annex-B bytes of every NAL unit they completed.

@@ -2,8 +2,11 @@ import Foundation
 
 /// A PCM WAV file: its format and where its samples start.
 public struct WAVFile: Sendable, Hashable {
+    /// Samples a second, per channel.
     public var sampleRate: Int
+    /// Bits per sample, as the file's format chunk says.
     public var bitsPerSample: Int
+    /// Channels: 1 for mono.
     public var channels: Int
     /// The PCM bytes (the `data` chunk).
     public var pcm: [UInt8]

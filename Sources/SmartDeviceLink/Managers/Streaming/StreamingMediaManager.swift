@@ -42,6 +42,7 @@ public struct VideoStreamingSettings: Sendable, Hashable {
     /// The resolution to ask for; nil takes the head unit's preferred resolution.
     public var resolution: ImageResolution?
 
+    /// Settings; by default raw H.264, then RTP H.264, at the head unit's resolution.
     public init(formats: [VideoStreamingFormat] = [VideoStreamingFormat(protocol: .raw, codec: .h264),
                                                    VideoStreamingFormat(protocol: .rtp, codec: .h264)],
                 resolution: ImageResolution? = nil) {
@@ -52,8 +53,11 @@ public struct VideoStreamingSettings: Sendable, Hashable {
 
 /// The video format the head unit accepted (its StartServiceACK).
 public struct NegotiatedVideoFormat: Sendable, Hashable {
+    /// The protocol and codec.
     public var format: VideoStreamingFormat
+    /// The picture's width in pixels, when the head unit said.
     public var width: Int?
+    /// The picture's height in pixels, when the head unit said.
     public var height: Int?
 }
 
@@ -93,6 +97,7 @@ public actor StreamingMediaManager {
     private var evaluateAgain = false
 
     private var videoSettings: VideoStreamingSettings?
+    /// Where the video service is (see ``StreamState``).
     public private(set) var videoState = StreamState.stopped
     /// The format of the running (or last) video service.
     public private(set) var videoFormat: NegotiatedVideoFormat?
@@ -102,10 +107,12 @@ public actor StreamingMediaManager {
     private let videoObservers = Broadcast<StreamState>()
 
     var audioWanted = false
+    /// Where the audio service is (see ``StreamState``).
     public private(set) var audioState = StreamState.stopped
     var audioEndedByHeadUnit = false
     private let audioObservers = Broadcast<StreamState>()
 
+    /// A manager that starts services over `channel` and reads the head unit's video capability from `capabilities`.
     public init(channel: any MediaServiceChannel, capabilities: SystemCapabilityManager, clock: LinkClock = .continuous) {
         self.channel = channel
         self.capabilities = capabilities

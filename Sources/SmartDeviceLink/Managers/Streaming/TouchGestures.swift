@@ -1,8 +1,11 @@
 /// A point on the head unit's video screen, in its pixels (OnTouchEvent's `c`).
 public struct TouchPoint: Sendable, Hashable, CustomStringConvertible {
+    /// Pixels from the left edge.
     public var x: Double
+    /// Pixels from the top edge.
     public var y: Double
 
+    /// The point at `x`, `y`.
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
@@ -29,6 +32,7 @@ public enum TouchGesture: Sendable, Hashable {
     case panStarted(TouchPoint)
     /// The finger of a pan moved (at most one a ``TouchThresholds/movementTime``).
     case panMoved(from: TouchPoint, to: TouchPoint)
+    /// The finger of a pan lifted here.
     case panEnded(TouchPoint)
     /// A second finger went down: pinch around the fingers' midpoint.
     case pinchStarted(center: TouchPoint)
@@ -82,6 +86,7 @@ public struct TouchThresholds: Sendable, Hashable {
     /// Pan and pinch moves closer together than this are merged into one.
     public var movementTime: Duration = .milliseconds(50)
 
+    /// sdl_ios's default thresholds.
     public init() {}
 }
 
@@ -96,10 +101,12 @@ public struct TouchGestureRecognizer: Sendable {
         case lifting
     }
 
+    /// The distances and times that tell one gesture from another.
     public var thresholds: TouchThresholds
     private var state = State.idle
     private var pendingTap: (point: TouchPoint, at: Int)?
 
+    /// A recognizer with no finger down.
     public init(thresholds: TouchThresholds = TouchThresholds()) {
         self.thresholds = thresholds
     }

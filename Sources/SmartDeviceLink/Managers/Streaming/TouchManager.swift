@@ -18,6 +18,7 @@ public actor TouchManager {
     private var lastEvent: (ts: Int, at: ContinuousClock.Instant)?
     private var flushTask: Task<Void, Never>?
 
+    /// A manager that reads OnTouchEvent from `channel` and recognises gestures with `thresholds`.
     public init(channel: any RPCChannel, thresholds: TouchThresholds = TouchThresholds(), clock: LinkClock = .continuous) {
         self.channel = channel
         self.clock = clock

@@ -4,7 +4,9 @@
 public enum TouchSequence {
     /// One OnTouchEvent: its type and the fingers it reports.
     public struct Step: Sendable, Hashable {
+        /// BEGIN, MOVE, END or CANCEL.
         public var type: TouchType
+        /// The fingers: their ids, times and coordinates.
         public var events: [TouchEvent]
 
         /// The notification's parameters (`type`, `event`).

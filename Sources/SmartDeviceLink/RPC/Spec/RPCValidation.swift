@@ -38,6 +38,7 @@ public struct RPCValidationError: Error, Sendable, Hashable, CustomStringConvert
     /// The parameter path, e.g. `Show.softButtons[1].text`; the RPC name alone for
     /// problems with the function itself.
     public var path: String
+    /// Which rule of the spec the value breaks.
     public var limit: Limit
     /// What was found: the value, its length or count, or its JSON kind.
     public var found: String

@@ -99,6 +99,7 @@ public struct BlueZConnector: RFCOMMConnector {
     /// the legacy SDP socket listens on all). Nil: any adapter.
     public var adapter: String?
 
+    /// A connector on `busAddress` (nil: the system bus) for `adapter` (nil: any).
     public init(busAddress: String? = nil, adapter: String? = nil) {
         self.busAddress = busAddress
         self.adapter = adapter

@@ -14,6 +14,7 @@ public struct USBGadgetPaths: Sendable, Hashable {
     /// The gadget's name in configfs and FunctionFS's instance name.
     public var name = "sdl"
 
+    /// Linux's default paths.
     public init() {}
 }
 
@@ -28,9 +29,12 @@ public struct USBGadgetIdentity: Sendable, Hashable {
     public var accessoryProduct: UInt16 = 0x2D00
     /// The USB strings the head unit reads from the device descriptor.
     public var manufacturer = "SmartDeviceLink"
+    /// The product string.
     public var productName = "SDL for Linux"
+    /// The serial number string.
     public var serialNumber = "SDLLINUX0001"
 
+    /// The default identity: Google's vendor ID and this library's strings.
     public init() {}
 }
 
@@ -46,8 +50,10 @@ public protocol FunctionFSEndpoints: Sendable {
 
 /// The kernel's FunctionFS, mounted at ``USBGadgetPaths/functionfs``.
 public struct FunctionFSMount: FunctionFSEndpoints {
+    /// Where configfs, FunctionFS and the controllers are.
     public let paths: USBGadgetPaths
 
+    /// FunctionFS at `paths`.
     public init(paths: USBGadgetPaths = USBGadgetPaths()) {
         self.paths = paths
     }

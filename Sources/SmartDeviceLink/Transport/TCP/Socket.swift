@@ -23,6 +23,7 @@ import Foundation
 ///   descriptor, so its number cannot be reused while a thread still uses it.
 public final class StreamSocketTransport: SDLTransport {
     public let description: String
+    /// The kind given at creation (TCP, or Bluetooth for an RFCOMM socket).
     public let kind: TransportKind
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 

@@ -77,6 +77,7 @@ public final class TCPTransport: SDLTransport {
 public final class TCPListener: Sendable {
     /// The port actually bound (useful when 0 was asked for).
     public let port: UInt16
+    /// The address bound.
     public let host: String
     /// Accepted connections, each an unopened transport whose reader starts on `open()`.
     public let connections: AsyncStream<StreamSocketTransport>

@@ -77,7 +77,9 @@ public struct AOASwitcher: Sendable {
 
     /// AOA vendor requests.
     public static let getProtocol: UInt8 = 51
+    /// ACCESSORY_SEND_STRING (52): one identity string.
     public static let sendString: UInt8 = 52
+    /// ACCESSORY_START (53): switch to accessory mode.
     public static let start: UInt8 = 53
 
     /// The strings sent with SEND_STRING (default: sdl_core's).

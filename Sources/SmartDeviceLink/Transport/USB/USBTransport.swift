@@ -21,6 +21,7 @@ import Logging
 /// ``close()`` cancels every transfer and waits for libusb to hand them back before
 /// releasing the interface and closing the device.
 public final class USBTransport: SDLTransport {
+    /// Always ``TransportKind/usb``.
     public let kind = TransportKind.usb
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 

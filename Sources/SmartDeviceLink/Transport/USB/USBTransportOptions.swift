@@ -13,6 +13,7 @@ extension USBTransport {
     public struct Options: Sendable, Hashable {
         /// The configuration to use (sdl_core: 1).
         public var configuration: UInt8 = 1
+        /// Which endpoints carry SDL (default: the vendor interface's bulk pair).
         public var endpoints: EndpointSelection = .vendorInterface
         /// Bytes per IN transfer (sdl_core and the Android reader: 16 KiB). Raised to the
         /// endpoint's max packet size if that is larger.
