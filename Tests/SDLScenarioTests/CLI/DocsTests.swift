@@ -1,4 +1,7 @@
 import Foundation
+import SDLEmulator
+import SDLScenario
+import SmartDeviceLink
 import Testing
 
 /// The guides' commands run, so the guides cannot rot: every fenced block right after a
@@ -42,6 +45,24 @@ struct DocsTests {
     func found() {
         #expect(Self.blocks.count >= 8, "\(Self.blocks)")
         #expect(Self.blocks.contains { $0.file == "README.md" })
+    }
+
+    /// The scenario guide is the language's reference beside the schema: a step, an
+    /// expectation or a driver action added to the code and not to the guide fails here.
+    @Test("the scenario guide names every step, expectation and driver action")
+    func scenarioGuideIsComplete() throws {
+        let guide = try String(contentsOf: Self.root.appendingPathComponent("docs/scenarios.md"), encoding: .utf8)
+        let schema = try JSONValue.parse(Array(ScenarioSchema.text.utf8))
+        let definitions = schema["$defs"]
+        var names: [String] = []
+        for definition in ["step", "expectation", "transportExpectation", "mediaExpectation", "protectedExpectation", "response"] {
+            names += definitions?[definition]?["properties"]?.objectValue?.keys.map { $0 } ?? []
+        }
+        names += schema["properties"]?.objectValue?.keys.filter { $0 != "$schema" } ?? []
+        names += HeadUnitEmulator.driverActions.filter { !$0.controlOnly }.map(\.name)
+        #expect(names.count > 60, "the schema's definitions were not found: \(names)")
+        let missing = Set(names).filter { !guide.contains("`\($0)`") && !guide.contains("\"\($0)\"") }
+        #expect(missing.isEmpty, "docs/scenarios.md does not mention \(missing.sorted())")
     }
 
     @Test("each runnable block passes", arguments: blocks)
