@@ -1,7 +1,7 @@
 import SmartDeviceLink
 
 /// Secondary transports and the links of audio and video, as sdl_core 8.2 runs them
-/// (PROTOCOL.md §4.7; core's protocol_handler_impl.cc and connection_handler_impl.cc).
+/// (core's protocol_handler_impl.cc and connection_handler_impl.cc).
 extension HeadUnitEmulator {
     // MARK: - Announcing the TCP endpoint
 

@@ -1,7 +1,7 @@
 import SmartDeviceLink
 
 /// Secondary transports as sdl_core's smartDeviceLink.ini sets them: `[MultipleTransports]`
-/// and `[ServicesMap]` (PROTOCOL.md §4.7; core's ParseSecondaryTransportConfiguration).
+/// and `[ServicesMap]` (core's ParseSecondaryTransportConfiguration).
 public struct MultipleTransports: Sendable, Hashable {
     /// MultipleTransportsEnabled: sessions get TransportEventUpdates and may register a
     /// secondary. Off, RegisterSecondaryTransport is refused as "already registered" (as core).

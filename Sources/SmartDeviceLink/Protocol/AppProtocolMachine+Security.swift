@@ -1,5 +1,5 @@
 /// The app's side of protection: the TLS server of the head unit's handshake, protected
-/// frames read on the way in (PROTOCOL.md §2.4).
+/// frames read on the way in.
 extension AppProtocolMachine {
     /// A data frame of the session: decrypted if it came protected, reassembled, and handed
     /// on as a message, or read as a security query when it is the Control service's.

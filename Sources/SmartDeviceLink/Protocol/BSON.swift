@@ -1,4 +1,4 @@
-/// A BSON value of the subset SDL control frames use (PROTOCOL.md §5). All integers are
+/// A BSON value of the subset SDL control frames use. All integers are
 /// little-endian, unlike the frame header.
 package enum BSONValue: Sendable, Hashable {
     case double(Double)
@@ -77,7 +77,7 @@ package struct BSONDocument: Sendable, Hashable, ExpressibleByDictionaryLiteral 
         return nil
     }
 
-    /// An int64; an int32 is accepted too (`mtu` leniency, PROTOCOL.md §10 item 12).
+    /// An int64; an int32 is accepted too (`mtu` leniency).
     package func int64(_ key: String) -> Int64? {
         switch self[key] {
         case .int64(let i)?: return i

@@ -1,4 +1,4 @@
-/// A protocol version "Major.Minor.Patch" (PROTOCOL.md §4.2).
+/// A protocol version "Major.Minor.Patch".
 public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The major version: the header version of every frame.
     public var major: Int
@@ -39,7 +39,7 @@ public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConve
     public static let coreMaximum = ProtocolVersion(5, 4, 0)
 }
 
-/// The BSON payload of a control frame, with every key SDL defines (PROTOCOL.md §4.3).
+/// The BSON payload of a control frame, with every key SDL defines.
 ///
 /// All keys are optional and omitted when nil. Each key is written with exactly the BSON
 /// type peers expect (`mtu` int64, `hashId`/`tcpPort`/`width`/`height` int32), because
@@ -49,7 +49,7 @@ public struct ControlPayload: Sendable, Hashable {
     public var protocolVersion: String?
     /// The session's hash id (ACK), given back in EndService(RPC).
     public var hashID: Int32?
-    /// The largest payload the sender of the ACK takes in one frame (PROTOCOL.md §2.2).
+    /// The largest payload the sender of the ACK takes in one frame.
     public var mtu: Int64?
     /// The head unit's secondary transports for this primary (`TCP_WIFI`, `AOA_USB`, ...).
     public var secondaryTransports: [String]?

@@ -1,9 +1,9 @@
 /// Turns a byte stream into frames, whatever the reads look like.
 ///
-/// One read may hold part of a header, a whole frame, or several frames (PROTOCOL.md §10
-/// item 1). Malformed input is handled as sdl_core does (§10 item 2): drop one byte and
-/// parse again from the next, and report a run of bad bytes once. A `DataSize` above the
-/// receive limit is malformed; nothing is ever allocated from it.
+/// One read may hold part of a header, a whole frame, or several frames. Malformed input
+/// is handled as sdl_core does: drop one byte and parse again from the next, and report a
+/// run of bad bytes once. A `DataSize` above the receive limit is malformed; nothing is
+/// ever allocated from it.
 package struct FrameDecoder: Sendable {
     /// What the decoder found in the stream.
     package enum Event: Sendable, Hashable {

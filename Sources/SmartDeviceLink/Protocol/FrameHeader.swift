@@ -1,4 +1,4 @@
-/// The service a frame belongs to (PROTOCOL.md §1.2).
+/// The service a frame belongs to.
 public struct ServiceType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -50,7 +50,7 @@ public enum FrameType: UInt8, Sendable, Hashable {
     case consecutive = 3
 }
 
-/// Frame info values of control frames (PROTOCOL.md §1.3).
+/// Frame info values of control frames.
 public enum ControlFrameInfo: UInt8, Sendable, Hashable, CaseIterable {
     /// Are you there? (either side, from protocol 3).
     case heartbeat = 0x00
@@ -82,7 +82,7 @@ public enum ControlFrameInfo: UInt8, Sendable, Hashable, CaseIterable {
 
 /// The SDL frame header: 8 bytes for version 1, 12 bytes for versions 2–5.
 ///
-/// All multi-byte fields are big-endian (PROTOCOL.md §1.1).
+/// All multi-byte fields are big-endian.
 public struct FrameHeader: Sendable, Hashable {
     /// Protocol major version 1…5 (bits 7–4 of byte 0).
     public var version: UInt8

@@ -1,4 +1,4 @@
-/// Splits a message into frames that fit the negotiated payload limit (PROTOCOL.md §2.3).
+/// Splits a message into frames that fit the negotiated payload limit.
 package enum FrameFragmenter {
     /// The frames of one message.
     ///
@@ -77,10 +77,10 @@ package enum FrameFragmenter {
 
 /// Reassembles multi-frame messages, keyed by (session, service, message ID).
 ///
-/// Keying by all three (not message ID alone) follows PROTOCOL.md §10 item 9: core's
-/// 8-bit multi-frame IDs repeat, and an unrelated Single frame must not disturb a partial
-/// message. Time is a parameter: ``expire(now:)`` drops messages whose last frame did not
-/// arrive within ``timeout`` (core: 10 s, `ExpectedConsecutiveFramesTimeout`).
+/// It keys by all three, not by message ID alone, because sdl_core's 8-bit multi-frame IDs
+/// repeat, and an unrelated Single frame must not disturb a partial message. Time is a
+/// parameter: ``expire(now:)`` drops messages whose last frame did not arrive within
+/// ``timeout`` (core: 10 s, `ExpectedConsecutiveFramesTimeout`).
 package struct FrameReassembler: Sendable {
     package struct Key: Hashable, Sendable {
         package var sessionID: UInt8

@@ -1,4 +1,4 @@
-/// Protected services (PROTOCOL.md §2.4): what a session protects, the TLS session that does
+/// Protected services: what a session protects, the TLS session that does
 /// it, and the framing both roles share. One TLS session per SDL session, as sdl_core keeps
 /// one SSL context per connection key; its services are protected one by one, each when its
 /// StartServiceACK carries E=1.

@@ -24,7 +24,7 @@ public struct ProtocolConfiguration: Sendable {
     public var vehicleInfo: VehicleTypeInfo?
     /// Head unit: part of the hash id (`connection | session << 16`, as core's KeyFromPair).
     public var connectionHandle: Int32
-    /// How this side protects services (TLS inside the protocol, PROTOCOL.md §2.4); nil for
+    /// How this side protects services (TLS inside the protocol); nil for
     /// none. A head unit without it is sdl_core built without ENABLE_SECURITY: it ignores a
     /// StartService's E bit, so RPC started again is a second unprotected service (NAKed) and
     /// audio and video start unprotected. An app without it cannot answer a handshake.

@@ -1,5 +1,5 @@
 /// An RPC as carried on the RPC and Hybrid services in protocol v2+: the 12-byte binary
-/// header, the JSON parameters and optional bulk data (PROTOCOL.md §3.1).
+/// header, the JSON parameters and optional bulk data.
 package struct RPCPacket: Sendable, Hashable {
     package var messageType: RPCMessageType
     /// The 28-bit function id.

@@ -2,7 +2,7 @@ import CSDLTLS
 import Foundation
 
 /// How one side protects services: TLS (or DTLS) run inside the SDL protocol, each
-/// protected frame one record (PROTOCOL.md §2.4). The head unit is the TLS client and the
+/// protected frame one record. The head unit is the TLS client and the
 /// app the server (sdl_core's default SSLMode CLIENT), so an app needs a certificate and key;
 /// sdl_core verifies it against its CA when its VerifyPeer is on (the default).
 public struct SecurityConfiguration: Sendable {

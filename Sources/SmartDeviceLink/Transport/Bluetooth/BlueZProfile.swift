@@ -9,7 +9,7 @@ import CSDLShim
 /// bluetoothd 5 (Debian, Ubuntu, Raspberry Pi OS) lets a program publish a service; the
 /// legacy SDP socket exists only in its compatibility mode (`bluetoothd -C`).
 enum BlueZProfile {
-    /// The UUID as BlueZ reads it (PROTOCOL.md §7.1).
+    /// The UUID as BlueZ reads it.
     static let uuid = "936da01f-9abd-4d9d-80c7-02af85c822a8"
     /// The service name a head unit shows (an Android SDL router's).
     static let serviceName = "SdlRouterService"

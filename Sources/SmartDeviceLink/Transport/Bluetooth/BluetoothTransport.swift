@@ -4,7 +4,7 @@ import Glibc
 import CSDLShim
 import Foundation
 
-/// The SDL service class UUID that head units look for over SDP (PROTOCOL.md §7.1).
+/// The SDL service class UUID that head units look for over SDP.
 public let sdlBluetoothServiceUUID: [UInt8] = [
     0x93, 0x6D, 0xA0, 0x1F, 0x9A, 0xBD, 0x4D, 0x9D, 0x80, 0xC7, 0x02, 0xAF, 0x85, 0xC8, 0x22, 0xA8,
 ]
@@ -25,8 +25,8 @@ public protocol RFCOMMConnector: Sendable {
 
 /// An SDL link over Bluetooth RFCOMM through BlueZ.
 ///
-/// In a car the head unit is the RFCOMM client and the phone publishes the SDL service
-/// (PROTOCOL.md §7.2), so `.waitForHeadUnit` is the usual mode on Linux acting as the phone;
+/// In a car the head unit is the RFCOMM client and the phone publishes the SDL service,
+/// so `.waitForHeadUnit` is the usual mode on Linux acting as the phone;
 /// `.connect` reaches a device that publishes the service itself (a bridge, a TDK).
 public final class BluetoothTransport: SDLTransport {
     /// Which side makes the connection.

@@ -7,7 +7,7 @@ import Darwin
 #endif
 import Foundation
 
-/// A TCP client link to a head unit (sdl_core listens on 12345 by default, PROTOCOL.md §8).
+/// A TCP client link to a head unit (sdl_core listens on 12345 by default).
 public final class TCPTransport: SDLTransport {
     /// The head unit's name or address.
     public let host: String
