@@ -14,8 +14,7 @@ struct Compare: AsyncParsableCommand {
     @Argument(help: "Scenario files, directories and globs.")
     var files: [String]
 
-    @Option(name: .customLong("var"), help: ArgumentHelp("A variable for ${NAME} in the scenarios.", valueName: "NAME=VALUE"))
-    var variables: [String] = []
+    @OptionGroup var selection: ScenarioSelection
 
     @Option(help: ArgumentHelp("sdl_core's app port.", valueName: "host:port"))
     var tcp: String
@@ -59,7 +58,7 @@ struct Compare: AsyncParsableCommand {
 
     func run() async throws {
         logging.bootstrap()
-        let scenarios = try ScenarioInputs.load(files, variables: try ScenarioInputs.variables(variables))
+        let scenarios = try selection.load(files)
         let endpoint = tcp
         do { _ = try TCPTransport(endpoint: endpoint) } catch { throw CommandFailure.invalid("--tcp \(endpoint): \(error.description)") }
         let makeCoreLink: @Sendable () throws -> any SDLTransport = { try TCPTransport(endpoint: endpoint) }

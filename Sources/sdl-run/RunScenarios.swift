@@ -15,15 +15,7 @@ struct RunScenarios: AsyncParsableCommand {
     @Argument(help: "Scenario files, directories (searched for scenarios) and globs, run one after another.")
     var files: [String]
 
-    @Option(name: .customLong("var"), help: ArgumentHelp("A variable for ${NAME} in the scenarios; VALUE is JSON when it parses as JSON, else text.", valueName: "NAME=VALUE"))
-    var variables: [String] = []
-
-    @Option(help: ArgumentHelp("Run only scenarios with one of these tags.", valueName: "tag"))
-    var include: [String] = []
-
-    @Option(help: ArgumentHelp("Leave out scenarios with any of these tags.", valueName: "tag"))
-    var exclude: [String] = []
-
+    @OptionGroup var selection: ScenarioSelection
     @OptionGroup var transport: TransportOptions
     @OptionGroup var security: SecurityOptions
 
@@ -115,20 +107,11 @@ struct RunScenarios: AsyncParsableCommand {
         if let nonInteractive, nonInteractive != "skip", nonInteractive != "fail" {
             throw ValidationError("--non-interactive takes skip or fail, not '\(nonInteractive)'")
         }
-        _ = try ScenarioInputs.variables(variables)
     }
 
     func run() async throws {
         logging.bootstrap()
-        // Check every file before anything is sent: a typo must not cost a bench run.
-        let loaded = try ScenarioInputs.load(files, variables: try ScenarioInputs.variables(variables))
-        let scenarios = loaded.filter { scenario in
-            (include.isEmpty || scenario.tags.contains(where: include.contains)) && !scenario.tags.contains(where: exclude.contains)
-        }
-        if scenarios.count < loaded.count {
-            print("\(loaded.count - scenarios.count) of \(loaded.count) scenarios left out by --include/--exclude")
-        }
-        guard !scenarios.isEmpty else { throw CommandFailure.invalid("no scenario has the tags asked for (--include \(include), --exclude \(exclude))") }
+        let scenarios = try selection.load(files)
 
         // Core lets no app in before its HMI said OnReady: connect the HMI first.
         var coreHMI: CoreHMI?

@@ -129,4 +129,16 @@ struct CompareCommandTests {
         #expect(invalid.exitCode == 2)
         #expect(invalid.stderr.contains("\"speed\" must be an HMI API method"), "\(invalid.stderr)")
     }
+
+    @Test("--include and --exclude choose the suite as they do for a run, before core is reached")
+    func tags() async throws {
+        let examples = CommandRunner.packageRoot.appendingPathComponent("examples").path
+        let core = ["--tcp", "127.0.0.1:1", "--hmi", "ws://127.0.0.1:1"]
+        let none = try await CommandRunner.sdlRun(["compare", examples, "--include", "no-such-tag"] + core)
+        #expect(none.exitCode == 2 && none.stderr.contains("no scenario has the tags asked for"), "\(none.stderr)")
+        let withoutSecurity = try await CommandRunner.sdlRun(["compare", examples, "--exclude", "security"] + core)
+        #expect(withoutSecurity.exitCode == 3, "core is not there: \(withoutSecurity.stderr)")
+        #expect(withoutSecurity.stdout.hasPrefix("1 of ") && withoutSecurity.stdout.contains("scenarios left out by --include/--exclude"),
+                "only protected.json is tagged security: \(withoutSecurity.stdout)")
+    }
 }
