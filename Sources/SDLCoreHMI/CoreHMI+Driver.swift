@@ -24,8 +24,6 @@ extension CoreHMI {
             let on: Bool
             do throws(EmulatorError) { on = try HeadUnitEmulator.distraction(state) } catch { throw Failure(description: error.description) }
             try await notify("UI.OnDriverDistraction", ["state": on ? "DD_ON" : "DD_OFF"])
-        case "deactivateApp":
-            try await notify("BasicCommunication.OnAppDeactivated", ["appID": .int(try await appID())])
         case "selectCommand":
             let voice = arguments["triggerSource"]?.stringValue == "VR"
             let app = try await appID()
