@@ -4,7 +4,7 @@ import Foundation
 import SDLScenario
 import SmartDeviceLink
 
-/// `sdl-run console`: the RPC console (the seed's RPC Builder). Registers an app, then sends
+/// `sdl-run console`: the RPC console (what SDL's RPC Builder app does, on a terminal). Registers an app, then sends
 /// what is typed: `Show mainField1=Hello`, with completion of request names, parameter names
 /// and enum values from the spec, history, and responses and notifications as they come.
 struct Console: AsyncParsableCommand {

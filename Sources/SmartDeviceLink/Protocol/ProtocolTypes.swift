@@ -3,7 +3,7 @@
 public struct ProtocolConfiguration: Sendable {
     /// The highest version this side speaks. App: 5.4.1 (as java/ios); head unit: 5.4.0 (as core 8.2).
     public var maximumVersion: ProtocolVersion
-    /// App: a head unit answering below this fails the start. The issue range is 2…5.4.1.
+    /// App: a head unit answering below this fails the start. This library speaks 2 to 5.4.1.
     public var minimumVersion: ProtocolVersion
     /// The payload limit per frame used before an ACK says otherwise, and what a head unit
     /// advertises as `mtu` (core fills it with its maximum payload size, §2.2).
