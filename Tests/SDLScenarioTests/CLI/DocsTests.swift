@@ -47,6 +47,55 @@ struct DocsTests {
         #expect(Self.blocks.contains { $0.file == "README.md" })
     }
 
+    /// The Swift examples of the README, the guides and the DocC articles are compiled: each
+    /// must be found, line for line, in the test file the compiler builds.
+    @Test("every Swift example of the documents is in DocumentedSnippets.swift, which the build compiles")
+    func swiftExamplesCompile() throws {
+        let snippets = try String(contentsOf: Self.root.appendingPathComponent("Tests/SDLManagerTests/Documentation/DocumentedSnippets.swift"),
+                                  encoding: .utf8)
+        let compiled = Self.codeLines(snippets)
+        let articles = Self.root.appendingPathComponent("Sources/SmartDeviceLink/SmartDeviceLink.docc")
+        let docc = (try FileManager.default.contentsOfDirectory(atPath: articles.path)).filter { $0.hasSuffix(".md") }
+            .map { "Sources/SmartDeviceLink/SmartDeviceLink.docc/\($0)" }
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
+        var examples = 0
+        for file in ["README.md"] + docs + docc {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            for block in Self.fencedBlocks(text, language: "swift") {
+                examples += 1
+                let lines = Self.codeLines(block).filter { !$0.hasPrefix("import ") }
+                let found = compiled.indices.contains { start in
+                    compiled[start...].starts(with: lines)
+                }
+                #expect(found, "\(file): a Swift example that DocumentedSnippets.swift does not hold:\n\(block)")
+            }
+        }
+        #expect(examples >= 6, "the documents' Swift examples were not found")
+    }
+
+    /// A code text's lines, trimmed, blank ones left out: indentation differs between a
+    /// document and a function body.
+    static func codeLines(_ text: String) -> [String] {
+        text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func fencedBlocks(_ text: String, language: String) -> [String] {
+        var blocks: [String] = []
+        var current: [String]?
+        for line in text.components(separatedBy: "\n") {
+            if current == nil, line.hasPrefix("```\(language)") {
+                current = []
+            } else if current != nil, line.hasPrefix("```") {
+                blocks.append(current!.joined(separator: "\n"))
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
     /// The scenario guide is the language's reference beside the schema: a step, an
     /// expectation or a driver action added to the code and not to the guide fails here.
     @Test("the scenario guide names every step, expectation and driver action")
