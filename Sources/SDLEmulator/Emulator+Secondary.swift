@@ -50,7 +50,7 @@ extension HeadUnitEmulator {
 
     /// RegisterSecondaryTransport on a new connection, with core's NAK reasons: session 0;
     /// a session no other connection has; and "already registered", which core also says
-    /// when secondary transports are off. One secondary per session (PS §3.1.3.2.2). core
+    /// when secondary transports are off. One secondary per session (protocol spec §3.1.3.2.2). core
     /// does not check that the link is of a kind it offered.
     func secondaryTransportRequested(_ sessionID: UInt8, on id: Int) {
         let primary = sessions.first { $0.session == sessionID && $0.connection != id }
@@ -76,7 +76,7 @@ extension HeadUnitEmulator {
 
     /// Audio or video StartService on any link of a session: refused where `[ServicesMap]`
     /// does not list the link ("Service type: N disallowed by settings."), before the
-    /// RegisterAppInterface response (PS §4.3), and while it already runs on the other link.
+    /// RegisterAppInterface response (protocol spec §4.3), and while it already runs on the other link.
     func startStream(_ request: StartServiceRequest, on id: Int) -> [ProtocolAction]? {
         func reject(_ reason: String) -> [ProtocolAction]? {
             connections[id]?.machine.rejectStartService(request, reason: reason, rejectedParams: [])

@@ -360,7 +360,7 @@ public actor HeadUnitEmulator {
     /// A session ended: clean up its app.
     func sessionGone(_ key: SessionKey, reason: String, keepResumption: Bool) {
         // The primary gone, its secondary registration is void and its link, used by no
-        // other session, is closed (PS §4.6.4).
+        // other session, is closed (protocol spec §4.6.4).
         if let secondary = secondaryConnections[key.session], secondary != key.connection {
             secondaryConnections[key.session] = nil
             closeConnection(secondary, reason: "the primary transport of session \(key.session) is gone")

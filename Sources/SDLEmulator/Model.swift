@@ -52,7 +52,7 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
     case usbDeviceFailed(device: String, reason: String)
     /// A Bluetooth device could not be found, asked for the SDL service, or connected.
     case bluetoothDeviceFailed(device: String, reason: String)
-    /// A connection was registered as the secondary transport of a session (PS §4.6).
+    /// A connection was registered as the secondary transport of a session (protocol spec §4.6).
     case secondaryRegistered(connection: Int, sessionID: UInt8)
     /// TransportEventUpdate sent: the TCP endpoint offered to a session, "" when withdrawn.
     case secondaryAnnounced(sessionID: UInt8, address: String)

@@ -1,4 +1,4 @@
-/// The secondary link of a session (PS §4.6): opened where the head unit says, registered
+/// The secondary link of a session (protocol spec §4.6): opened where the head unit says, registered
 /// for the primary's session, then carrying the audio and video the head unit prefers there.
 struct SecondaryLink {
     /// Tells this link's callbacks from those of a link it replaced.
@@ -21,7 +21,7 @@ extension SDLConnection {
     func sessionStartedOnPrimary(_ info: SessionInfo) {
         streams.routing = ServiceRouting(ack: info.ackPayload)
         transportBroadcast.yield(.primaryConnected(transport.description))
-        // Before 5.1.0 there are no secondary transports (PS §4.6).
+        // Before 5.1.0 there are no secondary transports (protocol spec §4.6).
         guard info.version >= ProtocolVersion(5, 1, 0) else { return }
         if transport.kind != .usb { offer(.usb) }
         // A TransportEventUpdate that came before the ACK was kept for now (as sdl_ios does).
@@ -31,7 +31,7 @@ extension SDLConnection {
     /// TransportEventUpdate: the head unit's TCP endpoint came, moved or went.
     func transportEventUpdated(address: String?, port: Int32?) {
         guard let address, !address.isEmpty else {
-            // An empty address means TCP is no longer available (PS §4.6.2; core omits the port).
+            // An empty address means TCP is no longer available (protocol spec §4.6.2; core omits the port).
             guard announcedTCP != nil else { return }
             announcedTCP = nil
             transportBroadcast.yield(.secondaryWithdrawn)

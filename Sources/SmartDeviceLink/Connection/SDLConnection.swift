@@ -357,7 +357,7 @@ public actor SDLConnection {
         for entry in pending.removeAll() { entry.waiter.resume(throwing: SDLError.connectionLost(reason)) }
         streams.fail(with: SDLError.connectionLost(reason))
         secondaryRetry?.cancel()
-        // The primary gone, the secondary's registration is void (PS §4.6.4): close it too.
+        // The primary gone, the secondary's registration is void (protocol spec §4.6.4): close it too.
         if let link = secondary {
             secondary = nil
             await link.driver.io.close()

@@ -20,7 +20,7 @@ public enum SecondaryTransportKind: String, Sendable, Hashable, CaseIterable {
         primary == .tcp ? [] : [.tcp]
     }
 
-    /// The kind a transport name of `secondaryTransports` denotes (PS §3.1.3.2.2); nil for
+    /// The kind a transport name of `secondaryTransports` denotes (protocol spec §3.1.3.2.2); nil for
     /// those this library does not open as a secondary (Bluetooth).
     init?(protocolName: String) {
         switch protocolName {
@@ -67,7 +67,7 @@ public enum SecondaryEndpoint: Sendable, Hashable, CustomStringConvertible {
 public enum TransportEvent: Sendable, Hashable, CustomStringConvertible {
     /// The RPC session started on the primary link (its description).
     case primaryConnected(String)
-    /// The primary link is gone, and with it the session and its secondary (PS §4.6.4).
+    /// The primary link is gone, and with it the session and its secondary (protocol spec §4.6.4).
     case primaryLost(String)
     /// The head unit offers a secondary this app may open.
     case secondaryOffered(SecondaryEndpoint)
@@ -120,7 +120,7 @@ public enum TransportEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// Which link carries audio and video, by the head unit's preference lists from the RPC
 /// StartServiceACK (`audioServiceTransports`, `videoServiceTransports`: 1 = primary,
-/// 2 = secondary, in order of preference; PS §4.6.3).
+/// 2 = secondary, in order of preference; protocol spec §4.6.3).
 struct ServiceRouting: Sendable, Equatable {
     var audio: [TransportRole] = [.primary]
     var video: [TransportRole] = [.primary]

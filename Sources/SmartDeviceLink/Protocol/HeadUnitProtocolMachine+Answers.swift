@@ -57,7 +57,7 @@ extension HeadUnitProtocolMachine {
             return rejectStartService(request, reason: Self.cannotStart(request) + "Session \(request.sessionID) not found for connection \(configuration.connectionHandle)",
                                       rejectedParams: [])
         }
-        // One service of each type per session (PS §5); core NAKs a second one. Starting RPC
+        // One service of each type per session (protocol spec §5); core NAKs a second one. Starting RPC
         // again encrypted is the protection upgrade, not a second service.
         if session.services.contains(request.serviceType), !(request.serviceType == .rpc && request.isEncrypted) {
             // core (Connection::AddNewService) gives no reason of its own here.

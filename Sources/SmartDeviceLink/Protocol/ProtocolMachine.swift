@@ -190,7 +190,7 @@ struct Session<Side: Sendable>: Sendable {
     /// Sent EndService and waiting for the ACK.
     var ending: Set<ServiceType> = []
     /// Payload limits per frame set by an audio/video ACK's `mtu`, overriding the session's
-    /// RPC value for that service (§2.2, PS §4.2.3.2).
+    /// RPC value for that service (§2.2, protocol spec §4.2.3.2).
     var serviceSendLimits: [ServiceType: Int] = [:]
     var protection = SessionProtection()
     var side: Side

@@ -42,7 +42,7 @@ public struct SDLConfiguration: Sendable {
     /// The time the manager, its links and its managers run on: reconnect back-off, request
     /// and registration timeouts, heartbeats. Real time unless a test injects its own clock.
     public var clock: LinkClock
-    /// The secondary transports the app opens when the head unit offers them (PS §4.6); nil
+    /// The secondary transports the app opens when the head unit offers them (protocol spec §4.6); nil
     /// for ``SecondaryTransportKind/defaults(forPrimary:)``: TCP beside USB or Bluetooth.
     public var secondaryTransports: Set<SecondaryTransportKind>?
     /// Makes the link to a secondary endpoint; tests and benches substitute their own.
