@@ -11,7 +11,7 @@ extension HeadUnitEmulator {
     ///   - phones: the phones' addresses; nil looks for them by inquiry each round.
     ///   - connector: the Bluetooth seam (BlueZ on the default adapter unless told otherwise).
     ///   - interval: the pause between rounds.
-    /// - Throws: a one-line ``TransportError`` when this machine has no Bluetooth, or the
+    /// - Throws: a one-line `TransportError` when this machine has no Bluetooth, or the
     ///   adapter asked for does not exist; failures with one phone are events
     ///   (``EmulatorEvent/bluetoothDeviceFailed(device:reason:)``), said once until they change.
     public func serveBluetooth(phones: [String]?, connector: any RFCOMMConnector = BlueZConnector(),

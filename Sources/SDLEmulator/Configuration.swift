@@ -5,8 +5,10 @@ import Foundation
 public struct EmulatorConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where in the configuration, e.g. `$.vehicleData.timeline[2].atMs`.
     public var path: String
+    /// What is wrong there, and what would be right.
     public var reason: String
 
+    /// An error at `path`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
@@ -26,8 +28,11 @@ public enum MicrophoneSource: Sendable, Hashable {
 /// One point of the simulated vehicle: at `atMs` after the first registration, these
 /// values become current and subscribed apps get OnVehicleData.
 public struct VehicleDataPoint: Sendable, Hashable {
+    /// Milliseconds after the first registration (scaled by ``EmulatorConfiguration/timeScale``).
     public var atMs: Int
+    /// The values that become current, by vehicle data name.
     public var values: JSONObject
+    /// A point of the timeline.
     public init(atMs: Int, values: JSONObject) {
         self.atMs = atMs
         self.values = values
@@ -42,6 +47,7 @@ public struct PolicyTable: Sendable, Hashable {
     /// App id → its own RPC map, replacing the default one.
     public var apps: [String: [String: Set<String>]]
 
+    /// A table; by default every app gets core's default permissions.
     public init(defaultPermissions: [String: Set<String>] = PolicyTable.base, apps: [String: [String: Set<String>]] = [:]) {
         self.defaultPermissions = defaultPermissions
         self.apps = apps
@@ -69,12 +75,14 @@ public struct EmulatorConfiguration: Sendable {
     public var timeScale: Double
     /// The head unit's VR/TTS language and display language.
     public var language: String
+    /// The display language (the HMI's `hmiDisplayLanguage`).
     public var hmiDisplayLanguage: String
     /// The RPC spec version the head unit implements (sdl_core 8.2: 8.0.0).
     public var rpcSpecVersion: ProtocolVersion
     /// Capabilities sent in the RegisterAppInterface response, by parameter name
     /// (`displayCapabilities`, `buttonCapabilities`, ...).
     public var capabilities: JSONObject
+    /// Which RPCs each app may use in which HMI level.
     public var policy: PolicyTable
     /// Bytes each app may store (core: AppDirectoryQuota, 100 MiB).
     public var storageQuota: Int
@@ -86,6 +94,7 @@ public struct EmulatorConfiguration: Sendable {
     public var unavailableVehicleData: Set<String>
     /// Values that change over time, starting when the first app registers.
     public var vehicleTimeline: [VehicleDataPoint]
+    /// What the microphone records for PerformAudioPassThru.
     public var microphone: MicrophoneSource
     /// The OnAudioPassThru period in (unscaled) milliseconds.
     public var audioPassThruChunkMs: Int
@@ -106,7 +115,9 @@ public struct EmulatorConfiguration: Sendable {
     public var floodLimit: (count: Int, ms: Int)
     /// Whether the hash id of an unexpectedly disconnected app restores its data (core: resumption).
     public var resumptionEnabled: Bool
+    /// The vehicle that RegisterAppInterface's response and the StartServiceACK name: make, model, model year, trim.
     public var vehicleType: JSONObject
+    /// The head unit's software version (StartServiceACK, protocol 5.4).
     public var systemSoftwareVersion: String
     /// What core takes from the HMI's BasicCommunication.GetSystemInfo for the
     /// StartServiceACK's `systemHardwareVersion` (protocol 5.4).
@@ -128,6 +139,7 @@ public struct EmulatorConfiguration: Sendable {
     /// UI.systemCapabilities), whatever hmiCapabilities' flags say; nil: the head unit has
     /// none (DATA_NOT_AVAILABLE, as core).
     public var phoneCapability: JSONObject? = ["dialNumberEnabled": true]
+    /// See ``phoneCapability``.
     public var navigationCapability: JSONObject? = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
     /// The lock screen's icon URL and dismissal, as core's preloaded policy table has them.
     public var lockScreen = LockScreenPolicy()
@@ -453,9 +465,13 @@ struct ConfigReader {
 
 /// Counts of the file requests core limits in HMI level NONE.
 public struct FileRequestCounts: Sendable, Hashable {
+    /// PutFile requests.
     public var putFile: Int
+    /// DeleteFile requests.
     public var deleteFile: Int
+    /// ListFiles requests.
     public var listFiles: Int
+    /// Counts; zero where not given.
     public init(putFile: Int = 0, deleteFile: Int = 0, listFiles: Int = 0) {
         self.putFile = putFile
         self.deleteFile = deleteFile

@@ -8,6 +8,7 @@ public enum EmulatorConfigurationSchema {
 
     private static let limit = #"{"type": "object", "additionalProperties": false, "properties": {"count": {"type": "integer", "minimum": 1}, "ms": {"type": "integer", "minimum": 1}}}"#
 
+    /// The JSON Schema of `--config` files (`sdl-run schema --emulator-config`).
     public static let text = #"""
 {
   "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -4,16 +4,23 @@ public import SmartDeviceLink
 /// channel (and its `help`), the scenario language's `driver` steps, their JSON Schema and
 /// their short form (`{"selectCommand": 5}`).
 public struct DriverActionSpec: Sendable {
+    /// One parameter of an action.
     public struct Parameter: Sendable {
+        /// Its key in the action's JSON.
         public var name: String
         /// The JSON type: "integer", "string", "boolean", "object" or "any".
         public var type: String
+        /// Whether the action needs it.
         public var required: Bool
+        /// What it is, for `help`.
         public var summary: String
     }
 
+    /// The action's name, as the control channel and `driver` steps write it.
     public var name: String
+    /// What it does, in a line.
     public var summary: String
+    /// Its parameters, `appID` included where it applies to one app.
     public var parameters: [Parameter]
     /// The parameter a scenario's short form fills (`{"selectCommand": 5}` → cmdID 5).
     public var shorthand: String?
@@ -34,9 +41,12 @@ public struct DriverActionSpec: Sendable {
 
 /// The arguments of one driver action, read with messages that name the action.
 public struct DriverArguments: Sendable {
+    /// The action's name, for messages.
     public let action: String
+    /// The parameters as given.
     public let values: JSONObject
 
+    /// The app the action is for; nil: the one in FULL, or the only one.
     public var appID: String? { values["appID"]?.stringValue }
 
     func int(_ key: String) throws(EmulatorError) -> Int {

@@ -11,6 +11,7 @@ public struct LockScreenPolicy: Sendable, Hashable {
     /// The warning sent with a dismissal that is enabled; core allows no dismissal without one.
     public var dismissalWarning: String? = "Swipe down to dismiss, acknowledging that you are not the driver"
 
+    /// Core's preloaded policy: its icon URL, dismissal enabled, and its warning.
     public init() {}
 
     static let keys = ["iconURL", "dismissalEnabled", "dismissalWarning"]

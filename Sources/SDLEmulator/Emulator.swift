@@ -89,7 +89,10 @@ public actor HeadUnitEmulator {
     /// The `ts` of the last OnTouchEvent sent, in milliseconds.
     var touchTime = 0
 
-    /// - Parameter clock: the emulator's time; tests pass a clock they advance themselves.
+    /// A head unit, not yet listening.
+    /// - Parameters:
+    ///   - configuration: what it offers and how it behaves (core 8.2's defaults: ``EmulatorConfiguration/standard``).
+    ///   - clock: the emulator's time; tests pass a clock they advance themselves.
     public init(configuration: EmulatorConfiguration = .standard, clock: any Clock<Duration> = ContinuousClock()) {
         self.configuration = configuration
         self.clock = LinkClock(clock)

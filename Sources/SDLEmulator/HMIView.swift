@@ -15,6 +15,7 @@ public enum HMIView {
     public struct Message: Sendable, Hashable {
         /// `Interface.Function`, e.g. `UI.Show`.
         public var method: String
+        /// The message's parameters, as core would send them.
         public var params: JSONObject
     }
 

@@ -2,17 +2,29 @@ public import SmartDeviceLink
 
 /// Why a driver action or emulator call could not be done.
 public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No app is registered to act on.
     case noAppRegistered
+    /// No registered app has this appID.
     case unknownApp(String)
+    /// The app has no command with this cmdID.
     case unknownCommand(Int)
+    /// No PerformInteraction is waiting for the driver.
     case noPendingInteraction
+    /// The open PerformInteraction offers no choice with this id.
     case unknownChoice(Int)
+    /// No soft button with this id is on the screen.
     case noAlertOrSoftButton(Int)
+    /// No PerformAudioPassThru is running.
     case noAudioPassThru
+    /// The app did not subscribe to this button.
     case notSubscribed(button: String)
+    /// Not a vehicle data item of the spec.
     case unknownVehicleData(String)
+    /// The emulator could not listen where it was asked to.
     case listenFailed(String)
+    /// The action or its parameters are wrong; the text says how.
     case invalidAction(String)
+    /// No keyboard is shown.
     case noKeyboard
 
     public var description: String {
@@ -37,14 +49,23 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Something the emulator did or saw, for logs and for tests to await.
 public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
+    /// A link was accepted (its description: "TCP 127.0.0.1:53012").
     case connectionOpened(connection: Int, description: String)
+    /// A link closed, and why.
     case connectionClosed(connection: Int, reason: String)
+    /// An app's RPC session started on a link, at this protocol version.
     case sessionStarted(connection: Int, sessionID: UInt8, protocolVersion: String)
+    /// RegisterAppInterface answered (SUCCESS, or why not).
     case appRegistered(appID: String, appName: String, sessionID: UInt8, resultCode: String)
+    /// An app left: UnregisterAppInterface, a dropped link, or the head unit's doing.
     case appUnregistered(appID: String, reason: String)
+    /// A request arrived (appID nil before registration).
     case rpcReceived(appID: String?, name: String, correlationID: Int32)
+    /// A request was answered with this result code.
     case rpcAnswered(appID: String?, name: String, correlationID: Int32, resultCode: String)
+    /// A notification went to an app.
     case notificationSent(appID: String, name: String, parameters: JSONObject)
+    /// Bytes that are not SDL arrived on a link.
     case malformed(connection: Int, reason: String)
     /// A phone was sent the AOA switch; its accessory arrival follows.
     case usbSwitched(device: String)
@@ -58,6 +79,7 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
     case secondaryAnnounced(sessionID: UInt8, address: String)
     /// Audio or video started (or ended) on a connection.
     case streamStarted(connection: Int, sessionID: UInt8, service: String)
+    /// See ``streamStarted(connection:sessionID:service:)``.
     case streamEnded(connection: Int, sessionID: UInt8, service: String, reason: String)
     /// A service was started protected: its frames are TLS records from now on.
     case serviceProtected(connection: Int, sessionID: UInt8, service: String)
@@ -130,13 +152,21 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// What the emulator knows about one registered app, at one moment.
 public struct AppSnapshot: Sendable, Hashable {
+    /// The `appID` it registered with.
     public var appID: String
+    /// The name it registered with.
     public var appName: String
+    /// Its RPC session.
     public var sessionID: UInt8
+    /// Whether it registered as a media app.
     public var isMedia: Bool
+    /// Its HMI level.
     public var hmiLevel: HMILevel
+    /// Its audio streaming state.
     public var audioStreamingState: AudioStreamingState
+    /// Its system context (MAIN, MENU, ALERT, ...).
     public var systemContext: SystemContext
+    /// Its video streaming state.
     public var videoStreamingState: VideoStreamingState
     /// The AddCommand requests in force, by cmdID.
     public var commands: [Int: AddCommand]
@@ -144,12 +174,17 @@ public struct AppSnapshot: Sendable, Hashable {
     public var submenus: [Int: AddSubMenu]
     /// The CreateInteractionChoiceSet requests in force, by interactionChoiceSetID.
     public var choiceSets: [Int: CreateInteractionChoiceSet]
+    /// The names of its files on the head unit.
     public var files: [String]
+    /// The vehicle data it subscribed to.
     public var vehicleSubscriptions: Set<String>
+    /// The buttons it subscribed to.
     public var buttonSubscriptions: Set<String>
     /// The fields of the last Show calls, merged.
     public var show: JSONObject
+    /// What SetGlobalProperties set, merged.
     public var globalProperties: JSONObject
+    /// The hash id given at registration, for resumption.
     public var hashID: String?
     /// The open menu: nil when closed, 0 for the top level, else the submenu's menuID.
     public var openMenuID: Int?
@@ -163,6 +198,7 @@ public struct AppSnapshot: Sendable, Hashable {
     /// ("maneuver"), the UpdateTurnList ("turnList") and the SendHapticData rects ("hapticRects").
     public var navigation: JSONObject = [:]
 
+    /// The snapshot as the control channel's `snapshot` writes it.
     public var json: JSONValue {
         return [
             "appID": .string(appID), "appName": .string(appName), "sessionID": .int(Int64(sessionID)),
@@ -187,6 +223,7 @@ public struct StreamSnapshot: Sendable, Hashable {
     public var runningOn: String?
     /// Payload bytes received on each link over the registration.
     public var bytesOnPrimary = 0
+    /// See ``bytesOnPrimary``.
     public var bytesOnSecondary = 0
     /// The file the stream is recorded to (see ``EmulatorConfiguration/recordingDirectory``).
     public var recording: String?
@@ -197,6 +234,7 @@ public struct StreamSnapshot: Sendable, Hashable {
     /// RTP video: access units received whole (marker bits).
     public var accessUnits: Int?
 
+    /// The stream as the control channel's `snapshot` writes it.
     public var json: JSONValue {
         ["runningOn": runningOn.map(JSONValue.string) ?? .null,
          "bytesOnPrimary": .int(Int64(bytesOnPrimary)), "bytesOnSecondary": .int(Int64(bytesOnSecondary)),
@@ -211,10 +249,13 @@ public struct EmulatorSnapshot: Sendable, Hashable {
     public var apps: [AppSnapshot]
     /// Current vehicle data values.
     public var vehicleData: JSONObject
+    /// Links open now.
     public var connections: Int
 
+    /// The app with this id, if registered.
     public func app(_ appID: String) -> AppSnapshot? { apps.first { $0.appID == appID } }
 
+    /// The snapshot as the control channel's `snapshot` writes it.
     public var json: JSONValue {
         ["apps": .array(apps.map(\.json)), "vehicleData": .object(vehicleData), "connections": .int(Int64(connections))]
     }

@@ -9,17 +9,22 @@ public struct MultipleTransports: Sendable, Hashable {
     /// SecondaryTransportForBluetooth, ForUSB, ForWiFi: the categories ("WiFi", "USB",
     /// "Bluetooth") offered beside a primary of that kind.
     public var forBluetooth: [String] = []
+    /// See ``forBluetooth``.
     public var forUSB: [String] = []
+    /// See ``forBluetooth``.
     public var forWiFi: [String] = []
     /// AudioServiceTransports, VideoServiceTransports: transport names (TCP_WIFI, AOA_USB,
     /// SPP_BLUETOOTH, IAP_USB...) allowed to carry the service, best first; empty allows all.
     /// Applied even when secondaries are off, as core does.
     public var audioServiceTransports: [String] = []
+    /// See ``audioServiceTransports``.
     public var videoServiceTransports: [String] = []
     /// The endpoint TransportEventUpdates announce; nil: the emulator's own TCP listener.
     public var host: String?
+    /// See ``host``.
     public var port: Int?
 
+    /// Core's defaults: off, every link allowed.
     public init() {}
 
     /// core's profile name of a link. An in-memory link stands for a USB cable to an Android

@@ -19,9 +19,12 @@ public import SmartDeviceLink
 ///
 /// Paths are read as given (relative to the working folder).
 public struct EmulatorSecurity: Sendable {
+    /// The certificate, key, CA, protocol and forced services of the head unit's side.
     public var protocolSecurity: SecurityConfiguration
+    /// RPCs whose functional group requires encryption.
     public var encryptionRequired: Set<String>
 
+    /// A security manager; no RPC requires encryption unless listed.
     public init(protocolSecurity: SecurityConfiguration, encryptionRequired: Set<String> = []) {
         self.protocolSecurity = protocolSecurity
         self.encryptionRequired = encryptionRequired

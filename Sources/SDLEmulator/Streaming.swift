@@ -144,7 +144,7 @@ extension HeadUnitEmulator {
     // MARK: - Touch
 
     /// Driver: the user touches the video screen: the OnTouchEvent sequence of a tap, double
-    /// tap, pan (from `at` to `to`) or pinch (around `at`, by `scale`); see ``TouchSequence``.
+    /// tap, pan (from `at` to `to`) or pinch (around `at`, by `scale`); see `TouchSequence`.
     public func touch(_ gesture: String, at point: (x: Int, y: Int)? = nil, to end: (x: Int, y: Int)? = nil, scale: Double = 2,
                       appID: String? = nil) async throws(EmulatorError) {
         let key = try resolve(appID)

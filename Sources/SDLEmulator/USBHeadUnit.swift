@@ -12,8 +12,8 @@ extension HeadUnitEmulator {
     ///     devices are always served.
     ///   - identity: the six AOA strings; the phone's SDL app filters on manufacturer, model
     ///     and version ("SDL", "Core", "1.0" by default, as core).
-    ///   - backend: the libusb seam (a new ``LibUSBBackend`` by default).
-    /// - Throws: a one-line ``TransportError`` when this machine cannot do USB at all.
+    ///   - backend: the libusb seam (a new `LibUSBBackend` by default).
+    /// - Throws: a one-line `TransportError` when this machine cannot do USB at all.
     public func serveUSB(phones: USBDeviceSelector?, identity: AOASwitcher.Identity = .sdlCore,
                          backend: (any USBBackend)? = nil) async throws(TransportError) {
         try identity.validate()
