@@ -10,8 +10,11 @@ public enum ConsoleLine: Sendable {
     case save(path: String)
     /// `driver activateApp`, `driver selectCommand cmdID=3`: against an emulator.
     case driver(DriverAction)
+    /// `help`: the commands and how to write a request.
     case help
+    /// `quit`: unregister and leave.
     case quit
+    /// A blank line.
     case empty
 }
 
@@ -23,8 +26,10 @@ public struct ConsoleInputError: Error, Sendable, CustomStringConvertible {
 /// The RPC console's language: parsing a line, completing the word being typed from the RPC
 /// spec (request names, parameter names, enum values), and writing a session as a scenario.
 public enum ConsoleLanguage {
+    /// The console's own words, beside the RPC names.
     public static let commands = ["help", "save", "quit", "driver"]
 
+    /// Reads one typed line; throws with what to type instead when it cannot be sent.
     public static func parse(_ line: String) throws(ConsoleInputError) -> ConsoleLine {
         let words = split(line)
         guard let first = words.first else { return .empty }
@@ -152,7 +157,9 @@ public enum ConsoleLanguage {
 
     /// What a console session did, for `save`.
     public enum Recorded: Sendable {
+        /// A request sent, and the result code it got (nil: no answer).
         case request(function: String, parameters: JSONObject, resultCode: String?)
+        /// A driver action performed.
         case driver(DriverAction)
     }
 

@@ -9,14 +9,23 @@ public import SmartDeviceLink
 /// `{"$range": [min, max]}` (`null` for an open end), `{"$oneOf": [a, b]}`, `{"$absent": true}`,
 /// `{"$any": true}` (present, any value). A string `"${name}"` stands for a captured variable.
 public indirect enum Matcher: Sendable {
+    /// Equal to this value (numbers by value).
     case equals(JSONValue)
+    /// An object whose listed keys match (others may be there).
     case subset([String: Matcher])
+    /// An array of the same length, element by element.
     case elements([Matcher])
+    /// A string matching this regular expression.
     case regex(String)
+    /// A number within the bounds, both included (nil: open).
     case range(min: Double?, max: Double?)
+    /// Equal to one of these.
     case oneOf([JSONValue])
+    /// The key is not there.
     case absent
+    /// The key is there, with any value.
     case present
+    /// Equal to the variable's value when matched.
     case variable(String)
 
     /// The operators a scenario may use.

@@ -4,13 +4,17 @@ import SDLEmulator
 
 /// A declarative test: which app registers, optional emulator settings, and the steps.
 public struct Scenario: Sendable {
+    /// The scenario's `name`, else its file name.
     public var name: String
+    /// The `description`, for reports.
     public var description: String?
+    /// The app that registers.
     public var app: AppDescription
     /// Emulator configuration, used only when running against the embedded emulator.
     public var emulator: JSONObject?
     /// Default time an expectation waits, in milliseconds.
     public var defaultTimeoutMS: Int
+    /// The steps, in order.
     public var steps: [Step]
     /// Where the scenario came from, for messages.
     public var source: String
@@ -23,14 +27,23 @@ public struct Scenario: Sendable {
 
 /// The app a scenario registers.
 public struct AppDescription: Sendable {
+    /// RegisterAppInterface's `appName`.
     public var appName: String
+    /// RegisterAppInterface's `appID` and `fullAppID`.
     public var appID: String
+    /// Whether it registers as a media app.
     public var isMedia: Bool
+    /// AppHMIType names (`DEFAULT`, `NAVIGATION`, ...).
     public var appTypes: [String]
+    /// The language it asks for (`EN-US`).
     public var language: String
+    /// The display language it asks for.
     public var hmiLanguage: String
+    /// Its spoken name, as one TEXT chunk.
     public var ttsName: String?
+    /// Its voice recognition synonyms.
     public var vrSynonyms: [String]?
+    /// Its short name (`ngnMediaScreenAppName`).
     public var shortName: String?
     /// Its certificate and key for protected services (the scenario's `app.security`).
     public var security: SecurityConfiguration?
@@ -70,6 +83,7 @@ public struct AppDescription: Sendable {
 
 /// One step of a scenario, with its location in the file for reports.
 public struct Step: Sendable {
+    /// What the step does.
     public var kind: Kind
     /// JSON path of the step, e.g. `steps[3]` or `steps[2].repeat.steps[0]`.
     public var path: String
@@ -81,6 +95,7 @@ public struct Step: Sendable {
     /// a later `expect {"response": ...}` checks it.
     public var background: Bool = false
 
+    /// Every kind of step the language has.
     public indirect enum Kind: Sendable {
         /// Send a request and check its response.
         case send(function: String, parameters: JSONObject, bulkFile: String?, expect: ResponseExpectation, timeoutMS: Int?)
@@ -91,7 +106,9 @@ public struct Step: Sendable {
         /// A high-level action, turned into RPCs; each gets `timeoutMS` for its response
         /// (the library's request timeout when nil).
         case action(Action, expect: ResponseExpectation, timeoutMS: Int? = nil)
+        /// Wait this long.
         case wait(milliseconds: Int)
+        /// Run `steps` this many times.
         case `repeat`(times: Int, steps: [Step])
         /// Ask the operator to do something on a real head unit.
         case prompt(message: String)
@@ -113,6 +130,7 @@ public struct Step: Sendable {
         case expectProtected(ProtectedExpectation)
     }
 
+    /// The step in a few words, for reports: its label, else what it does.
     public var summary: String {
         if let label { return label }
         switch kind {
@@ -144,7 +162,9 @@ public struct Step: Sendable {
 public struct ExecStep: Sendable {
     /// The program and its arguments; a string in the scenario runs through `/bin/sh -c`.
     public var arguments: [String]
+    /// How long the command may run before it is stopped, with everything it started.
     public var timeoutMS: Int
+    /// The exit code that passes (default 0).
     public var expectedExitCode: Int32
 
     var display: String { arguments.first == "/bin/sh" && arguments.count == 3 ? arguments[2] : arguments.joined(separator: " ") }
@@ -154,8 +174,9 @@ public struct ExecStep: Sendable {
 public struct StreamStep: Sendable {
     /// "audio" or "video".
     public var service: String
+    /// How many bytes to send.
     public var bytes: Int
-    /// Bytes per ``SDLManager/sendServiceData(_:on:)`` call.
+    /// Bytes per `SDLManager.sendServiceData(_:on:)` call.
     public var chunkSize: Int
     /// End the service after the data.
     public var end: Bool
@@ -168,7 +189,9 @@ public struct StreamStep: Sendable {
 /// `{"protect": ...}`: a service started protected; `refusal` (a part of the head unit's
 /// reason) when the head unit must refuse, or start audio or video unprotected.
 public struct ProtectStep: Sendable {
+    /// The service to start protected: RPC, audio or video.
     public var service: ServiceType
+    /// A part of the reason the head unit must give for refusing; nil: it must not refuse.
     public var refusal: String?
 
     /// "rpc", "audio" or "video".
@@ -177,12 +200,15 @@ public struct ProtectStep: Sendable {
 
 /// `{"expect": {"protected": "rpc"}}`.
 public struct ProtectedExpectation: Sendable {
+    /// The service: RPC, audio or video.
     public var service: ServiceType
+    /// Whether it must run protected (waited for) or unprotected (checked at once).
     public var protected: Bool
+    /// How long to wait, in milliseconds (nil: the scenario default).
     public var withinMS: Int?
 }
 
-/// An expected transport event (``TransportEvent``), in the order they happen.
+/// An expected transport event (`TransportEvent`), in the order they happen.
 public struct TransportExpectation: Sendable {
     /// The event's name, e.g. "secondaryRegistered".
     public var event: String
@@ -190,8 +216,10 @@ public struct TransportExpectation: Sendable {
     public var service: String?
     /// For serviceMoved: "primary" or "secondary".
     public var to: String?
+    /// How long to wait, in milliseconds (nil: the scenario default).
     public var withinMS: Int?
 
+    /// The expectation in a few words, for reports.
     public var summary: String {
         [event, service, to.map { "to \($0)" }].compactMap { $0 }.joined(separator: " ")
     }
@@ -214,8 +242,11 @@ extension StreamStep {
     static func name(_ service: ServiceType) -> String { service == .audio ? "audio" : "video" }
 }
 
+/// How several expected messages must arrive.
 public enum ExpectationOrder: String, Sendable {
+    /// In the order listed (`expectInOrder`).
     case inOrder = "in order"
+    /// In any order (`expectAnyOrder`).
     case anyOrder = "any order"
 }
 
@@ -223,30 +254,50 @@ public enum ExpectationOrder: String, Sendable {
 public struct ResponseExpectation: Sendable {
     /// Accepted result codes; nil means "success must be true".
     public var resultCodes: [String]?
+    /// The `success` the response must have; nil: not checked.
     public var success: Bool?
+    /// What the response's parameters must match.
     public var parameters: Matcher?
 
+    /// Any response with `success: true`.
     public static let succeeds = ResponseExpectation(resultCodes: nil, success: true, parameters: nil)
 }
 
 /// An expected message from the head unit.
 public struct MessageExpectation: Sendable {
     /// `hmi`: a message the head unit's HMI was sent (`UI.Show`), not one the app received.
-    public enum Kind: String, Sendable { case notification, response, hmi }
+    public enum Kind: String, Sendable {
+        /// A notification from the head unit.
+        case notification
+        /// The response to a request sent in the background.
+        case response
+        /// A message the head unit's HMI was sent.
+        case hmi
+    }
+    /// A notification, a response or an HMI message.
     public var kind: Kind
+    /// Its function name (`OnHMIStatus`, `UI.Show`).
     public var function: String
+    /// What its parameters must match; nil: anything.
     public var parameters: Matcher?
+    /// How many must come.
     public var count: Count
     /// How long to wait, in milliseconds (nil: the scenario default).
     public var withinMS: Int?
+    /// Values to keep for later steps: variable → parameter path.
     public var captures: [String: String]
 
+    /// How many matching messages an expectation wants.
     public enum Count: Sendable, Equatable {
+        /// At least this many.
         case atLeast(Int)
+        /// Exactly this many, no more within the time.
         case exactly(Int)
+        /// None within the time.
         case never
     }
 
+    /// The expectation in a few words, for reports.
     public var summary: String {
         var text = function
         switch count {
@@ -261,18 +312,28 @@ public struct MessageExpectation: Sendable {
 
 /// High-level actions.
 public enum Action: Sendable {
+    /// One Show with these fields (text, graphics, template, soft buttons).
     case show(JSONObject)
+    /// The menu manager's menu.
     case menu([MenuItem])
+    /// One Alert with these fields.
     case alert(JSONObject)
+    /// One SubscribeVehicleData for these names.
     case subscribeVehicleData([String])
+    /// One UnsubscribeVehicleData for these names.
     case unsubscribeVehicleData([String])
+    /// One GetVehicleData for these names.
     case getVehicleData([String])
+    /// A recording through the audio pass-thru manager, into a WAV file.
     case audioPassThru(AudioPassThruAction)
+    /// An upload through the file manager.
     case putFile(PutFileAction)
+    /// One SetAppIcon naming a file already on the head unit.
     case setAppIcon(String)
     /// ShowConstantTBT: `{"text", "secondaryText", "distance", "eta", "totalDistance"}`.
     case showManeuver(JSONObject)
 
+    /// The action in a few words, for reports.
     public var summary: String {
         switch self {
         case .show: return "show"
@@ -289,38 +350,55 @@ public enum Action: Sendable {
     }
 }
 
+/// One cell of a `menu` step.
 public struct MenuItem: Sendable {
     /// Ids are the menu manager's; the scenario refers to a cell as `${menu.<title>}`.
     public var title: String
+    /// Its voice commands.
     public var voiceCommands: [String]?
     /// Non-empty for a submenu.
     public var items: [MenuItem]?
 }
 
+/// An `audioPassThru` step: what to record and where.
 public struct AudioPassThruAction: Sendable {
     /// Where the WAV file goes: beside the scenario, unless the run has an output directory.
     public var file: String
     /// The file as the scenario names it, for the run's output directory.
     public var fileAsWritten: String
+    /// How long the head unit records at most, in milliseconds.
     public var maxDurationMS: Int
+    /// The sampling rate asked for (`16KHZ`).
     public var samplingRate: String
+    /// The sample size asked for (`16_BIT`).
     public var bitsPerSample: String
+    /// Lines shown while recording.
     public var text: [String]
+    /// Spoken before recording.
     public var prompt: String?
 }
 
+/// A `putFile` step: which file, and under what name.
 public struct PutFileAction: Sendable {
+    /// The file on this machine.
     public var path: String
+    /// Its name on the head unit.
     public var name: String
+    /// Its FileType (`GRAPHIC_PNG`).
     public var fileType: String
+    /// Whether it outlives the app's session on the head unit.
     public var persistent: Bool
+    /// Bytes per PutFile; nil: the file manager's.
     public var chunkSize: Int?
 }
 
 /// An action of the emulator's driver: name and arguments.
 public struct DriverAction: Sendable {
+    /// The action's name (`selectCommand`).
     public var name: String
+    /// Its parameters (`{"cmdID": 5}`).
     public var arguments: JSONObject
+    /// An action, with no parameters unless given.
     public init(name: String, arguments: JSONObject = [:]) {
         self.name = name
         self.arguments = arguments
@@ -335,7 +413,7 @@ public struct DriverAction: Sendable {
     public static var bareNames: [String] { HeadUnitEmulator.driverActions.filter { !$0.controlOnly && $0.canBeBare }.map(\.name) }
 }
 
-/// A file streamed through the library's ``StreamingMediaManager``.
+/// A file streamed through the library's `StreamingMediaManager`.
 public enum MediaStep: Sendable {
     /// An H.264 Annex-B file at `fps` (or `timestampsMS`), for `durationMS` (looping) or once,
     /// as RAW or RTP (nil: the first the head unit lists).
@@ -355,7 +433,7 @@ public enum MediaStep: Sendable {
 
 /// `{"expect": {"stream": "video", "state": "streaming"}}` or `{"expect": {"gesture": "pinch"}}`.
 public enum MediaExpectation: Sendable {
-    /// The stream reaches this ``StreamState`` name (stopped, waitingForHMI, starting, streaming, refused).
+    /// The stream reaches this `StreamState` name (stopped, waitingForHMI, starting, streaming, refused).
     case stream(service: String, state: String, withinMS: Int?)
     /// The app recognised this gesture; "pinch" and "pan" match any of their events.
     case gesture(name: String, withinMS: Int?)

@@ -4,8 +4,11 @@ import Foundation
 /// One problem in a scenario file: where (a JSON path such as `steps[2].params.mainField1`),
 /// what is wrong, and a suggestion when a name looks misspelt.
 public struct ScenarioIssue: Sendable, Equatable, CustomStringConvertible {
+    /// Where in the file, as a JSON path.
     public var path: String
+    /// What is wrong, with a suggestion where a name looks misspelt.
     public var message: String
+    /// An issue at `path`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message
@@ -15,7 +18,9 @@ public struct ScenarioIssue: Sendable, Equatable, CustomStringConvertible {
 
 /// A scenario that cannot run, with every problem found.
 public struct ScenarioError: Error, Sendable, CustomStringConvertible {
+    /// The file, or what stood for it.
     public var source: String
+    /// Every problem found, in the file's order.
     public var issues: [ScenarioIssue]
     public var description: String {
         issues.map { "\(source): \($0)" }.joined(separator: "\n")

@@ -10,6 +10,7 @@ public enum ScenarioSchema {
         "[" + names.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
     }
 
+    /// The scenario language's JSON Schema (`sdl-run schema`, `examples/scenario.schema.json`).
     public static let text = #"""
 {
   "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -13,9 +13,11 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
     /// Put before every line, so scenarios run in parallel can be told apart.
     private let prefix: String
 
+    /// A reporter that writes to `output`.
     /// - Parameters:
     ///   - verbose: also print each message's JSON.
     ///   - color: nil decides by whether standard output is a terminal.
+    ///   - output: where the log goes.
     public init(verbose: Bool = false, color: Bool? = nil, output: FileHandle = .standardOutput) {
         self.verbose = verbose
         let isTerminal = isatty(output.fileDescriptor) == 1
@@ -62,16 +64,19 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
         paint(String(format: "%8.1f ms", ms), .dim)
     }
 
+    /// Prints the scenario's first line: its name, file and target.
     public func started(_ scenario: Scenario, target: String) {
         write(paint("▶ \(scenario.name)", .bold) + paint("  (\(scenario.source) on \(target))", .dim))
     }
 
+    /// Prints a request or notification sent.
     public func sent(_ message: SentMessage) {
         var line = "\(time(message.timeMS))  " + paint("→ \(message.function)", .request)
         if verbose { line += " " + JSONValue.object(message.parameters).description }
         write(line)
     }
 
+    /// Prints a message from the head unit.
     public func received(_ message: LoggedMessage) {
         let envelope = message.envelope
         var line = time(message.timeMS) + "  "
@@ -97,11 +102,13 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
         write(time(event.timeMS) + "  " + paint("⇄ \(event.entry)", .notification))
     }
 
+    /// Prints a note of the run (an upload's progress, a stream's summary).
     public func progress(_ text: String) {
         guard progressOnTerminal || verbose else { return }
         write("            " + paint(text, .dim))
     }
 
+    /// Prints a step's verdict, with why it failed.
     public func finished(_ step: StepResult) {
         let mark: String
         switch step.status {
@@ -116,6 +123,7 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
         write(line)
     }
 
+    /// Prints the scenario's verdict line.
     public func finished(_ result: ScenarioResult) {
         let counts = Dictionary(grouping: result.steps, by: \.status).mapValues(\.count)
         let summary = "\(counts[.passed] ?? 0) passed, \(counts[.failed] ?? 0) failed, \(counts[.skipped] ?? 0) skipped"

@@ -28,6 +28,7 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
     /// Multi-frame messages being put together, per scenario, link and direction.
     private var reassemblers: [String: FrameReassembler] = [:]
 
+    /// A trace at `path` (replaced); `fullBytes` keeps every frame's bytes (`--trace-bytes`).
     public init(path: String, fullBytes: Bool = false) throws {
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         guard let handle = FileHandle(forWritingAtPath: path) else {
@@ -57,6 +58,7 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
         handle.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
     }
 
+    /// Writes what is buffered and closes the file.
     public func close() {
         lock.lock(); defer { lock.unlock() }
         try? handle.close()

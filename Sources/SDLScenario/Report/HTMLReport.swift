@@ -10,6 +10,7 @@ public import SmartDeviceLink
 /// The page carries the run as the `--json` document and draws it with a little plain
 /// JavaScript, so the file is the data and the picture at once.
 public enum HTMLReportWriter {
+    /// The page for these results.
     public static func document(_ results: [ScenarioResult]) -> String {
         document(run: JSONResultWriter.document(results, fineTimes: true),
                  title: results.count == 1 ? results[0].name : "\(results.count) scenarios", summary: results.summaryLine)
@@ -54,6 +55,7 @@ public enum HTMLReportWriter {
         """
     }
 
+    /// Writes the page for these results to `path`.
     public static func write(_ results: [ScenarioResult], to path: String) throws {
         try Data(document(results).utf8).write(to: URL(fileURLWithPath: path))
     }

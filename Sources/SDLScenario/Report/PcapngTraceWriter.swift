@@ -7,6 +7,7 @@ public protocol TraceWriter: AnyObject, Sendable {
     func record(_ event: FrameTraceEvent, scenario: String)
     /// A driver action performed between the frames.
     func record(driver action: DriverAction, scenario: String)
+    /// Writes what is buffered and closes the file.
     func close()
 }
 
@@ -15,7 +16,10 @@ public protocol TraceWriter: AnyObject, Sendable {
 public final class TraceFiles: TraceWriter {
     private let writers: [any TraceWriter]
 
-    /// - Parameter fullBytes: JSON-lines traces also keep every frame's bytes (`--trace-bytes`).
+    /// The trace files at `paths`, each in the format its name says.
+    /// - Parameters:
+    ///   - paths: the files, each replaced.
+    ///   - fullBytes: JSON-lines traces also keep every frame's bytes (`--trace-bytes`).
     public init(paths: [String], fullBytes: Bool = false) throws {
         writers = try paths.map { path -> any TraceWriter in
             path.hasSuffix(".pcapng") ? try PcapngTraceWriter(path: path) : try FrameTraceWriter(path: path, fullBytes: fullBytes)
@@ -24,6 +28,7 @@ public final class TraceFiles: TraceWriter {
 
     public func record(_ event: FrameTraceEvent, scenario: String) { writers.forEach { $0.record(event, scenario: scenario) } }
     public func record(driver action: DriverAction, scenario: String) { writers.forEach { $0.record(driver: action, scenario: scenario) } }
+    /// Closes every file.
     public func close() { writers.forEach { $0.close() } }
 }
 
@@ -59,6 +64,7 @@ public final class PcapngTraceWriter: TraceWriter, @unchecked Sendable {
     static let headUnitPort: UInt16 = 12345
     static let segmentLimit = 60_000
 
+    /// A capture at `path` (replaced).
     public init(path: String) throws {
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         guard let handle = FileHandle(forWritingAtPath: path) else {
@@ -93,6 +99,7 @@ public final class PcapngTraceWriter: TraceWriter, @unchecked Sendable {
     /// Driver actions are in the JSON-lines trace; a packet capture has frames only.
     public func record(driver action: DriverAction, scenario: String) {}
 
+    /// Writes what is buffered and closes the file.
     public func close() {
         lock.lock(); defer { lock.unlock() }
         try? handle.close()

@@ -3,8 +3,11 @@ public import SmartDeviceLink
 
 /// `--json FILE`: the full result of every scenario.
 public enum JSONResultWriter {
-    /// - Parameter fineTimes: times to a hundredth of a millisecond instead of whole ones
-    ///   (the HTML report orders messages by them).
+    /// The document for these results.
+    /// - Parameters:
+    ///   - results: the scenarios' results.
+    ///   - fineTimes: times to a hundredth of a millisecond instead of whole ones
+    ///     (the HTML report orders messages by them).
     public static func document(_ results: [ScenarioResult], fineTimes: Bool = false) -> JSONValue {
         let passed = results.filter { $0.status == .passed }.count
         return [
@@ -53,6 +56,7 @@ public enum JSONResultWriter {
         return .object(object)
     }
 
+    /// Writes the document for these results to `path`.
     public static func write(_ results: [ScenarioResult], to path: String) throws {
         try Data(document(results).serializedBytes()).write(to: URL(fileURLWithPath: path))
     }
@@ -60,6 +64,7 @@ public enum JSONResultWriter {
 
 /// `--junit FILE`: JUnit XML, a scenario per `<testsuite>`, a step per `<testcase>`.
 public enum JUnitWriter {
+    /// The JUnit XML for these results.
     public static func document(_ results: [ScenarioResult]) -> String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         // A run that never got to its steps (could not connect, invalid) is one test in error;
@@ -139,6 +144,7 @@ public enum JUnitWriter {
         return out
     }
 
+    /// Writes the JUnit XML for these results to `path`.
     public static func write(_ results: [ScenarioResult], to path: String) throws {
         try Data(document(results).utf8).write(to: URL(fileURLWithPath: path))
     }

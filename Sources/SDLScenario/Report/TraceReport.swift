@@ -6,6 +6,7 @@ public import SmartDeviceLink
 /// of the `--json` document. A trace has no steps and no verdicts; what it adds is the
 /// protocol's own messages (StartService, its ACK) and which link each went over.
 public enum TraceReport {
+    /// Why a trace could not be read as a report.
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public var description: String
     }

@@ -4,7 +4,7 @@ public import SmartDeviceLink
 /// steps run on the embedded emulator and on a real sdl_core, step by step.
 ///
 /// It lines up everything the app received in the two runs (responses with their result
-/// codes, notifications, in order; see ``messageDifferences(_:_:)``) and reports, under the
+/// codes, notifications, in order) and reports, under the
 /// step each came in, a step whose verdict differs, a message one head unit sent and the other
 /// did not, and parameters that differ in messages both sent. Values that differ on every run
 /// (hash ids, correlation ids) are left out.
@@ -21,14 +21,19 @@ public struct ScenarioComparison: Sendable {
     public struct Difference: Sendable, Equatable {
         /// The step's JSON path, or "registration" for what came before the first step.
         public var step: String
+        /// The step in a few words.
         public var summary: String
         /// What was different, e.g. "AddCommand: resultCode SUCCESS ≠ DUPLICATE_NAME".
         public var detail: String
     }
 
+    /// The scenario's name.
     public var scenario: String
+    /// The run on the first head unit (the emulator, for `sdl-run compare`).
     public var left: ScenarioResult
+    /// The run on the second head unit (sdl_core).
     public var right: ScenarioResult
+    /// Where the two answered differently, in step order.
     public var differences: [Difference]
     /// Steps that ran on one side only because the other cannot run them (a secondary
     /// transport over a TCP primary), each with the reason the side that skipped gave: not
@@ -38,6 +43,7 @@ public struct ScenarioComparison: Sendable {
     /// Parameters whose values differ from run to run on any head unit.
     static let volatileKeys: Set<String> = ["hashID", "correlationID", "fullAppID", "appID", "spaceAvailable"]
 
+    /// Compares two runs of one scenario, leaving out the aspects in `ignored`.
     public init(left: ScenarioResult, right: ScenarioResult, ignoring ignored: Set<Aspect> = []) {
         self.scenario = left.name
         self.left = left

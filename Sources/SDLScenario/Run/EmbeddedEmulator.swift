@@ -77,6 +77,7 @@ public actor ControlChannelClient {
     private var closed = false
     private var waiter: CheckedContinuation<Void, Never>?
 
+    /// Connects to the control channel at `endpoint` (`HOST:PORT`).
     public init(endpoint: String) async throws {
         socket = try TCPTransport(endpoint: endpoint, connectTimeout: .seconds(5))
         try await socket.open()
@@ -95,6 +96,7 @@ public actor ControlChannelClient {
         waiter = nil
     }
 
+    /// Sends one command and returns the emulator's answer line.
     public func send(_ command: JSONObject) async throws -> JSONObject {
         try await socket.send(JSONValue.object(command).serializedBytes() + [0x0A])
         while true {
@@ -108,11 +110,12 @@ public actor ControlChannelClient {
         }
     }
 
+    /// Closes the connection.
     public func close() async { await socket.close() }
 }
 
 extension DriverAction {
-    /// The arguments under the names of the action's parameters (``DriverActionSpec``): the
+    /// The arguments under the names of the action's parameters (`DriverActionSpec`): the
     /// short form's value under its parameter (`{"typeOnKeyboard": "Ber"}` → text), a soft
     /// button's `id` as `softButtonID`, and setVehicleData's bare values under `values`.
     public var namedArguments: JSONObject {
@@ -130,7 +133,7 @@ extension DriverAction {
 }
 
 extension HeadUnitEmulator {
-    /// What this emulator's HMI is sent from now on (``HMIView``), as scenario HMI messages.
+    /// What this emulator's HMI is sent from now on (`HMIView`), as scenario HMI messages.
     func hmiMessages() -> AsyncStream<HMIMessage> {
         let events = events()
         return AsyncStream { continuation in
@@ -178,6 +181,7 @@ extension ControlCommandDriver {
 
 /// A driver step the emulator could not perform.
 public struct DriverError: Error, CustomStringConvertible {
+    /// What the emulator said.
     public var message: String
     public var description: String { message }
 }

@@ -2,11 +2,14 @@ public import SmartDeviceLink
 
 /// Something the head unit sent or the links did, with its place in the run.
 public struct Logged<Entry: Sendable>: Sendable {
+    /// Its place in the log, from 0.
     public var index: Int
     /// Milliseconds since the scenario started.
     public var timeMS: Double
+    /// What was logged.
     public var entry: Entry
 
+    /// An entry at `index`, `timeMS` into the scenario.
     public init(index: Int, timeMS: Double, entry: Entry) {
         (self.index, self.timeMS, self.entry) = (index, timeMS, entry)
     }
@@ -16,6 +19,7 @@ public struct Logged<Entry: Sendable>: Sendable {
 public typealias LoggedMessage = Logged<RPCEnvelope>
 
 extension Logged where Entry == RPCEnvelope {
+    /// The message.
     public var envelope: RPCEnvelope { entry }
 }
 

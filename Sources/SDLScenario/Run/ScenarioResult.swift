@@ -3,15 +3,26 @@ public import SmartDeviceLink
 
 /// The outcome of one step.
 public struct StepResult: Sendable {
-    public enum Status: String, Sendable { case passed, failed, skipped }
+    /// What became of the step.
+    public enum Status: String, Sendable {
+        /// It did what it should, and what came was what was expected.
+        case passed
+        /// It could not be done, or what came was not what was expected (``StepResult/message`` says).
+        case failed
+        /// It was not run: an earlier step failed, or it needs what this head unit cannot do.
+        case skipped
+    }
     /// JSON path of the step in the file (with `#n` for the n-th repetition).
     public var path: String
+    /// The step in a few words (its label, else what it does).
     public var summary: String
+    /// Passed, failed or skipped.
     public var status: Status
     /// Why it failed or was skipped.
     public var message: String?
     /// Milliseconds since the scenario started.
     public var startMS: Double
+    /// How long it took, in milliseconds.
     public var durationMS: Double
     /// What an `exec` step's command printed (stdout and stderr).
     public var output: String?
@@ -19,7 +30,9 @@ public struct StepResult: Sendable {
 
 /// The outcome of a scenario.
 public struct ScenarioResult: Sendable {
+    /// What became of the scenario; each has its exit code.
     public enum Status: String, Sendable {
+        /// No step failed.
         case passed
         /// A step failed.
         case failed
@@ -39,13 +52,19 @@ public struct ScenarioResult: Sendable {
         }
     }
 
+    /// The scenario's name.
     public var name: String
+    /// Its file.
     public var source: String
+    /// Where it ran ("embedded emulator", "TCP 10.0.0.5:12345").
     public var target: String
+    /// Passed, failed, invalid or could not connect.
     public var status: Status
     /// For `invalid` and `connectionFailed`: what went wrong.
     public var message: String?
+    /// Each step's outcome, in order.
     public var steps: [StepResult]
+    /// How long the run took, in milliseconds.
     public var durationMS: Double
     /// Every message received from the head unit.
     public var messages: [LoggedMessage]
@@ -81,11 +100,16 @@ extension [ScenarioResult] {
 
 /// A request or notification the scenario sent.
 public struct SentMessage: Sendable {
+    /// Milliseconds since the scenario started.
     public var timeMS: Double
+    /// The function name.
     public var function: String
+    /// A request's correlation id; nil for a notification.
     public var correlationID: Int32?
+    /// The parameters as sent.
     public var parameters: JSONObject
 
+    /// A message sent `timeMS` into the scenario.
     public init(timeMS: Double, function: String, correlationID: Int32?, parameters: JSONObject) {
         (self.timeMS, self.function, self.correlationID, self.parameters) = (timeMS, function, correlationID, parameters)
     }

@@ -22,13 +22,16 @@ extension ScenarioDriver {
 }
 
 /// A request or notification the head unit's HMI was sent (by sdl_core, or what the
-/// emulator's ``HMIView`` says core would have sent).
+/// emulator's `HMIView` says core would have sent).
 public struct HMIMessage: Sendable {
     /// `Interface.Function`, e.g. `UI.Show`.
     public var method: String
+    /// The message's parameters.
     public var params: JSONObject
+    /// Whether it is a request (else a notification).
     public var isRequest: Bool
 
+    /// A message, request or notification as `isRequest` says.
     public init(method: String, params: JSONObject, isRequest: Bool) {
         (self.method, self.params, self.isRequest) = (method, params, isRequest)
     }
@@ -51,12 +54,14 @@ public struct ScenarioTarget: Sendable {
     public var name: String
     /// Makes an unopened transport to the head unit (again on every reconnect).
     public var makeTransport: @Sendable () throws -> any SDLTransport
+    /// Who performs driver steps; nil: a real head unit, where an operator does.
     public var driver: (any ScenarioDriver)?
     /// Called when the run ends (e.g. to stop an embedded emulator).
     public var finish: @Sendable () async -> Void
     /// How long the head unit may take to accept the app: StartService, then RegisterAppInterface.
     public var registrationTimeout: Duration = .seconds(20)
 
+    /// A target reached through `makeTransport`.
     public init(name: String, makeTransport: @escaping @Sendable () throws -> any SDLTransport,
                 driver: (any ScenarioDriver)? = nil, finish: @escaping @Sendable () async -> Void = {}) {
         self.name = name
@@ -78,13 +83,19 @@ public enum PromptPolicy: String, Sendable, CaseIterable {
 
 /// Receives a run's progress as it happens (the console log).
 public protocol ScenarioReporter: Sendable {
+    /// A scenario starts on `target`.
     func started(_ scenario: Scenario, target: String)
+    /// The app sent a request or notification.
     func sent(_ message: SentMessage)
+    /// A message came from the head unit.
     func received(_ message: LoggedMessage)
     /// A transport event: the secondary registered or lost, a service moved.
     func transport(_ event: Logged<TransportEvent>)
+    /// A step ended.
     func finished(_ step: StepResult)
+    /// Something worth saying during a step (an upload's progress).
     func progress(_ text: String)
+    /// The scenario ended.
     func finished(_ result: ScenarioResult)
 }
 
@@ -96,9 +107,11 @@ extension ScenarioReporter {
 public struct ScenarioRunner: Sendable {
     /// Why a step after a failed one did not run (a comparison tells it from a step one head unit cannot run).
     static let earlierStepFailed = "not run: an earlier step failed"
+    /// What `prompt` steps do: ask, skip or fail.
     public var promptPolicy: PromptPolicy
     /// Where the files a scenario writes go (`sdl-run --output-dir`); nil: beside the scenario.
     public var outputDirectory: String?
+    /// Receives the run's progress (the console log); nil: nothing is printed.
     public var reporter: (any ScenarioReporter)?
     /// Receives every frame (for `--trace`).
     public var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
@@ -115,6 +128,7 @@ public struct ScenarioRunner: Sendable {
     /// (`--driver-command selectCommand=./robot-tap.sh`): action name → command line.
     public var driverCommands: [String: String] = [:]
 
+    /// A runner; the other options are set on the value.
     public init(promptPolicy: PromptPolicy = .ask, reporter: (any ScenarioReporter)? = nil,
                 frameObserver: (@Sendable (FrameTraceEvent) -> Void)? = nil) {
         self.promptPolicy = promptPolicy
@@ -138,6 +152,7 @@ public struct ScenarioRunner: Sendable {
         return result
     }
 
+    /// Connects to `target`, registers the scenario's app, runs every step and unregisters; never throws, the result says what happened.
     public func run(_ scenario: Scenario, on target: ScenarioTarget) async -> ScenarioResult {
         let start = ContinuousClock.now
         let startedAt = Date()

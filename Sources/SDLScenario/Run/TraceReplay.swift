@@ -7,6 +7,7 @@ public struct TracingDriver: ScenarioDriver {
     let writer: any TraceWriter
     let scenario: String
 
+    /// Performs `inner`'s actions, recording each in `writer` first.
     public init(_ inner: any ScenarioDriver, writer: any TraceWriter, scenario: String) {
         self.inner = inner
         self.writer = writer
@@ -34,7 +35,9 @@ public struct TracingDriver: ScenarioDriver {
 public struct TraceReplay: Sendable {
     /// One step of the recording.
     public enum Event: Sendable {
+        /// A request the app sent, with its bulk data.
         case request(function: String, functionID: UInt32, correlationID: Int32, parameters: JSONObject, bulkData: [UInt8])
+        /// A driver action performed.
         case driver(DriverAction)
         /// The recorded response to `correlationID` had arrived at this point.
         case responseArrived(correlationID: Int32, resultCode: String)
@@ -44,13 +47,19 @@ public struct TraceReplay: Sendable {
 
     /// The outcome of one replayed request.
     public struct Comparison: Sendable {
+        /// The request's name.
         public var function: String
+        /// The result code in the recording.
         public var recorded: String
+        /// The result code now.
         public var replayed: String
+        /// Whether the two are the same.
         public var matches: Bool { recorded == replayed }
     }
 
+    /// The recorded scenario's name.
     public let scenario: String
+    /// What the recording holds, in order.
     public let events: [Event]
 
     /// Why a trace cannot be replayed.

@@ -62,6 +62,7 @@ public final class TLSSession: @unchecked Sendable {
     private let lock = NSLock()
     private let tls: OpaquePointer
 
+    /// A session of this side's role, before its handshake.
     /// - Parameters:
     ///   - role: the app is the server, the head unit the client.
     ///   - identity: this side's certificate and key (a client may have none).

@@ -86,6 +86,7 @@ public actor SDLFileManager {
     public private(set) var pacing: UploadPacing
     private var pacer: RequestPacer
 
+    /// A file manager that uploads over `channel`.
     /// - Parameters:
     ///   - channel: where the PutFiles go (an ``SDLManager`` or a connection).
     ///   - chunkSize: data bytes per PutFile; by default what fits one frame of the

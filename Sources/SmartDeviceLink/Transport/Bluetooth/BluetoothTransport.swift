@@ -56,6 +56,7 @@ public final class BluetoothTransport: SDLTransport {
     /// The connected socket under this link, for the driver's direct writes.
     var socket: StreamSocketTransport { link }
 
+    /// An RFCOMM link, not yet open.
     /// - Parameters:
     ///   - mode: publish the SDL service and wait for the head unit, or connect to it.
     ///   - connector: the step that yields a connected socket; BlueZ by default.

@@ -81,6 +81,7 @@ public final class USBGadgetTransport: SDLTransport {
         try GadgetConfigFS(paths: paths).controller(named: wanted)
     }
 
+    /// The board's USB gadget as a link, not yet made.
     /// - Parameters:
     ///   - options: which controller, how long to wait for the head unit, the identity to start in.
     ///   - endpoints: the FunctionFS files; the kernel's by default, a test's stand-in otherwise.

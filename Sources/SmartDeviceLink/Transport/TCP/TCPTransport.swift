@@ -139,6 +139,7 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
+    /// Reads an address as `--tcp` and `--listen` take it.
     /// - Parameters:
     ///   - text: "HOST:PORT", "[IPv6]:PORT", "HOST" or "PORT".
     ///   - defaultPort: the port of a text without one; nil makes the port required.
