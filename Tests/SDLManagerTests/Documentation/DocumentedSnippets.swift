@@ -1,10 +1,27 @@
 import Foundation
+import SDLEmulator
 import SmartDeviceLink
+import Testing
 
 // The Swift examples of README.md, docs/*.md and the DocC articles, line for line, so that
 // the compiler checks them against the API: DocsTests fails when a guide's `swift` block is
-// not found here, and this file fails to build when an example no longer compiles. Never
-// called; what the examples do is tested where each manager is.
+// not found here, and this file fails to build when an example no longer compiles. The
+// examples that need a car are never called (what they do is tested where each manager is);
+// the testing article's example is a test, and runs.
+
+@Test func showsHello() async throws {
+    let headUnit = HeadUnitEmulator()
+    let port = try await headUnit.listen(port: 0)
+    let manager = SDLManager(configuration: SDLConfiguration(
+        appName: "Hello", appID: "hello-0001", transports: [.tcp(host: "127.0.0.1", port: port)]))
+    try await manager.start()
+    try await headUnit.activateApp()
+    _ = await manager.firstNonNoneHMILevel()
+    try await manager.screenManager.textAndGraphics.update { $0.textField1 = "Hello" }
+    #expect(await headUnit.snapshot().app("hello-0001")?.show["mainField1"] == "Hello")
+    await manager.stop()
+    await headUnit.stop()
+}
 
 /// What an app's own lock screen could be, for the managers guide's example.
 private protocol LockScreenView {
