@@ -11,35 +11,47 @@ import Testing
 /// emulator.
 @Suite("the documents' runnable blocks")
 struct DocsTests {
+    /// A fenced block of a document: where it starts, its language, and whether the line
+    /// before it marks it `<!-- runnable -->`.
     struct Block: Sendable, CustomStringConvertible {
         var file: String
         var line: Int
         var language: String
         var text: String
+        var runnable: Bool
         var description: String { "\(file):\(line)" }
     }
 
     static let root = CommandRunner.packageRoot
 
-    static let blocks: [Block] = {
-        let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
-        let files = ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
-        return files.flatMap { file -> [Block] in
-            guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { return [] }
-            let lines = text.components(separatedBy: "\n")
-            var found: [Block] = []
-            var index = 0
-            while index < lines.count - 1 {
-                defer { index += 1 }
-                guard lines[index].trimmingCharacters(in: .whitespaces) == "<!-- runnable -->", lines[index + 1].hasPrefix("```") else { continue }
-                let language = String(lines[index + 1].dropFirst(3))
-                guard let end = lines[(index + 2)...].firstIndex(where: { $0.hasPrefix("```") }) else { continue }
-                found.append(Block(file: file, line: index + 2, language: language, text: lines[(index + 2)..<end].joined(separator: "\n")))
-                index = end
-            }
-            return found
+    /// The documents whose blocks are checked: the README, the guides and the DocC articles.
+    static let documents: [String] = {
+        func markdown(in folder: String) -> [String] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+            return names.filter { $0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
         }
+        return ["README.md"] + markdown(in: "docs") + markdown(in: "Sources/SmartDeviceLink/SmartDeviceLink.docc")
     }()
+
+    /// Every fenced block of every document.
+    static let allBlocks: [Block] = documents.flatMap { file -> [Block] in
+        guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { return [] }
+        let lines = text.components(separatedBy: "\n")
+        var found: [Block] = []
+        var index = 0
+        while index < lines.count {
+            defer { index += 1 }
+            guard lines[index].hasPrefix("```") else { continue }
+            guard let end = lines[(index + 1)...].firstIndex(where: { $0.hasPrefix("```") }) else { break }
+            let runnable = index > 0 && lines[index - 1].trimmingCharacters(in: .whitespaces) == "<!-- runnable -->"
+            found.append(Block(file: file, line: index + 1, language: String(lines[index].dropFirst(3)),
+                               text: lines[(index + 1)..<end].joined(separator: "\n"), runnable: runnable))
+            index = end
+        }
+        return found
+    }
+
+    static let blocks = allBlocks.filter(\.runnable)
 
     @Test("there are runnable blocks in the README and the guides")
     func found() {
@@ -54,46 +66,21 @@ struct DocsTests {
         let snippets = try String(contentsOf: Self.root.appendingPathComponent("Tests/SDLManagerTests/Documentation/DocumentedSnippets.swift"),
                                   encoding: .utf8)
         let compiled = Self.codeLines(snippets)
-        let articles = Self.root.appendingPathComponent("Sources/SmartDeviceLink/SmartDeviceLink.docc")
-        let docc = (try FileManager.default.contentsOfDirectory(atPath: articles.path)).filter { $0.hasSuffix(".md") }
-            .map { "Sources/SmartDeviceLink/SmartDeviceLink.docc/\($0)" }
-        let docs = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs").path)
-            .filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
-        var examples = 0
-        for file in ["README.md"] + docs + docc {
-            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
-            for block in Self.fencedBlocks(text, language: "swift") {
-                examples += 1
-                let lines = Self.codeLines(block).filter { !$0.hasPrefix("import ") }
-                let found = compiled.indices.contains { start in
-                    compiled[start...].starts(with: lines)
-                }
-                #expect(found, "\(file): a Swift example that DocumentedSnippets.swift does not hold:\n\(block)")
+        let examples = Self.allBlocks.filter { $0.language == "swift" }
+        for example in examples {
+            let lines = Self.codeLines(example.text).filter { !$0.hasPrefix("import ") }
+            let found = compiled.indices.contains { start in
+                compiled[start...].starts(with: lines)
             }
+            #expect(found, "\(example): a Swift example that DocumentedSnippets.swift does not hold:\n\(example.text)")
         }
-        #expect(examples >= 6, "the documents' Swift examples were not found")
+        #expect(examples.count >= 6, "the documents' Swift examples were not found")
     }
 
     /// A code text's lines, trimmed, blank ones left out: indentation differs between a
     /// document and a function body.
     static func codeLines(_ text: String) -> [String] {
         text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    static func fencedBlocks(_ text: String, language: String) -> [String] {
-        var blocks: [String] = []
-        var current: [String]?
-        for line in text.components(separatedBy: "\n") {
-            if current == nil, line.hasPrefix("```\(language)") {
-                current = []
-            } else if current != nil, line.hasPrefix("```") {
-                blocks.append(current!.joined(separator: "\n"))
-                current = nil
-            } else {
-                current?.append(line)
-            }
-        }
-        return blocks
     }
 
     /// The scenario guide is the language's reference beside the schema: a step, an
