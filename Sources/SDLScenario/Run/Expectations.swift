@@ -3,29 +3,31 @@ import SmartDeviceLink
 extension RunContext {
     /// Waits for expected messages in the log.
     ///
-    /// The search starts at the later of the last action and the last matched message, so
-    /// `expect` steps after an action see what it caused, and consecutive `expect` steps
-    /// (or an `expectInOrder` group) must be satisfied in order. `never` and `count` wait
-    /// their whole window (`within`, default 1 s) before deciding.
+    /// Every `expect` step between two actions searches one window: the messages from the
+    /// first of those actions on, less those an earlier expectation of the window already
+    /// matched. So "do A, expect X, expect Y" passes whichever order the head unit sent X and
+    /// Y in (core does not promise one between a response and the notifications around it),
+    /// while a message from before the action is never taken. Inside an `expectInOrder` group
+    /// each expectation must come after the one before. `never` and `count` wait their whole
+    /// window (`within`, default 1 s) before deciding.
     ///
-    /// `hmi` expectations search what the HMI was sent, a log of its own with its own order:
-    /// in an `expectAnyOrder` group they are checked after the app's messages.
+    /// `hmi` expectations search what the HMI was sent, a log of its own with its own window.
     func expect(_ expectations: [MessageExpectation], order: ExpectationOrder) async throws(StepFailure) {
         switch order {
         case .inOrder:
-            for expectation in expectations { try await expectOne(expectation) }
+            var previous: Int?
+            for expectation in expectations {
+                // The order holds between the app's messages and between the HMI's, each in its own log.
+                let after = expectation.kind == .hmi ? nil : previous
+                let index = try await expectOne(expectation, after: after)
+                if expectation.kind != .hmi, let index { previous = index }
+            }
         case .anyOrder:
             let app = expectations.filter { $0.kind != .hmi }
             if !app.isEmpty { try await expectAll(app) }
-            // Each from the same place; the group ends after the last one matched.
-            let start = hmiLastMatch
-            var end = start
             for expectation in expectations where expectation.kind == .hmi {
-                hmiLastMatch = start
-                try await expectOne(expectation)
-                end = max(end, hmiLastMatch)
+                try await expectOne(expectation, after: nil)
             }
-            hmiLastMatch = end
         }
     }
 
@@ -54,7 +56,10 @@ extension RunContext {
         return matcher.mismatch(.object(envelope.parameters), at: expectation.function, variables: variables)
     }
 
-    private func expectOne(_ expectation: MessageExpectation) async throws(StepFailure) {
+    /// Waits for one expectation in its window (after `after` when given); returns the index
+    /// of the message it took, if it took one.
+    @discardableResult
+    private func expectOne(_ expectation: MessageExpectation, after: Int?) async throws(StepFailure) -> Int? {
         let hmi = expectation.kind == .hmi
         if hmi && !hmiVisible {
             throw StepFailure(message: "what the HMI is sent cannot be seen on this head unit (the embedded emulator shows it, and sdl_core with --hmi)",
@@ -67,20 +72,22 @@ extension RunContext {
         case .atLeast: mark = actionMark
         case .exactly, .never: mark = responseMark
         }
-        let from = max(mark, (hmi ? hmiLastMatch : lastMatch) + 1)
-        func matched(_ index: Int) {
-            if hmi { hmiLastMatch = index } else { lastMatch = index }
+        let from = max(mark, (after ?? -1) + 1)
+        let taken = hmi ? hmiMatched : matched
+        func take(_ messages: some Sequence<LoggedMessage>) {
+            let indexes = messages.map(\.index)
+            if hmi { hmiMatched.formUnion(indexes) } else { matched.formUnion(indexes) }
         }
         let deadline = ContinuousClock.now + .milliseconds(window(expectation))
         while true {
             let candidates = await log.messages(from: from)
-            let found = candidates.filter { matches($0, expectation) }
+            let found = candidates.filter { !taken.contains($0.index) && matches($0, expectation) }
             switch expectation.count {
             case .atLeast(let needed) where found.count >= needed:
-                let decisive = found[found.startIndex + needed - 1]
-                matched(decisive.index)
+                let decisive = found.prefix(needed)
+                take(decisive)
                 try capture(expectation.captures, from: found.first!.envelope.parameters)
-                return
+                return decisive.last!.index
             case .never where !found.isEmpty:
                 throw StepFailure(message: "\(expectation.function) arrived but was expected never: \(describe(found.first!))")
             case .exactly(let wanted) where found.count > wanted:
@@ -91,11 +98,11 @@ extension RunContext {
             if ContinuousClock.now >= deadline {
                 switch expectation.count {
                 case .never:
-                    return
+                    return nil
                 case .exactly(let wanted) where found.count == wanted:
-                    if let last = found.last { matched(last.index) }
+                    take(found)
                     try capture(expectation.captures, from: found.first?.envelope.parameters ?? [:])
-                    return
+                    return found.last?.index
                 default:
                     throw StepFailure(message: timeoutMessage(expectation, found: found.count, candidates: Array(candidates)))
                 }
@@ -105,26 +112,27 @@ extension RunContext {
     }
 
     private func expectAll(_ expectations: [MessageExpectation]) async throws(StepFailure) {
-        let from = max(actionMark, lastMatch + 1)
+        let from = actionMark
         let deadline = ContinuousClock.now + .milliseconds(expectations.map(window).max() ?? scenario.defaultTimeoutMS)
         while true {
             let candidates = Array(await log.messages(from: from))
+            // What an earlier expectation of the window took is not there to take again.
+            var used = matched
             // Greedy assignment of distinct messages; fine for the small groups scenarios use.
-            var used = Set<Int>()
             var unmet: [MessageExpectation] = []
+            var hits: [(MessageExpectation, LoggedMessage)] = []
             for expectation in expectations {
                 if let hit = candidates.first(where: { !used.contains($0.index) && matches($0, expectation) }) {
                     used.insert(hit.index)
+                    hits.append((expectation, hit))
                 } else {
                     unmet.append(expectation)
                 }
             }
             if unmet.isEmpty {
-                lastMatch = used.max() ?? lastMatch
-                for expectation in expectations {
-                    if let hit = candidates.first(where: { matches($0, expectation) }) {
-                        try capture(expectation.captures, from: hit.envelope.parameters)
-                    }
+                matched = used
+                for (expectation, hit) in hits {
+                    try capture(expectation.captures, from: hit.envelope.parameters)
                 }
                 return
             }
