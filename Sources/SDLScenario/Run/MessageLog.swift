@@ -40,10 +40,12 @@ actor EventLog<Entry: Sendable> {
 
     var count: Int { messages.count }
 
-    /// Logs `entry` and returns it with its place and time, for the live report.
+    /// Logs `entry` and returns it with its place and time. `report` sees it first, before
+    /// anyone waiting on the log: whoever finds it in the log knows it has been reported.
     @discardableResult
-    func append(_ entry: Entry) -> Logged<Entry> {
+    func append(_ entry: Entry, report: (@Sendable (Logged<Entry>) -> Void)? = nil) -> Logged<Entry> {
         let logged = Logged(index: messages.count, timeMS: (ContinuousClock.now - start).milliseconds, entry: entry)
+        report?(logged)
         messages.append(logged)
         let woken = waiters
         waiters.removeAll()
@@ -80,11 +82,27 @@ extension EventLog {
     /// Waits until an entry satisfies `condition` or `deadline` passes; returns whether one did.
     @discardableResult
     func waitFor(until deadline: ContinuousClock.Instant, _ condition: (Entry) -> Bool) async -> Bool {
-        while !messages.contains(where: { condition($0.entry) }) {
+        await waitUntil(deadline) { entries in entries.contains { condition($0) } }
+    }
+
+    /// Waits until the entries so far satisfy `condition` or `deadline` passes; returns whether they did.
+    @discardableResult
+    func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: ([Entry]) -> Bool) async -> Bool {
+        while !condition(messages.map(\.entry)) {
             guard ContinuousClock.now < deadline else { return false }
             await waitForMore(than: messages.count, until: deadline)
         }
         return true
+    }
+}
+
+extension EventLog where Entry == TransportEvent {
+    /// Whether the primary link is up: connected, and not lost since.
+    static func primaryUp(_ events: [TransportEvent]) -> Bool {
+        let connected = events.lastIndex { if case .primaryConnected = $0 { true } else { false } }
+        let lost = events.lastIndex { if case .primaryLost = $0 { true } else { false } }
+        guard let connected else { return false }
+        return lost.map { $0 < connected } ?? true
     }
 }
 

@@ -193,23 +193,37 @@ public struct ScenarioRunner: Sendable {
         if let frameObserver { await manager.observeFrames(frameObserver) }
         let messages = await manager.messages()
         let liveReporter = reporter
-        let recorder = Task {
-            for await envelope in messages {
-                // Logged first, whether or not anyone reports it: `reporter?.f(x)` would not evaluate x.
-                let logged = await log.append(envelope)
-                liveReporter?.received(logged)
-            }
-        }
         let transports = EventLog<TransportEvent>(start: start)
-        let transportEvents = await manager.transportEvents()
-        Task {
-            for await event in transportEvents {
-                let logged = await transports.append(event)
-                liveReporter?.transport(logged)
-            }
-        }
         let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
                                  reporter: reporter, promptPolicy: promptPolicy, start: start)
+        // The console in the order things happened: the link comes up, the lifecycle manager
+        // sends RegisterAppInterface on it, then the head unit's messages.
+        let registration = await context.record("RegisterAppInterface", scenario.app.registrationParameters, reported: false)
+        let registrationReported = Locked(false)
+        let transportEvents = await manager.transportEvents()
+        let transportRecorder = Task {
+            for await event in transportEvents {
+                await transports.append(event) { logged in
+                    liveReporter?.transport(logged)
+                    guard case .primaryConnected = event, !registrationReported.withLock({ was in defer { was = true }; return was }) else { return }
+                    var sentNow = registration
+                    sentNow.timeMS = logged.timeMS
+                    liveReporter?.sent(sentNow)
+                }
+            }
+        }
+        let recorder = Task {
+            var linkReported = false
+            for await envelope in messages {
+                if !linkReported {
+                    linkReported = await transports.waitFor(until: .now + .seconds(1)) {
+                        if case .primaryConnected = $0 { true } else { false }
+                    }
+                }
+                // Reported as it is logged: a step that finds it in the log prints after it.
+                await log.append(envelope) { liveReporter?.received($0) }
+            }
+        }
         let hmiLog = context.hmiLog
         hmiMessages = hmiLog
         let gestureLog = context.gestures
@@ -234,7 +248,6 @@ public struct ScenarioRunner: Sendable {
             guard let context else { throw SDLError.notConnected }
             return try await context.managerRequest(function, parameters, bulk: bulk, timeout: timeout)
         }
-        await context.record("RegisterAppInterface", scenario.app.registrationParameters)
         do {
             try await manager.start()
         } catch {
@@ -242,6 +255,7 @@ public struct ScenarioRunner: Sendable {
             // after scenario in one process, and each refused head unit would keep them.
             await manager.stop()
             recorder.cancel()
+            transportRecorder.cancel()
             let message: String
             if case .unsuccessfulResponse(_, let code, let info) = error {
                 message = "the head unit refused the app with \(code)" + (info.map { ": \($0)" } ?? "")
@@ -265,6 +279,9 @@ public struct ScenarioRunner: Sendable {
         if unregistering {
             await log.waitFor(until: .now + .seconds(1)) { $0.messageType == .response && $0.functionName == "UnregisterAppInterface" }
         }
+        // The link's end is reported before the verdict, which is the last line; nothing after it.
+        await transports.waitUntil(.now + .seconds(1)) { !EventLog.primaryUp($0) }
+        transportRecorder.cancel()
         // The recorder ends by itself when the manager goes away with this run.
         let failed = results.contains { $0.status == .failed }
         return await finish(failed ? .failed : .passed, nil, results, sent: await context.sent)
@@ -316,8 +333,8 @@ actor RunContext {
     var actionMark = 0
     /// True once an action ran since the last expectation step.
     var actionsSinceExpectation = false
-    /// ...and after the last matched message, so ordered expectations stay ordered.
-    var lastMatch = -1
+    /// ...less the messages expectations since then already matched (one window: see `expect`).
+    var matched: Set<Int> = []
     /// Log position after the last action's response. `never` and `count` expectations start
     /// here: a notification already on the wire when the request went out (say the OnHashChange
     /// of the step before) comes before the response and belongs to the earlier step.
@@ -343,11 +360,11 @@ actor RunContext {
     /// What the head unit's HMI was sent, for `hmi` expectations (stays empty where the driver cannot see it).
     let hmiLog: MessageLog
     /// Where `hmi` expectations search from: the first action since the last expectation,
-    /// and after the last HMI message matched.
+    /// less the HMI messages already matched since then.
     var hmiActionMark = 0
     /// Whether the driver sees what the HMI is sent (the embedded emulator, sdl_core with --hmi).
     var hmiVisible = false
-    var hmiLastMatch = -1
+    var hmiMatched: Set<Int> = []
     /// Closes the app's end of its current link, for `dropTransport` where the driver cannot.
     var cutOwnLink: @Sendable () async -> Void = {}
 

@@ -24,7 +24,7 @@ extension RunContext {
             }
             await beginAction()
             let response = try await request(function, substitute(parameters), bulk: bulk, timeoutMS: timeoutMS)
-            try check(response, against: expect, function: function)
+            try await check(response, against: expect, function: function)
             try capture(step.captures, from: response.parameters)
         case .notify(let function, let parameters):
             await beginAction()
@@ -39,7 +39,7 @@ extension RunContext {
             actionTimeoutMS = timeoutMS
             defer { actionTimeoutMS = nil }
             let response = try await perform(action)
-            try check(response, against: expect, function: response.functionName)
+            try await check(response, against: expect, function: response.functionName)
             try capture(step.captures, from: response.parameters)
         case .wait(let milliseconds):
             try? await Task.sleep(for: .milliseconds(milliseconds))
@@ -92,6 +92,8 @@ extension RunContext {
         actionsSinceExpectation = true
         actionMark = await log.count
         hmiActionMark = await hmiLog.count
+        matched = []
+        hmiMatched = []
     }
 
     func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil) async throws(StepFailure) -> RPCEnvelope {
@@ -109,11 +111,14 @@ extension RunContext {
         return response
     }
 
-    /// Records and reports a message that something else (the lifecycle manager) sends.
-    func record(_ function: String, _ parameters: JSONObject) {
+    /// Records and reports a message that something else (the lifecycle manager) sends;
+    /// with `reported: false` only records it, for the caller to report at its moment.
+    @discardableResult
+    func record(_ function: String, _ parameters: JSONObject, reported: Bool = true) -> SentMessage {
         let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
         sent.append(message)
-        reporter?.sent(message)
+        if reported { reporter?.sent(message) }
+        return message
     }
 
     /// The function id of a message about to be sent, which is recorded and reported as sent.
@@ -146,6 +151,14 @@ extension RunContext {
         }
     }
 
+    /// Why a request may have been DISALLOWED, when the app's HMI level says so: in NONE the
+    /// policy allows almost nothing, and a newcomer's first Show lands there.
+    func disallowedHint() async -> String? {
+        let level = await log.messages(from: 0).last { $0.envelope.functionName == "OnHMIStatus" }?.envelope.parameters["hmiLevel"]?.stringValue
+        guard level == nil || level == "NONE" else { return nil }
+        return "The app is in HMI level NONE, where the policy allows almost nothing: activate it first ({\"driver\": \"activateApp\"}, or `driver activateApp` in the console)"
+    }
+
     func notify(_ function: String, _ parameters: JSONObject) async throws(StepFailure) {
         let id = try announce(function, .notification, parameters)
         do {
@@ -155,14 +168,15 @@ extension RunContext {
         }
     }
 
-    func check(_ response: RPCEnvelope, against expect: ResponseExpectation, function: String) throws(StepFailure) {
+    func check(_ response: RPCEnvelope, against expect: ResponseExpectation, function: String) async throws(StepFailure) {
         let code = response.resultCode ?? "(none)"
         let info = response.parameters["info"]?.stringValue.map { " (info: \($0))" } ?? ""
+        let hint = code == "DISALLOWED" ? await disallowedHint().map { ". " + $0 } ?? "" : ""
         if let codes = expect.resultCodes, !codes.contains(code) {
-            throw StepFailure(message: "\(function) answered \(code)\(info); expected \(codes.joined(separator: " or "))")
+            throw StepFailure(message: "\(function) answered \(code)\(info); expected \(codes.joined(separator: " or "))" + hint)
         }
         if let success = expect.success, response.success != success {
-            throw StepFailure(message: "\(function) answered \(code)\(info); expected \(success ? "success" : "a failure")")
+            throw StepFailure(message: "\(function) answered \(code)\(info); expected \(success ? "success" : "a failure")" + hint)
         }
         if let matcher = expect.parameters,
            let mismatch = matcher.mismatch(.object(response.parameters), at: function, variables: variables) {

@@ -63,7 +63,7 @@ package struct AppProtocolMachine: ProtocolMachine {
     /// Sends the first StartService(RPC).
     ///
     /// With a maximum of 5 or more it carries BSON `{protocolVersion}` on a v1 header, the
-    /// only v1 frame with a payload (§4.2); otherwise it is the empty v1 StartService of §4.1.
+    /// only v1 frame with a payload; otherwise it is the empty v1 StartService.
     package mutating func startSession(now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         guard case .idle = phase else { throw ProtocolStateError("a session was already started on this link") }
         let offered: ProtocolVersion? = configuration.maximumVersion.major >= 5 ? configuration.maximumVersion : nil
@@ -76,7 +76,7 @@ package struct AppProtocolMachine: ProtocolMachine {
         return [.send(frame.encoded)]
     }
 
-    /// Starts audio or video in the running session (after RegisterAppInterface, §4.5), or
+    /// Starts audio or video in the running session (after RegisterAppInterface), or
     /// RPC again encrypted.
     package mutating func startService(
         _ service: ServiceType, payload: ControlPayload? = nil, encrypted: Bool = false, now: ContinuousClock.Instant
@@ -130,14 +130,14 @@ package struct AppProtocolMachine: ProtocolMachine {
         return tls.version
     }
 
-    /// Sends a Heartbeat; doing so opts in to core's supervision (§4.6).
+    /// Sends a Heartbeat; doing so opts in to core's supervision.
     package mutating func sendHeartbeat(now: ContinuousClock.Instant) throws(ProtocolStateError) -> [ProtocolAction] {
         try Self.requireSession(session, "a heartbeat")
         let bytes = session!.controlFrame(.heartbeat, service: .control, now: now)
         return [.send(bytes)]
     }
 
-    /// On a secondary link: registers it for the primary's session (§4.7).
+    /// On a secondary link: registers it for the primary's session.
     package mutating func registerSecondaryTransport(for info: SessionInfo, now: ContinuousClock.Instant) -> [ProtocolAction] {
         var registering = AppSession(info: info, services: [], messageCounter: 1, lastReceived: now, lastSent: now, side: AppSide())
         let bytes = registering.controlFrame(.registerSecondaryTransport, service: .control, now: now)
@@ -321,7 +321,7 @@ package struct AppProtocolMachine: ProtocolMachine {
         let hash = header.version >= 5 ? ack?.hashID : ControlFrames.hash(in: frame)
         let info = SessionInfo(sessionID: header.sessionID, version: version, hashID: hash, maximumSendPayload: sendLimit, ackPayload: ack)
         // Accept up to `mtu` payload bytes; without one, what core sends: 131,072 for v3+,
-        // 1488 for v1/v2 (§2.2, §10 item 3), whatever this side's own send limit.
+        // 1488 for v1/v2 (core holds those versions to it), whatever this side's own send limit.
         input.accept(upTo: ack?.mtu.map { Int($0) } ?? (version.major >= 3 ? 131_072 : 1488))
         phase = .running
         session = AppSession(info: info, messageCounter: 1, lastReceived: now, lastSent: now, side: AppSide())

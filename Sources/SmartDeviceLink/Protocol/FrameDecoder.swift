@@ -59,7 +59,7 @@ package struct FrameDecoder: Sendable {
         buffer.count - readIndex + (filling.map { $0.header.size + $0.payload.count - ($0.lent ?? 0) } ?? 0)
     }
 
-    /// Forgets partial input, as on a disconnect (§10 item 19).
+    /// Forgets partial input, as on a disconnect.
     package mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
         readIndex = 0
@@ -255,7 +255,7 @@ package struct FrameDecoder: Sendable {
             if header.dataSize == 0 { return .empty(.single) }
             if header.frameInfo != 0 { return .frameInfo(.single, header.frameInfo) }
         case .first:
-            // An encrypted First Frame from some core versions has DataSize ≠ 8 (§10 item 11).
+            // An encrypted First Frame from some core versions has DataSize ≠ 8.
             if header.dataSize != 8 && !header.isEncrypted { return .firstFrameSize(header.dataSize) }
             if header.frameInfo != 0 { return .frameInfo(.first, header.frameInfo) }
         case .consecutive:

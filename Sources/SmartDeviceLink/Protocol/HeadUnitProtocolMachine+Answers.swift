@@ -127,7 +127,7 @@ extension HeadUnitProtocolMachine {
             sessions[sessionID] = HeadUnitSession(info: primary, services: [], messageCounter: 0, lastReceived: now, lastSent: now,
                                                   side: HeadUnitSide(announcedVersion: primary.version))
         }
-        // core always uses message id 2 here (§4.4).
+        // core always uses message id 2 here.
         let header = FrameHeader(version: version, frameType: .control, serviceType: .control,
                                  frameInfo: info.rawValue, sessionID: sessionID, dataSize: 0, messageID: 2)
         return [.send(Frame(header: header, payload: payload).encoded)]

@@ -11,11 +11,11 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
     struct HeadUnitSide: Sendable {
         var supervision: Supervision = .off
         /// The protocolVersion the app announced in its RPC StartService; core adds `reason`
-        /// to NAKs of any service only when it is ≥ 5.3.0 (§4.3).
+        /// to NAKs of any service only when it is ≥ 5.3.0.
         var announcedVersion: ProtocolVersion?
     }
 
-    /// core's heartbeat supervision of a session (§4.6).
+    /// core's heartbeat supervision of a session.
     enum Supervision: Sendable {
         /// Not until the app sends its first Heartbeat (core's opt-in).
         case off
@@ -200,7 +200,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
                                           headerVersion: header.version, offeredVersion: nil, payload: parsed,
                                           isEncrypted: header.isEncrypted && configuration.protectsServices && header.version > 1)
         if header.serviceType == .rpc, header.sessionID == 0, let parsed {
-            // core NAKs a parsable payload whose protocolVersion is missing, malformed or below 5 (§4.2).
+            // core NAKs a parsable payload whose protocolVersion is missing, malformed or below 5.
             guard let text = parsed.protocolVersion, let version = ProtocolVersion(text), version.major >= 5 else {
                 request.offeredVersion = ProtocolVersion(5)
                 actions.append(contentsOf: rejectStartService(request, reason: "invalid protocolVersion", rejectedParams: ["protocolVersion"]))
@@ -250,7 +250,7 @@ extension Session where Side == HeadUnitProtocolMachine.HeadUnitSide {
         lastReceived = now
         if side.supervision == .awaitingAnswer { side.supervision = .watching }
         // Follow an app that settled on a lower version (v1–4 negotiation), frame size
-        // included: a v2 session never gets frames above 1,488 payload bytes (§2.2).
+        // included: a v2 session never gets frames above 1,488 payload bytes.
         if header.version >= 2, header.version < info.headerVersion {
             info.version = ProtocolVersion(Int(header.version))
             if header.version < 3 { info.maximumSendPayload = 1488 }

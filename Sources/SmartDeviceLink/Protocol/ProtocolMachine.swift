@@ -1,5 +1,5 @@
 /// The SDL protocol session layer of one role, without I/O: bytes and calls go in,
-/// ``ProtocolAction``s come out, and time is always a parameter (STYLE.md, swift-nio-ssh).
+/// ``ProtocolAction``s come out, and time is always a parameter, in the manner of swift-nio-ssh.
 ///
 /// Two machines implement it: ``AppProtocolMachine`` (the library) and
 /// ``HeadUnitProtocolMachine`` (the emulator). They share the decoder, the reassembler, the
@@ -14,7 +14,7 @@ package protocol ProtocolMachine: Sendable {
     /// The earliest time at which ``tick(now:)`` has something to do, or nil when nothing is
     /// timed. A driver sleeps until then instead of polling; ticking earlier is harmless.
     var nextDeadline: ContinuousClock.Instant? { get }
-    /// Forgets partial input and sessions, as when the transport is lost (§10 item 19).
+    /// Forgets partial input and sessions, as when the transport is lost.
     mutating func reset()
     /// The sessions that are up, by id.
     var activeSessions: [UInt8: SessionInfo] { get }
@@ -190,12 +190,12 @@ struct Session<Side: Sendable>: Sendable {
     /// Sent EndService and waiting for the ACK.
     var ending: Set<ServiceType> = []
     /// Payload limits per frame set by an audio/video ACK's `mtu`, overriding the session's
-    /// RPC value for that service (§2.2, protocol spec §4.2.3.2).
+    /// RPC value for that service (protocol spec §4.2.3.2).
     var serviceSendLimits: [ServiceType: Int] = [:]
     var protection = SessionProtection()
     var side: Side
 
-    /// The next message id. After a wrap both roles skip 0, which core rejects on data frames (§4.4).
+    /// The next message id. After a wrap both roles skip 0, which core rejects on data frames.
     mutating func nextMessageID() -> UInt32 {
         let id = messageCounter
         messageCounter &+= 1
@@ -272,7 +272,7 @@ struct Session<Side: Sendable>: Sendable {
 
 /// Frame helpers that need no session.
 enum ControlFrames {
-    /// The Heartbeat ACK: always answered, echoing session and message id as core does (§4.6).
+    /// The Heartbeat ACK: always answered, echoing session and message id as core does.
     static func heartbeatACK(to header: FrameHeader) -> [UInt8] {
         FrameHeader(version: header.version, frameType: .control, serviceType: .control,
                     frameInfo: ControlFrameInfo.heartbeatACK.rawValue, sessionID: header.sessionID,
@@ -287,7 +287,7 @@ enum ControlFrames {
     }
 
     /// Payload bytes per frame this side sends: `mtu − 12` is valid whether a peer reads
-    /// `mtu` as a payload or a frame limit (§2.2); v1/v2 stay at 1488.
+    /// `mtu` as a payload or a frame limit; v1/v2 stay at 1488.
     static func sendLimit(version: ProtocolVersion, mtu: Int64?, configured: Int) -> Int {
         guard version.major >= 3 else { return 1488 }
         if let mtu, mtu > 12 { return Int(mtu) - 12 }

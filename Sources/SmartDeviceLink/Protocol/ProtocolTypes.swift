@@ -6,7 +6,7 @@ public struct ProtocolConfiguration: Sendable {
     /// App: a head unit answering below this fails the start. This library speaks 2 to 5.4.1.
     public var minimumVersion: ProtocolVersion
     /// The payload limit per frame used before an ACK says otherwise, and what a head unit
-    /// advertises as `mtu` (core fills it with its maximum payload size, §2.2).
+    /// advertises as `mtu` (core fills it with its maximum payload size).
     public var maximumPayloadSize: Int
     /// App: send a Heartbeat after this much silence and treat twice that without any frame
     /// as a timeout. nil (the default, as java and ios) never starts heartbeats.

@@ -24,7 +24,7 @@ package struct RPCPacket: Sendable, Hashable {
         self.bulkData = bulkData
     }
 
-    /// Messages with binary data travel on the Hybrid service, others on RPC (§3.1).
+    /// Messages with binary data travel on the Hybrid service, others on RPC.
     package var serviceType: ServiceType { bulkData.isEmpty ? .rpc : .hybrid }
 
     /// Header, JSON, bulk data.
