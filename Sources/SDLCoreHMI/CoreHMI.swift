@@ -7,7 +7,7 @@ public import SmartDeviceLink
 /// steps of a scenario (activate the app, pick a command, press a button, type on the
 /// keyboard) happen there as a person in the car would make them happen.
 ///
-/// On connect it does what core waits for before it lets an app in (docs/SDL-CORE.md):
+/// On connect it does what core waits for before it lets an app in (docs/sdl-core.md):
 /// registers the HMI components, subscribes to core's notifications, and says
 /// `BasicCommunication.OnReady`. It answers core's requests as a generic HMI does: at once
 /// with SUCCESS for most, and for the views a person ends (an alert with buttons, a choice

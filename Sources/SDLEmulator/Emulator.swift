@@ -129,7 +129,7 @@ public actor HeadUnitEmulator {
         protocolConfiguration.connectionHandle = Int32(id)
         protocolConfiguration.heartbeatInterval = configuration.heartbeatTimeoutMs.map { .milliseconds($0) }
         protocolConfiguration.security = configuration.security?.protocolSecurity
-        // core sends these lists whether or not secondaries are on (PROTOCOL.md §4.7).
+        // core sends these lists whether or not secondaries are on.
         let transports = configuration.multipleTransports
         protocolConfiguration.secondaryTransports = transports.secondaryTransports(forPrimary: kind)
         protocolConfiguration.audioServiceTransports = transports.serviceTransports(transports.audioServiceTransports, forPrimary: kind)
