@@ -125,7 +125,7 @@ let package = Package(
         .target(name: "SDLTestSupport", dependencies: ["SmartDeviceLink"], path: "Tests/SDLTestSupport", swiftSettings: strict),
         .testTarget(name: "SmartDeviceLinkTests", dependencies: ["SmartDeviceLink", "SDLTestSupport"], swiftSettings: strict),
         .testTarget(name: "SDLManagerTests", dependencies: ["SmartDeviceLink", "SDLEmulator", "SDLTestSupport"], swiftSettings: strict),
-        .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink"], swiftSettings: strict),
+        .testTarget(name: "SDLEmulatorTests", dependencies: ["SDLEmulator", "SmartDeviceLink", "SDLTestSupport"], swiftSettings: strict),
         .testTarget(name: "SDLFuzzTests", dependencies: ["SDLFuzz"], exclude: ["Inputs"], swiftSettings: strict),
         .testTarget(
             name: "SDLScenarioTests", dependencies: ["SDLScenario", "SDLCoreHMI", "SDLEmulator", "SmartDeviceLink", "SDLTestSupport"],

@@ -8,7 +8,9 @@ Usage: report_browser.py REPORT.html RESULT.json SCREENSHOT.png [first-section]
 (first-section: the screenshot is of the first scenario's chart alone, for the docs)
 Prints one line per check that failed and exits 1, or prints the counts and exits 0."""
 import json
+import os
 import sys
+import tempfile
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -85,4 +87,9 @@ def main(report, result_path, screenshot, crop=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:5]))
+    # Chromium keeps its profile and singleton sockets in the temporary folder and leaves some
+    # behind at exit: a folder of its own, removed here, keeps the caller's TMPDIR as it was.
+    with tempfile.TemporaryDirectory(prefix="report-browser-", ignore_cleanup_errors=True) as scratch:
+        os.environ["TMPDIR"] = scratch
+        tempfile.tempdir = None
+        sys.exit(main(*sys.argv[1:5]))

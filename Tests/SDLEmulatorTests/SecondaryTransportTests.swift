@@ -1,9 +1,10 @@
 @testable import SDLEmulator
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
 /// RegisterSecondaryTransport against the emulator with hand-written frames, and core's
-/// NAK reasons (PROTOCOL.md §4.7).
+/// NAK reasons.
 @Suite("Secondary transport registration")
 struct SecondaryTransportTests {
     typealias RawLink = ProtocolTests.RawLink
@@ -76,7 +77,9 @@ struct SecondaryTransportTests {
 
     @Test("video on a registered secondary is ACKed and runs there; [ServicesMap] and a second start get core's NAK reasons")
     func servicesOnTheSecondary() async throws {
+        let recordings = try TestFolder("secondary-recordings")
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration {
+            $0.recordingDirectory = recordings.path
             $0.multipleTransports.enabled = true
             $0.multipleTransports.forUSB = ["WiFi"]
             $0.multipleTransports.videoServiceTransports = ["TCP_WIFI", "AOA_USB"]

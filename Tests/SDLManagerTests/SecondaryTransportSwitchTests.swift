@@ -4,9 +4,13 @@ import SmartDeviceLink
 import Testing
 
 /// Primary/secondary switching end to end: an in-memory primary (a USB cable to the
-/// emulator) and a real TCP secondary to the emulator's listener (PROTOCOL.md §4.7).
+/// emulator) and a real TCP secondary to the emulator's listener.
 @Suite("Secondary transport: registration, service moves and fallback", .serialized)
 struct SecondaryTransportSwitchTests {
+    /// Where the head unit records the streams: the test's own folder.
+    let recordings: TestFolder
+    init() throws { recordings = try TestFolder("secondary-recordings") }
+
     /// A head unit with core's [MultipleTransports] on: WiFi beside USB, video and audio
     /// preferred on TCP_WIFI, then on the USB primary (ACK lists [2, 1]).
     func headUnit(video: [String] = ["TCP_WIFI", "AOA_USB"], listening: Bool = true) async throws -> HeadUnitEmulator {
@@ -15,6 +19,7 @@ struct SecondaryTransportSwitchTests {
         configuration.multipleTransports.forUSB = ["WiFi"]
         configuration.multipleTransports.videoServiceTransports = video
         configuration.multipleTransports.audioServiceTransports = ["TCP_WIFI", "AOA_USB"]
+        configuration.recordingDirectory = recordings.path
         let emulator = HeadUnitEmulator(configuration: configuration)
         if listening { _ = try await emulator.listen(port: 0) }
         return emulator
@@ -190,6 +195,7 @@ struct SecondaryTransportSwitchTests {
         var configuration = EmulatorConfiguration.standard
         configuration.multipleTransports.enabled = true
         configuration.multipleTransports.forBluetooth = ["USB"]
+        configuration.recordingDirectory = recordings.path
         let emulator = HeadUnitEmulator(configuration: configuration)
         let opened = Locked<[SecondaryEndpoint]>([])
         var settings = SDLConfiguration(

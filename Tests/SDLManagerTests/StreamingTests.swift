@@ -22,13 +22,16 @@ struct ToolMissing: Error, CustomStringConvertible { var description: String }
 /// navigation app streams is what the head unit got, frame for frame.
 @Suite("Streaming media: H.264 and PCM to the emulator, checked with ffprobe", .serialized)
 struct StreamingTests {
-    static let folder = NSTemporaryDirectory() + "sdl-streaming-tests-\(getpid())"
+    /// The test's own folder: its clips, tones and the head unit's recordings.
+    let scratch: TestFolder
+    var folder: String { scratch.path }
 
-    /// A 320×240 H.264 clip of `frames` frames (Annex B, no B-frames), made once.
-    static func clip(frames: Int) async throws -> String {
+    init() throws { scratch = try TestFolder("sdl-streaming") }
+
+    /// A 320×240 H.264 clip of `frames` frames (Annex B, no B-frames), made once per test.
+    func clip(frames: Int) async throws -> String {
         let path = folder + "/clip-\(frames).h264"
         if !FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             _ = try await runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30",
                                        "-frames:v", "\(frames)", "-c:v", "libx264", "-bf", "0", "-g", "15", "-f", "h264", path])
         }
@@ -49,7 +52,7 @@ struct StreamingTests {
 
     func headUnit(secondary: Bool = false, change: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> HeadUnitEmulator {
         var settings = EmulatorConfiguration.standard
-        settings.recordingDirectory = Self.folder + "/" + UUID().uuidString
+        settings.recordingDirectory = folder + "/" + UUID().uuidString
         if secondary {
             settings.multipleTransports.enabled = true
             settings.multipleTransports.forUSB = ["WiFi"]
@@ -85,7 +88,7 @@ struct StreamingTests {
         ("RAW", false), ("RTP", false), ("RAW", true), ("RTP", true),
     ])
     func clipArrivesWhole(format: String, secondary: Bool) async throws {
-        let clip = try await Self.clip(frames: 30)
+        let clip = try await clip(frames: 30)
         let emulator = try await headUnit(secondary: secondary)
         let appID = "nav-\(format.lowercased())-\(secondary ? "secondary" : "primary")"
         let manager = try await navigationApp(emulator, appID: appID, waitForSecondary: secondary)
@@ -112,8 +115,8 @@ struct StreamingTests {
 
     @Test("a named pipe is streamed as it is written, and the recording has every frame")
     func pipeStreamsLive() async throws {
-        let clip = try await Self.clip(frames: 30)
-        let fifo = Self.folder + "/map-\(UUID().uuidString).fifo"
+        let clip = try await clip(frames: 30)
+        let fifo = folder + "/map-\(UUID().uuidString).fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
         let bytes = try #require(FileManager.default.contents(atPath: clip))
@@ -145,8 +148,7 @@ struct StreamingTests {
 
     @Test("PCM from a WAV file in the head unit's format is recorded as a WAV ffprobe reads at 16 kHz with the same samples")
     func audioArrivesWhole() async throws {
-        let wav = Self.folder + "/tone.wav"
-        try FileManager.default.createDirectory(atPath: Self.folder, withIntermediateDirectories: true)
+        let wav = folder + "/tone.wav"
         _ = try await runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=0.5",
                                    "-ac", "1", "-c:a", "pcm_s16le", wav])
         let emulator = try await headUnit()
@@ -164,7 +166,7 @@ struct StreamingTests {
         let probe = try await runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", recording])
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s16le,16000,1")
         // A WAV in another format is refused before anything is sent, saying how to convert it.
-        let wrong = Self.folder + "/tone-44k.wav"
+        let wrong = folder + "/tone-44k.wav"
         _ = try await runTool("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=sample_rate=44100:duration=0.1", "-ac", "2", wrong])
         await #expect(throws: ManagerError.self) { _ = try await media.streamAudio(file: wrong) }
         await manager.stop()

@@ -44,8 +44,8 @@ extension RunContext {
         let rate = SamplingRate(rawValue: action.samplingRate)
         let bits = BitsPerSample(rawValue: action.bitsPerSample)
         let writer: WAVWriter
+        let path = outputPath(written: action.fileAsWritten, resolved: action.file)
         do {
-            let path = outputPath(written: action.fileAsWritten, resolved: action.file)
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             writer = try WAVWriter(path: path, samplingRate: rate, bitsPerSample: bits)
         } catch {
@@ -65,7 +65,7 @@ extension RunContext {
         } catch {
             writeError = writeError ?? error
         }
-        if let writeError { throw StepFailure(message: "cannot write \(action.file): \(writeError)") }
+        if let writeError { throw StepFailure(message: "cannot write \(path): \(writeError)") }
         do {
             _ = try await recording.result
         } catch .refused {
@@ -73,7 +73,7 @@ extension RunContext {
         } catch {
             throw StepFailure(message: error.description)
         }
-        reporter?.progress("wrote \(writer.dataBytes) bytes of PCM to \(action.file)")
+        reporter?.progress("wrote \(writer.dataBytes) bytes of PCM to \(path)")
         return try decidingResponse(since: mark, what: "the audio pass-thru")
     }
 

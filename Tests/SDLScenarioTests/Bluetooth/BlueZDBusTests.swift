@@ -1,5 +1,6 @@
 import Foundation
 import SDLEmulator
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -25,6 +26,8 @@ struct BlueZDBusTests {
         configuration.multipleTransports.enabled = true
         configuration.multipleTransports.forBluetooth = ["WiFi"]
         configuration.multipleTransports.videoServiceTransports = ["TCP_WIFI", "SPP_BLUETOOTH"]
+        let recordings = try TestFolder("bt-recordings")
+        configuration.recordingDirectory = recordings.path
         let headUnit = HeadUnitEmulator(configuration: configuration)
         _ = try await headUnit.listen(host: "127.0.0.1", port: 0)  // the secondary's endpoint
         let rfcomm = try await headUnit.listen(host: "127.0.0.1", port: 0, as: .bluetooth)

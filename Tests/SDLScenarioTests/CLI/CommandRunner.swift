@@ -71,9 +71,16 @@ final class BackgroundProcess: Sendable {
     let process: Process
     private let output: Pipe
     let firstLine: String
+    /// The process's TMPDIR, removed with it: `sdl-run emulate` keeps what it records in its
+    /// temporary folder when given no other, as a user wants, and the test must not.
+    private let scratch: TestFolder
 
     init(_ executable: String, _ arguments: [String]) async throws {
+        let scratch = try TestFolder("background")
         let process = Process()
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = scratch.path
+        process.environment = environment
         let output = Pipe()
         // Its diagnostics go through a pipe of ours to our stderr. Given our stderr itself, a
         // peer outliving a crashed test process kept swift test's pipe open, and swift test
@@ -91,6 +98,7 @@ final class BackgroundProcess: Sendable {
         }
         self.process = process
         self.output = output
+        self.scratch = scratch
         firstLine = await Self.readLine(output.fileHandleForReading)
     }
 
@@ -126,8 +134,10 @@ final class BackgroundProcess: Sendable {
         return (process.terminationStatus, rest)
     }
 
-    /// Stops a long-running process (e.g. `sdl-run emulate`).
+    /// Stops a long-running process (e.g. `sdl-run emulate`) and waits for its end, so
+    /// nothing it writes on its way out lands after its folder is gone.
     func stop() {
         if process.isRunning { process.terminate() }
+        process.waitUntilExit()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -26,8 +27,8 @@ struct EmulateParityTests {
         let endpoint = String(listening.dropFirst("listening on ".count))
         let controlEndpoint = String(control.dropFirst("control on ".count))
         let file = CommandRunner.packageRoot.appendingPathComponent("examples/\(example).json").path
-        let embeddedJSON = FileManager.default.temporaryDirectory.appendingPathComponent("parity-\(UUID()).json").path
-        let tcpJSON = FileManager.default.temporaryDirectory.appendingPathComponent("parity-\(UUID()).json").path
+        let scratch = try TestFolder("parity")
+        let embeddedJSON = scratch.path("embedded.json"), tcpJSON = scratch.path("tcp.json")
 
         let embedded = try await CommandRunner.sdlRun([file, "--json", embeddedJSON])
         let overTCP = try await CommandRunner.sdlRun([file, "--tcp", endpoint, "--control", controlEndpoint, "--json", tcpJSON])

@@ -1,4 +1,5 @@
 import Foundation
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -9,15 +10,18 @@ struct ExamplesTests {
     static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary", "navigation",
                           "lock-screen", "protected"]
 
-    func temporaryFile(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-\(UUID().uuidString)-\(name)").path
-    }
+    /// The test's own folder for reports and recordings, removed after it.
+    let scratch: TestFolder
+    init() throws { scratch = try TestFolder("sdl-run-examples") }
+
+    func temporaryFile(_ name: String) -> String { scratch.path(name) }
 
     @Test("example passes, with JSON and JUnit reports", arguments: passing)
     func examplePasses(name: String) async throws {
         let json = temporaryFile("result.json"), junit = temporaryFile("junit.xml")
         let result = try await CommandRunner.sdlRun(
-            [Self.examples.appendingPathComponent("\(name).json").path, "--json", json, "--junit", junit, "--non-interactive", "fail"])
+            [Self.examples.appendingPathComponent("\(name).json").path, "--json", json, "--junit", junit, "--non-interactive", "fail",
+             "--output-dir", scratch.path("output")])
         #expect(result.exitCode == 0, "stdout:\n\(result.stdout)\nstderr:\n\(result.stderr)")
         #expect(result.stdout.contains("PASS \(name)"))
         let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: json))))
@@ -30,8 +34,7 @@ struct ExamplesTests {
 
     @Test("audio pass-thru writes a WAV file of the recorded PCM; --output-dir takes it and the reports")
     func audioPassThruWritesWAV() async throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-out-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: output) }
+        let output = scratch.url.appendingPathComponent("output")
         let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("audio-pass-thru.json").path, "--output-dir", output.path])
         #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
         let wav = try Data(contentsOf: output.appendingPathComponent("recording.wav"))
@@ -56,8 +59,7 @@ struct ExamplesTests {
 
     @Test("navigation: the head unit's recordings land in --output-dir, and ffprobe reads 60 frames of 320x240 H.264 and 16 kHz PCM")
     func navigationRecordings() async throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sdl-run-nav-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: output) }
+        let output = scratch.url.appendingPathComponent("output")
         let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("navigation.json").path, "--output-dir", output.path])
         #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
         let video = output.appendingPathComponent("recordings/navigator-0001-video.h264").path

@@ -1,12 +1,17 @@
 import Foundation
+import SDLTestSupport
 import Testing
 
 /// A `--trace` recording replays the whole exchange: the same requests, the same driver
 /// actions at the same points, and the same result codes.
 @Suite("sdl-run replay repeats a recorded exchange")
 struct TraceReplayTests {
+    /// The test's own folder for its traces, removed after it.
+    let scratch: TestFolder
+    init() throws { scratch = try TestFolder("replay") }
+
     func record(_ example: String, _ extra: [String] = []) async throws -> String {
-        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID()).jsonl").path
+        let trace = scratch.path("\(example)-\(UUID().uuidString.prefix(8)).jsonl")
         let file = CommandRunner.packageRoot.appendingPathComponent("examples/\(example).json").path
         let result = try await CommandRunner.sdlRun([file, "--trace", trace] + extra)
         #expect(result.exitCode == 0, "\(result.stdout)")

@@ -1,4 +1,5 @@
 import Foundation
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -7,23 +8,36 @@ import Testing
 /// devices runs end to end under umockdev: EndToEndOverUSBTests.)
 @Suite("sdl-run watch: the bench configuration")
 struct WatchCommandTests {
+    /// The test's own folder: the bench configuration, a scenario for it, its reports.
+    let scratch: TestFolder
+    /// A folder holding one scenario, for configurations whose mistake is elsewhere.
+    let scenarios: String
+
+    init() throws {
+        scratch = try TestFolder("bench")
+        scenarios = scratch.path("scenarios")
+        try FileManager.default.createDirectory(atPath: scenarios, withIntermediateDirectories: true)
+        try #"{"app": {"appName": "Smoke", "appID": "smoke-1"}, "steps": []}"#
+            .write(toFile: scenarios + "/smoke.json", atomically: true, encoding: .utf8)
+    }
+
+    /// Runs `sdl-run watch` on `configuration`, with `SCENARIOS` replaced by the folder that holds a scenario.
     func watch(_ configuration: String) async throws -> CommandRunner.Result {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json").path
-        try configuration.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = scratch.path("bench.json")
+        try configuration.replacingOccurrences(of: "SCENARIOS", with: scenarios).write(toFile: path, atomically: true, encoding: .utf8)
         return try await CommandRunner.sdlRun(["watch", path])
     }
 
     @Test("mistakes exit 2 and name the place", arguments: [
-        (#"{"devics": ["1d6b:0104"], "scenarios": ["/tmp"], "reports": "r"}"#, #"$.devics: unknown key; did you mean "devices"?"#),
-        (#"{"devices": ["1d6b"], "scenarios": ["/tmp"], "reports": "r"}"#, "$.devices[0]: cannot read USB device"),
+        (#"{"devics": ["1d6b:0104"], "scenarios": ["SCENARIOS"], "reports": "r"}"#, #"$.devics: unknown key; did you mean "devices"?"#),
+        (#"{"devices": ["1d6b"], "scenarios": ["SCENARIOS"], "reports": "r"}"#, "$.devices[0]: cannot read USB device"),
         (#"{"scenarios": [], "reports": "r"}"#, "$.scenarios: name at least one scenario"),
-        (#"{"scenarios": ["/tmp"]}"#, "$.reports: is required"),
-        (#"{"scenarios": ["/tmp"], "reports": "r", "retries": -1}"#, "$.retries: expected a whole number"),
-        (#"{"devices": ["1d6b:0104"], "gadget": "default", "scenarios": ["/tmp"], "reports": "r"}"#,
+        (#"{"scenarios": ["SCENARIOS"]}"#, "$.reports: is required"),
+        (#"{"scenarios": ["SCENARIOS"], "reports": "r", "retries": -1}"#, "$.retries: expected a whole number"),
+        (#"{"devices": ["1d6b:0104"], "gadget": "default", "scenarios": ["SCENARIOS"], "reports": "r"}"#,
          "$.gadget: a station is a host for devices or a board with a gadget, not both"),
-        (#"{"gadgetAccessory": true, "scenarios": ["/tmp"], "reports": "r"}"#, #"$.gadgetAccessory: goes with "gadget""#),
-        (#"{"gadget": "default", "pause": -1, "scenarios": ["/tmp"], "reports": "r"}"#, "$.pause: expected seconds ≥ 0"),
+        (#"{"gadgetAccessory": true, "scenarios": ["SCENARIOS"], "reports": "r"}"#, #"$.gadgetAccessory: goes with "gadget""#),
+        (#"{"gadget": "default", "pause": -1, "scenarios": ["SCENARIOS"], "reports": "r"}"#, "$.pause: expected seconds ≥ 0"),
     ])
     func refused(configuration: String, message: String) async throws {
         let result = try await watch(configuration)
@@ -34,13 +48,15 @@ struct WatchCommandTests {
     @Test("the shipped example is a valid bench configuration: the station starts watching")
     func example() async throws {
         let example = CommandRunner.packageRoot.appendingPathComponent("examples/bench/bench.json").path
-        // Reports under a folder of the test's own; everything else as shipped, beside the example's scenarios.
-        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bench-reports-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: reports) }
-        let copy = CommandRunner.packageRoot.appendingPathComponent("examples/bench/.test-\(UUID().uuidString).json").path
-        try String(contentsOfFile: example, encoding: .utf8).replacingOccurrences(of: "/var/lib/sdl-bench/reports", with: reports)
+        // Reports under the test's own folder, the scenarios the example's own (named where
+        // they are); everything else as shipped.
+        let reports = scratch.path("reports")
+        let copy = scratch.path("bench-example.json")
+        let shippedScenarios = CommandRunner.packageRoot.appendingPathComponent("examples/bench/scenarios").path
+        try String(contentsOfFile: example, encoding: .utf8)
+            .replacingOccurrences(of: "/var/lib/sdl-bench/reports", with: reports)
+            .replacingOccurrences(of: #""scenarios/""#, with: "\"\(shippedScenarios)/\"")
             .write(toFile: copy, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: copy) }
         let process = try await BackgroundProcess(CommandRunner.sdlRun.path, ["watch", copy])
         defer { process.stop() }
         let first = try JSONValue.parse(process.firstLine)
@@ -51,9 +67,7 @@ struct WatchCommandTests {
     @Test("a board station on a machine without a USB device controller says so and exits 3",
           .enabled(if: ((try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/udc")) ?? []).isEmpty))
     func boardWithoutController() async throws {
-        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bench-reports-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: reports) }
-        let result = try await watch(#"{"gadget": "default", "scenarios": ["/tmp"], "reports": "\#(reports)"}"#)
+        let result = try await watch(#"{"gadget": "default", "scenarios": ["SCENARIOS"], "reports": "\#(scratch.path("reports"))"}"#)
         #expect(result.exitCode == 3, "\(result.stderr)")
         #expect(result.stderr.contains("this machine has no USB device controller (/sys/class/udc is empty), so it cannot be the phone"), "\(result.stderr)")
     }
