@@ -2,9 +2,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <editline/readline.h>
 
 static sdl_console_completer console_completer;
+/* The prompt of the read in progress (NULL between reads), under `output_lock` with every
+ * write, so a notification printed from another thread never splits a line. */
+static pthread_mutex_t output_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *reading_prompt;
 
 /* readline's attempted-completion hook: the candidates with their longest common prefix
  * first, as readline expects (just the prefix when there is one candidate). */
@@ -46,6 +51,28 @@ void sdl_console_setup(sdl_console_completer completer) {
     rl_attempted_completion_function = attempted_completion;
 }
 
-char *sdl_console_readline(const char *prompt) { return readline(prompt); }
+char *sdl_console_readline(const char *prompt) {
+    pthread_mutex_lock(&output_lock);
+    free(reading_prompt);
+    reading_prompt = strdup(prompt);
+    pthread_mutex_unlock(&output_lock);
+    char *line = readline(prompt);
+    pthread_mutex_lock(&output_lock);
+    free(reading_prompt);
+    reading_prompt = NULL;
+    pthread_mutex_unlock(&output_lock);
+    return line;
+}
+
+void sdl_console_print_above(const char *text) {
+    pthread_mutex_lock(&output_lock);
+    /* The prompt's line is cleared (CR, erase line), the text goes there, and libedit draws
+     * the prompt and what was typed so far again below it. */
+    if (reading_prompt) fputs("\r\033[K", stdout);
+    fputs(text, stdout);
+    fflush(stdout);
+    if (reading_prompt) rl_forced_update_display();
+    pthread_mutex_unlock(&output_lock);
+}
 
 void sdl_console_add_history(const char *line) { add_history(line); }

@@ -16,6 +16,9 @@ struct Console: AsyncParsableCommand {
               Show mainField1=Hello alignment=CENTERED
               AddCommand cmdID=1 menuParams.menuName=Play
               Alert {"alertText1": "Hi", "duration": 3000}
+            The app starts in HMI level NONE, where the policy allows almost nothing (a Show is
+            DISALLOWED). On an emulator, act as the driver: `driver activateApp` brings it to FULL;
+            `driver ACTION NAME=VALUE...` runs any driver action (Tab lists them).
             Tab completes; `save FILE` writes what was sent as a scenario; `quit` unregisters.
             Reads a pipe too, a line at a time. Without a transport it talks to the embedded emulator.
             """)
@@ -51,10 +54,13 @@ struct Console: AsyncParsableCommand {
         if let makeSecondary = transport.makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondary }
         configuration.lockScreen.fetchIcon = false  // as in scenarios: no download from the web
         let manager = SDLManager(configuration: configuration)
-        let reporter = ConsoleReporter(color: logging.noColor ? false : nil)
+        let editor = LineEditor()
+        let reporter = ConsoleReporter(color: logging.noColor ? false : nil, printer: editor.printer)
         let start = ContinuousClock.now
         let incoming = await manager.messages()
-        let printer = Task {
+        // Off the main actor, which the command runs on: the notifications print while a line
+        // is being typed, not when it is sent.
+        let printer = Task.detached {
             var index = 0
             for await envelope in incoming where envelope.messageType == .notification {
                 reporter.received(Logged(index: index, timeMS: (ContinuousClock.now - start).seconds * 1000, entry: envelope))
@@ -67,9 +73,9 @@ struct Console: AsyncParsableCommand {
             throw CommandFailure.connection(error.description)
         }
         say("registered \(appName) over \(choice.name); type a request (Tab completes, help, quit)")
-        let editor = LineEditor()
+        if driver != nil { say("the app is in NONE, where most requests are DISALLOWED: `driver activateApp` brings it to FULL") }
         var recorded: [ConsoleLanguage.Recorded] = []
-        while let line = editor.read(prompt: "sdl> ") {
+        while let line = await editor.read(prompt: "sdl> ") {
             let parsed: ConsoleLine
             do { parsed = try ConsoleLanguage.parse(line) } catch {
                 say("  \(error.description)")
@@ -127,14 +133,26 @@ func say(_ text: String) {
 }
 
 /// Reads lines: through libedit (editing, history, completion) on a terminal, plainly from a pipe.
-final class LineEditor {
+final class LineEditor: Sendable {
     private let interactive = isatty(STDIN_FILENO) == 1
 
     init() {
         if interactive { sdl_console_setup(LineEditor.complete) }
     }
 
-    func read(prompt: String) -> String? {
+    /// On a terminal, the log goes above the line being typed; from a pipe, it is printed as is.
+    var printer: (@Sendable (String) -> Void)? {
+        guard interactive else { return nil }
+        return { text in text.withCString { sdl_console_print_above($0) } }
+    }
+
+    /// The next line, read on a thread of its own (readline blocks until Enter).
+    func read(prompt: String) async -> String? {
+        let interactive = interactive
+        return await onThread { Self.readBlocking(prompt: prompt, interactive: interactive) }
+    }
+
+    private static func readBlocking(prompt: String, interactive: Bool) -> String? {
         guard interactive else {
             guard let line = readLine() else { return nil }
             say(prompt + line)

@@ -13,5 +13,8 @@ void sdl_console_setup(sdl_console_completer completer);
 /// One line with editing and history; NULL at end of input. The caller frees it.
 char *sdl_console_readline(const char *prompt);
 void sdl_console_add_history(const char *line);
+/// Prints `text` (whole lines) above the line being typed: the prompt's line is cleared, the
+/// text written, and the prompt drawn again below it. Outside a read, it just prints.
+void sdl_console_print_above(const char *text);
 
 #endif

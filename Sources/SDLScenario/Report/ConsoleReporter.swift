@@ -9,6 +9,8 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
     private let verbose: Bool
     private let color: Bool
     private let output: FileHandle
+    /// Where lines go instead of `output`, when set (the console prints above the line being typed).
+    private let printer: (@Sendable (String) -> Void)?
     private let progressOnTerminal: Bool
     /// Put before every line, so scenarios run in parallel can be told apart.
     private let prefix: String
@@ -18,8 +20,12 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
     ///   - verbose: also print each message's JSON.
     ///   - color: nil decides by whether standard output is a terminal.
     ///   - output: where the log goes.
-    public init(verbose: Bool = false, color: Bool? = nil, output: FileHandle = .standardOutput) {
+    ///   - printer: takes each piece of the log (whole lines) instead of `output`, for an
+    ///     interactive program that must keep its input line below what is printed.
+    public init(verbose: Bool = false, color: Bool? = nil, output: FileHandle = .standardOutput,
+                printer: (@Sendable (String) -> Void)? = nil) {
         self.verbose = verbose
+        self.printer = printer
         let isTerminal = isatty(output.fileDescriptor) == 1
         self.color = color ?? (isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
         self.progressOnTerminal = isTerminal
@@ -30,6 +36,7 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
 
     private init(sharing base: ConsoleReporter, prefix: String) {
         (verbose, color, output, progressOnTerminal, lock) = (base.verbose, base.color, base.output, base.progressOnTerminal, base.lock)
+        printer = base.printer
         self.prefix = prefix
     }
 
@@ -57,7 +64,7 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
         let text = line.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 + "\n" }.joined()
         lock.lock()
         defer { lock.unlock() }
-        output.write(Data(text.utf8))
+        if let printer { printer(text) } else { output.write(Data(text.utf8)) }
     }
 
     private func time(_ ms: Double) -> String {

@@ -119,11 +119,12 @@ enum LocalCommand {
         let output = await collected
         return Outcome(status: status, output: String(decoding: output, as: UTF8.self), timedOut: timedOut)
     }
+}
 
-    /// Runs a blocking `body` on a new thread and returns its result.
-    private static func onThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
-        }
+/// Runs a blocking `body` on a new thread and returns its result: a blocking call on the
+/// cooperative pool (or the main actor) would stall every task waiting for that thread.
+package func onThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
