@@ -59,7 +59,7 @@ let package = Package(
         ),
         // zlib from Debian's zlib1g-dev: its crc32 (PutFile's checksum, the emulator's check
         // of every chunk) reads several bytes a step where a table lookup per byte costs
-        // 5-8x more (sdl-bench prints both). zlib is on every system that has Swift.
+        // 5-8x more (sdl-benchmark prints both). zlib is on every system that has Swift.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -80,7 +80,7 @@ let package = Package(
         // compound-literal and function-like macros, sd-bus's vtable macros.
         .target(name: "CSDLShim", dependencies: ["CLibUSB", "CBlueZ", "CSystemd"]),
         // CRC-32 folded with carry-less multiplication where the CPU has it: several times
-        // zlib's speed on every PutFile chunk (sdl-bench prints both); zlib does the rest.
+        // zlib's speed on every PutFile chunk (sdl-benchmark prints both); zlib does the rest.
         .target(name: "CSDLChecksum"),
         .target(
             name: "SmartDeviceLink",
@@ -115,11 +115,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Benchmarks: ratios against baselines measured in the same run (`swift run -c release sdl-bench`).
+        // Benchmarks: ratios against baselines measured in the same run (`swift run -c release sdl-benchmark`).
         // Fuzz targets: the parsers that read what peers and users send (`scripts/fuzz`).
         .target(name: "SDLFuzz", dependencies: ["SmartDeviceLink", "SDLScenario"], swiftSettings: strict),
         .executableTarget(name: "sdl-fuzz", dependencies: ["SDLFuzz"], swiftSettings: strict),
-        .executableTarget(name: "sdl-bench", dependencies: ["SmartDeviceLink", "SDLEmulator", "SDLScenario",
+        .executableTarget(name: "sdl-benchmark", dependencies: ["SmartDeviceLink", "SDLEmulator", "SDLScenario",
                                                            .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // What more than one test target needs (a clock tests move by hand, blocking work off the pool); never shipped.
         .target(name: "SDLTestSupport", dependencies: ["SmartDeviceLink"], path: "Tests/SDLTestSupport", swiftSettings: strict),

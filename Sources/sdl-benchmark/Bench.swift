@@ -3,18 +3,18 @@ import Logging
 import SDLEmulator
 import SmartDeviceLink
 
-/// `sdl-bench`: measures the library against a baseline measured in the same run and prints
+/// `sdl-benchmark`: measures the library against a baseline measured in the same run and prints
 /// ratios (ours ÷ baseline; lower is better). Run it in release mode:
 ///
-///     swift run -c release --static-swift-stdlib sdl-bench [--quick]
-///     swift run -c release --static-swift-stdlib sdl-bench soak [RUNS]      (see Soak)
+///     swift run -c release --static-swift-stdlib sdl-benchmark [--quick]
+///     swift run -c release --static-swift-stdlib sdl-benchmark soak [RUNS]      (see Soak)
 ///
 /// and one workload alone, for `perf record -g`:
 ///
-///     sdl-bench profile-framing [FRAME SIZE]
-///     sdl-bench profile-roundtrip [thin|thin-pinned|raw|memory]   (emulator, protocol-only head unit, the same
+///     sdl-benchmark profile-framing [FRAME SIZE]
+///     sdl-benchmark profile-roundtrip [thin|thin-pinned|raw|memory]   (emulator, protocol-only head unit, the same
 ///                                                          on linkExecutor, raw TCP, no I/O)
-///     sdl-bench profile-upload [thin|raw|byhand|byhand-link]   (file manager to the emulator, protocol-only
+///     sdl-benchmark profile-upload [thin|raw|byhand|byhand-link]   (file manager to the emulator, protocol-only
 ///                                                          head unit, raw TCP, PutFile by hand from the pool
 ///                                                          or from linkExecutor)
 ///
@@ -278,7 +278,7 @@ struct Bench {
         // 7. Whole processes: start to FULL and out (hello against the embedded emulator),
         // and the peak memory of an upload from disk; sdl-run must be built beside sdl-bench.
         guard Processes.sdlRun != nil else {
-            return print("(sdl-run is not built beside sdl-bench: `swift build -c release --static-swift-stdlib --product sdl-run` for the process rows)")
+            return print("(sdl-run is not built beside sdl-benchmark: `swift build -c release --static-swift-stdlib --product sdl-run` for the process rows)")
         }
         print(Processes.linkage)
         let hello = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples/hello.json").standardized.path

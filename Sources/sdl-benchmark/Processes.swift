@@ -2,7 +2,7 @@ import Foundation
 
 /// Rows that time or weigh whole `sdl-run` processes (the executable beside this one).
 enum Processes {
-    /// `sdl-run` next to `sdl-bench` (same build), if it was built.
+    /// `sdl-run` next to `sdl-benchmark` (same build), if it was built.
     static var sdlRun: URL? {
         let url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sdl-run")
         return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil

@@ -44,7 +44,7 @@ enum Profiles {
             try await headUnit.activateApp("bench")
             print(try await ContinuousClock().measure { for round in 0..<10 { try await upload(round, with: connection) } })
         default:
-            print("usage: sdl-bench profile-framing [FRAME SIZE] | profile-roundtrip [thin|thin-pinned|raw|memory] | profile-upload [thin|raw|byhand|byhand-link]")
+            print("usage: sdl-benchmark profile-framing [FRAME SIZE] | profile-roundtrip [thin|thin-pinned|raw|memory] | profile-upload [thin|raw|byhand|byhand-link]")
         }
     }
 

@@ -4,7 +4,7 @@ import Glibc
 #endif
 import SDLScenario
 
-/// `sdl-bench soak [RUNS]`: runs the examples one after another against the embedded
+/// `sdl-benchmark soak [RUNS]`: runs the examples one after another against the embedded
 /// emulator in this one process, as a bench's watch mode does for days, and prints the
 /// resident memory after a warm-up and at the end. Flat memory is the goal; the numbers
 /// are for people, as everywhere in sdl-bench.

@@ -2,7 +2,7 @@ import SDLScenario
 import SmartDeviceLink
 import Testing
 
-/// A bench runs thousands of scenarios in one process (the soak in `sdl-bench soak`): a run
+/// A bench runs thousands of scenarios in one process (the soak in `sdl-benchmark soak`): a run
 /// must leave nothing behind once it returned.
 @Suite("A scenario run leaves nothing behind")
 struct RunLifetimeTests {

@@ -50,7 +50,7 @@ package struct CRC32: Sendable {
     }
 
     /// The same checksum a table lookup per byte at a time: the reference the tests hold
-    /// zlib to, and the baseline `sdl-bench` measures it against.
+    /// zlib to, and the baseline `sdl-benchmark` measures it against.
     package static func bytewise(_ bytes: [UInt8]) -> UInt32 {
         var crc = ~UInt32(0)
         table.withUnsafeBufferPointer { table in

@@ -22,9 +22,9 @@ struct OutputFlagTests {
         }
     }
 
-    @Test("sdl-bench prints its lines and no library log between them, unless asked with --log-level")
+    @Test("sdl-benchmark prints its lines and no library log between them, unless asked with --log-level")
     func benchIsQuiet() async throws {
-        let bench = CommandRunner.sdlRun.deletingLastPathComponent().appendingPathComponent("sdl-bench")
+        let bench = CommandRunner.sdlRun.deletingLastPathComponent().appendingPathComponent("sdl-benchmark")
         let quiet = try await CommandRunner.run(bench, ["soak", "1"])
         #expect(quiet.exitCode == 0 && quiet.stdout.contains("soak: 1 runs"), "\(quiet.stdout)\(quiet.stderr)")
         #expect(!quiet.stderr.contains("info "), "\(quiet.stderr)")

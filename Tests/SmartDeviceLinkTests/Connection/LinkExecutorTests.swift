@@ -50,7 +50,7 @@ struct LinkExecutorTests {
     /// What the preference guarantees: each response's continuation runs with the link's
     /// executor. Whether that is the reader thread itself is the runtime's choice: mostly, but
     /// in about one full test run in eight, under the whole suite's load, all 20 went to the
-    /// pool (as this executor allows when a job is made ready elsewhere); sdl-bench measures it.
+    /// pool (as this executor allows when a job is made ready elsewhere); sdl-benchmark measures it.
     @Test("a caller on linkExecutor goes on from each response with the link's executor", .timeLimit(.minutes(1)))
     func callerResumesOnLinkExecutor() async throws {
         let (connection, _, stop) = try await Self.connected()

@@ -12,7 +12,7 @@ import Darwin
 /// A read resumes the task waiting for it (the link's reader). On the global pool that is a
 /// second thread to wake for every message, and when that task in turn resumes a request's
 /// caller, a third. On the 2-core machine kind a wake-up cost 11 µs in a socketpair
-/// experiment, and 2 to 4 µs of a 23 µs loopback echo in sdl-bench. A task that
+/// experiment, and 2 to 4 µs of a 23 µs loopback echo in sdl-benchmark. A task that
 /// prefers this executor (`Task(executorPreference:)`) is resumed on the reader thread
 /// itself, which is awake anyway: the reader runs the jobs its own yield made ready before
 /// it reads again.

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// No call on it ever blocks a thread of Swift's cooperative pool:
 /// - Reads: a thread of the link's own blocks in `recv` and feeds ``incoming``, one system
-///   call per read (measured in `sdl-bench`: a `poll` loop on a non-blocking descriptor cost a
+///   call per read (measured in `sdl-benchmark`: a `poll` loop on a non-blocking descriptor cost a
 ///   third more per round trip). A task that prefers `readerExecutor` runs on that thread
 ///   when a read resumes it, with no other thread to wake.
 /// - Writes: `send` writes with `MSG_DONTWAIT` from the caller. The kernel usually takes all
