@@ -1,13 +1,13 @@
 import ArgumentParser
 import SmartDeviceLink
 
-/// Where to find the head unit: `--tcp HOST:PORT`, `--usb [VID:PID|BUS:ADDR]`, or nothing
+/// Where to find the head unit: `--tcp HOST:PORT`, `--usb [VID:PID|BUS:ADDR|serial=S]`, or nothing
 /// for the embedded emulator.
 struct TransportOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Connect to a head unit over TCP.", valueName: "host:port"))
     var tcp: String?
 
-    @Option(name: .long, help: ArgumentHelp("Connect over USB to a TDK or bridge (optionally VID:PID or BUS:ADDR).", valueName: "device"))
+    @Option(name: .long, help: ArgumentHelp("Connect over USB to a TDK or bridge; choose one by VID:PID (hex), BUS:ADDR (decimal) or serial=SERIAL, else the first SDL device.", valueName: "device"))
     var usb: String?
 
     @Option(name: .customLong("usb-gadget"), help: ArgumentHelp(
