@@ -5,7 +5,12 @@ import SmartDeviceLink
 /// `sdl-run register`: connect, negotiate, register, print what the head unit says, unregister.
 struct Register: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Register an app with a head unit and print the response and each OnHMIStatus as JSON lines.")
+        abstract: "Register an app with a head unit and print the response and each OnHMIStatus as JSON lines.",
+        discussion: """
+            The response is printed as it came on the wire. Each way it breaks the RPC spec (a
+            mandatory parameter missing, a wrong type, an unknown enum value, a value out of
+            bounds) follows it as a line of its own: {"event": "specViolation", "path": ..., "problem": ...}.
+            """)
 
     @OptionGroup var transport: TransportOptions
     @OptionGroup var security: SecurityOptions
@@ -23,6 +28,18 @@ struct Register: AsyncParsableCommand {
 
     func run() async throws {
         logging.bootstrap()
+        // Checked before anything is sent; the response is printed as it came on the wire, not
+        // decoded and encoded again: a typed decoding fills a missing mandatory array with an
+        // empty one and would hide the head unit's mistake.
+        let request = RegisterAppInterface(
+            syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0),
+            appName: appName, isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs,
+            appID: appID, fullAppID: appID)
+        do throws(RPCValidationError) {
+            try RPCSpec.validate(request)
+        } catch {
+            throw CommandFailure.invalid(error.description)
+        }
         guard let link = try transport.makeTransport() else {
             throw CommandFailure.invalid("register needs --tcp HOST:PORT, --usb, --usb-gadget or --bt (the embedded emulator comes with scenarios)")
         }
@@ -49,23 +66,26 @@ struct Register: AsyncParsableCommand {
                 output.write(["event": "notification", "name": .string(message.functionName), "parameters": .object(message.parameters)])
             }
         }
-        let response: RegisterAppInterfaceResponse
+        let response: RPCEnvelope
         do {
-            response = try await connection.send(RegisterAppInterface(
-                syncMsgVersion: SyncMsgVersion(majorVersion: 8, minorVersion: 0, patchVersion: 0),
-                appName: appName, isMediaApplication: false, languageDesired: .enUs, hmiDisplayLanguageDesired: .enUs,
-                appID: appID, fullAppID: appID), timeout: transport.registrationTimeout)
+            response = try await connection.request(functionID: RegisterAppInterface.functionID, functionName: RegisterAppInterface.functionName,
+                                                    parameters: request.json.objectValue ?? [:], timeout: transport.registrationTimeout)
         } catch {
             printer.cancel()
             await connection.stop()
             if case .invalidRequest = error { throw CommandFailure.invalid(error.description) }
             throw CommandFailure.connection(error.description)
         }
-        output.write(["event": "response", "name": "RegisterAppInterface", "parameters": response.json])
-        guard response.success else {
+        output.write(["event": "response", "name": "RegisterAppInterface", "parameters": .object(response.parameters)])
+        let violations = RPCSpec.shared.violations(function: response.functionName, messageType: .response, parameters: response.parameters)
+        for violation in violations {
+            output.write(["event": "specViolation", "name": "RegisterAppInterface", "path": .string(violation.path), "problem": .string(violation.description)])
+        }
+        guard response.success == true else {
             printer.cancel()
             await connection.stop()
-            throw CommandFailure.connection("the head unit refused the app: \(response.resultCode)" + (response.info.map { " (\($0))" } ?? ""))
+            throw CommandFailure.connection("the head unit refused the app: \(response.resultCode ?? "no result code")"
+                                            + (response.parameters["info"]?.stringValue.map { " (\($0))" } ?? ""))
         }
         try? await Task.sleep(for: .milliseconds(Int64(listen * 1000)))
         let unregister = try? await connection.send(UnregisterAppInterface())

@@ -42,6 +42,9 @@ struct RunScenarios: AsyncParsableCommand {
     @Flag(help: "Show the JSON of every message.")
     var verbose = false
 
+    @Flag(help: "Fail a scenario when a message from the head unit breaks the RPC spec (a missing mandatory parameter, a wrong type, an unknown enum value, a value out of bounds); without it each is a warning in the console and the reports.")
+    var strict = false
+
 
     @Option(help: ArgumentHelp(
         "What `prompt` steps, and driver steps on a real head unit, do without an operator: skip (them and the steps after a skipped driver step) or fail (default: ask on the terminal).",
@@ -136,6 +139,7 @@ struct RunScenarios: AsyncParsableCommand {
         runner.security = try security.configuration()
         runner.operatorTimeout = .milliseconds(Int64(operatorTimeout * 1000))
         runner.driverCommands = try driverCommands()
+        runner.strict = strict
         var json = self.json, junit = self.junit, html = self.html
         if let outputDir {
             do {

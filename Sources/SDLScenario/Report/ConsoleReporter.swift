@@ -132,13 +132,20 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
 
     /// Prints the scenario's verdict line.
     public func finished(_ result: ScenarioResult) {
+        let broken = HeadUnitSpecCheck.summary(result.specViolations)
+        if !broken.isEmpty {
+            write(paint("⚠ the head unit broke the RPC spec \(result.specViolations.count) times (--strict fails the run for it):", .warning)
+                  + broken.map { "\n    " + $0 }.joined())
+        }
         let counts = Dictionary(grouping: result.steps, by: \.status).mapValues(\.count)
         let summary = "\(counts[.passed] ?? 0) passed, \(counts[.failed] ?? 0) failed, \(counts[.skipped] ?? 0) skipped"
         switch result.status {
         case .passed:
             let flaky = result.isFlaky ? " (flaky: passed on attempt \(result.attempts))" : ""
             write(paint("PASS \(result.name)", .success) + " — \(summary) in \(Int(result.durationMS)) ms" + flaky)
-        case .failed: write(paint("FAIL \(result.name)", .failure) + " — \(summary) in \(Int(result.durationMS)) ms")
+        case .failed:
+            let why = result.message.map { "; " + $0 } ?? ""
+            write(paint("FAIL \(result.name)", .failure) + " — \(summary) in \(Int(result.durationMS)) ms" + why)
         case .invalid, .connectionFailed:
             write(paint("ERROR \(result.name)", .failure) + " — \(result.status.rawValue): \(result.message ?? "")")
         }

@@ -76,7 +76,7 @@ public enum HTMLReportWriter {
     .step text{font-size:12px;fill:#444}a.file text{font-size:12px;fill:#0969da;text-decoration:underline}.step.failed rect{fill:#ffebe9}.step.failed text{fill:#cf222e}
     .time{font-size:11px;fill:#888}.actor{font-weight:600}
     .failure{background:#ffebe9;border-left:4px solid #cf222e;padding:.5em 1em;white-space:pre-wrap}
-    .columns{display:grid;grid-template-columns:1fr 1fr;gap:0 2em}.differences{background:#fff8c5;padding:.5em 1em;white-space:pre-wrap}
+    .columns{display:grid;grid-template-columns:1fr 1fr;gap:0 2em}.differences,.spec{background:#fff8c5;padding:.5em 1em;white-space:pre-wrap}
     .step.differs rect{fill:#fff8c5}
     #details{position:fixed;right:1em;top:1em;bottom:1em;width:min(40em,45%);overflow:auto;background:#f6f8fa;
     border:1px solid #ccc;padding:.5em 1em}#close{float:right}
@@ -111,6 +111,13 @@ public enum HTMLReportWriter {
         const box = document.createElement('div');
         box.className = 'differences';
         box.textContent = scenario.differences.length ? scenario.differences.join('\n') : 'no difference';
+        section.append(box);
+      }
+      if (scenario.specViolations) {
+        const box = document.createElement('div');
+        box.className = 'spec';
+        box.textContent = 'The head unit broke the RPC spec ' + scenario.specViolations.length + ' times:\n'
+          + scenario.specViolations.map(v => v.function + ' ' + v.type + ': ' + v.problem).join('\n');
         section.append(box);
       }
       const failedStep = scenario.steps.find(step => step.status === 'failed');

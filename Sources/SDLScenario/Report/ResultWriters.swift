@@ -52,6 +52,12 @@ public enum JSONResultWriter {
                  "type": .string(message.envelope.messageType.specName), "parameters": .object(message.envelope.parameters)]
             })
         }
+        if !result.specViolations.isEmpty {
+            object["specViolations"] = .array(result.specViolations.map { violation in
+                ["received": .int(Int64(violation.messageIndex)), "function": .string(violation.function),
+                 "type": .string(violation.messageType.specName), "path": .string(violation.path), "problem": .string(violation.problem)]
+            })
+        }
         if let message = result.message { object["message"] = .string(message) }
         return .object(object)
     }
@@ -69,14 +75,19 @@ public enum JUnitWriter {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         // A run that never got to its steps (could not connect, invalid) is one test in error;
         // the totals are the sums of the suites' own counts, so the two levels always agree.
-        func failures(_ result: ScenarioResult) -> Int { result.steps.filter { $0.status == .failed }.count }
+        // A head unit that broke the spec adds a test case of its own: failed under --strict
+        // (the run failed for it), passed with the warnings as its output otherwise.
+        func specCase(_ result: ScenarioResult) -> Int { result.specViolations.isEmpty ? 0 : 1 }
+        func specFailed(_ result: ScenarioResult) -> Bool { specCase(result) == 1 && result.message?.hasPrefix("--strict") == true }
+        func failures(_ result: ScenarioResult) -> Int { result.steps.filter { $0.status == .failed }.count + (specFailed(result) ? 1 : 0) }
         func errors(_ result: ScenarioResult) -> Int { result.steps.isEmpty && result.status != .passed ? 1 : 0 }
-        let tests = results.reduce(0) { $0 + max($1.steps.count, 1) }
+        func count(_ result: ScenarioResult) -> Int { max(result.steps.count, 1) + specCase(result) }
+        let tests = results.reduce(0) { $0 + count($1) }
         xml += "<testsuites name=\"sdl-run\" tests=\"\(tests)\" failures=\"\(results.map(failures).reduce(0, +))\" errors=\"\(results.map(errors).reduce(0, +))\">\n"
         let host = escape(ProcessInfo.processInfo.hostName)
         for result in results {
             let skipped = result.steps.filter { $0.status == .skipped }.count
-            xml += "  <testsuite name=\"\(escape(result.name))\" tests=\"\(max(result.steps.count, 1))\" failures=\"\(failures(result))\" errors=\"\(errors(result))\" skipped=\"\(skipped)\" time=\"\(seconds(result.durationMS))\" timestamp=\"\(timestamp(result.startedAt))\" hostname=\"\(host)\">\n"
+            xml += "  <testsuite name=\"\(escape(result.name))\" tests=\"\(count(result))\" failures=\"\(failures(result))\" errors=\"\(errors(result))\" skipped=\"\(skipped)\" time=\"\(seconds(result.durationMS))\" timestamp=\"\(timestamp(result.startedAt))\" hostname=\"\(host)\">\n"
             xml += "    <properties><property name=\"source\" value=\"\(escape(result.source))\"/><property name=\"target\" value=\"\(escape(result.target))\"/><property name=\"attempts\" value=\"\(result.attempts)\"/><property name=\"flaky\" value=\"\(result.isFlaky)\"/></properties>\n"
             if result.steps.isEmpty {
                 xml += "    <testcase name=\"connect and register\" classname=\"\(escape(result.name))\" time=\"\(seconds(result.durationMS))\">\n"
@@ -96,6 +107,12 @@ public enum JUnitWriter {
                 case .skipped:
                     xml += ">\n      <skipped message=\"\(escape(step.message ?? "skipped"))\"/>\n    </testcase>\n"
                 }
+            }
+            if specCase(result) == 1 {
+                let lines = escape(HeadUnitSpecCheck.summary(result.specViolations).joined(separator: "\n"))
+                xml += "    <testcase name=\"the head unit's messages keep the RPC spec\" classname=\"\(escape(result.name))\" time=\"0.000\">\n"
+                if specFailed(result) { xml += "      <failure message=\"\(escape(result.message ?? ""))\" type=\"spec\"/>\n" }
+                xml += "      <system-out>\(lines)</system-out>\n    </testcase>\n"
             }
             xml += "    <system-out>\(escape(log(of: result)))</system-out>\n"
             xml += "  </testsuite>\n"

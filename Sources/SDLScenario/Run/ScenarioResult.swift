@@ -73,6 +73,8 @@ public struct ScenarioResult: Sendable {
     /// What the head unit sent its HMI (core over its HMI WebSocket with `--hmi`, the
     /// emulator's own HMI), where the target shows it.
     public var hmiMessages: [LoggedMessage] = []
+    /// Where the head unit's messages broke the RPC spec (a failure with `--strict`, else warnings).
+    public var specViolations: [SpecViolation] = []
     /// Runs it took (`--retries`): more than one means the earlier ones did not pass.
     public var attempts = 1
     /// When the (last) run started, by the wall clock.

@@ -127,6 +127,9 @@ public struct ScenarioRunner: Sendable {
     /// On a real head unit, driver actions done by a local command instead of an operator
     /// (`--driver-command selectCommand=./robot-tap.sh`): action name → command line.
     public var driverCommands: [String: String] = [:]
+    /// Whether a message from the head unit that breaks the RPC spec fails the run (`--strict`);
+    /// otherwise each is a warning in the result.
+    public var strict = false
 
     /// A runner; the other options are set on the value.
     public init(promptPolicy: PromptPolicy = .ask, reporter: (any ScenarioReporter)? = nil,
@@ -159,11 +162,18 @@ public struct ScenarioRunner: Sendable {
         reporter?.started(scenario, target: target.name)
         let log = MessageLog(start: start)
         var hmiMessages: MessageLog?
+        let strict = strict
         func finish(_ status: ScenarioResult.Status, _ message: String?, _ steps: [StepResult], sent: [SentMessage]) async -> ScenarioResult {
             await target.finish()
+            let messages = await log.messages
             var result = ScenarioResult(
                 name: scenario.name, source: scenario.source, target: target.name, status: status, message: message,
-                steps: steps, durationMS: (ContinuousClock.now - start).milliseconds, messages: await log.messages, sent: sent)
+                steps: steps, durationMS: (ContinuousClock.now - start).milliseconds, messages: messages, sent: sent)
+            result.specViolations = HeadUnitSpecCheck.violations(of: messages)
+            if strict, status == .passed, let first = HeadUnitSpecCheck.summary(result.specViolations).first {
+                result.status = .failed
+                result.message = "--strict: the head unit broke the RPC spec \(result.specViolations.count) times, first: \(first)"
+            }
             result.startedAt = startedAt
             result.hmiMessages = await hmiMessages?.messages ?? []
             reporter?.finished(result)

@@ -131,6 +131,20 @@ extension RPCSpec {
         try validateObject(parameters, params: spec.params, path: function, context: &context)
     }
 
+    /// Every way a message breaks the spec, in spec parameter order (unknown names last):
+    /// the same checks as ``validate(function:messageType:parameters:direction:)``, which stops
+    /// at the first. Empty when the message keeps the spec. For reporting what a head unit sent.
+    public func violations(function: String, messageType: RPCMessageType, parameters: JSONObject,
+                           direction: Direction = .outgoing) -> [RPCValidationError] {
+        guard let spec = self.function(named: function, messageType: messageType) else {
+            return [RPCValidationError(rpc: function, messageType: messageType, path: function, limit: .knownFunction, found: function,
+                                       suggestions: RPCSpec.suggestions(for: function, among: functionNames(messageType)))]
+        }
+        var context = Context(rpc: function, messageType: messageType, direction: direction, collected: [])
+        try? validateObject(parameters, params: spec.params, path: function, context: &context)
+        return context.collected ?? []
+    }
+
     /// Checks a typed message against the spec; see `validate(function:messageType:parameters:direction:)` on JSON parameters.
     /// Keys in `additionalParameters` count as unknown parameters of an outgoing message.
     public func validate(_ message: some RPCMessage, direction: Direction = .outgoing) throws(RPCValidationError) {
@@ -154,11 +168,17 @@ extension RPCSpec {
         var rpc: String
         var messageType: RPCMessageType
         var direction: Direction
+        /// Every problem found, when the whole message is checked; nil: the first one is thrown.
+        var collected: [RPCValidationError]?
 
-        func error(_ path: String, _ limit: RPCValidationError.Limit, found: String,
-                   suggestions: [String] = []) -> RPCValidationError {
-            RPCValidationError(rpc: rpc, messageType: messageType, path: path, limit: limit, found: found,
-                               suggestions: suggestions)
+        /// A problem at `path`: thrown at once, or kept when every problem is wanted. The
+        /// caller then leaves the value that has it.
+        mutating func fail(_ path: String, _ limit: RPCValidationError.Limit, found: String,
+                           suggestions: [String] = []) throws(RPCValidationError) {
+            let error = RPCValidationError(rpc: rpc, messageType: messageType, path: path, limit: limit, found: found,
+                                           suggestions: suggestions)
+            guard collected != nil else { throw error }
+            collected?.append(error)
         }
     }
 
@@ -189,20 +209,21 @@ extension RPCSpec {
                 nextPresent += 1
             }
             guard let value = found, !value.isNull else {
-                if params[index].isMandatory { throw context.error("\(path()).\(params[index].name)", .mandatory, found: "nothing") }
+                if params[index].isMandatory { try context.fail("\(path()).\(params[index].name)", .mandatory, found: "nothing") }
                 continue
             }
             let param = params[index]
             func paramPath() -> String { "\(path()).\(param.name)" }
             if param.isArray {
                 guard case .array(let items) = value else {
-                    throw context.error(paramPath(), .kind(expected: "an array"), found: Self.describe(value))
+                    try context.fail(paramPath(), .kind(expected: "an array"), found: Self.describe(value))
+                    continue
                 }
                 if let min = param.minSize, items.count < min {
-                    throw context.error(paramPath(), .minSize(min), found: String(items.count))
+                    try context.fail(paramPath(), .minSize(min), found: String(items.count))
                 }
                 if let max = param.maxSize, items.count > max {
-                    throw context.error(paramPath(), .maxSize(max), found: String(items.count))
+                    try context.fail(paramPath(), .maxSize(max), found: String(items.count))
                 }
                 for (position, item) in items.enumerated() {
                     try validateValue(item, param: param, path: "\(paramPath())[\(position)]", context: &context)
@@ -213,8 +234,8 @@ extension RPCSpec {
         }
         guard context.direction == .outgoing else { return }
         if let key = unknown {
-            throw context.error("\(path()).\(key)", .knownParameter, found: key,
-                                suggestions: RPCSpec.suggestions(for: key, among: params.map(\.name)))
+            try context.fail("\(path()).\(key)", .knownParameter, found: key,
+                             suggestions: RPCSpec.suggestions(for: key, among: params.map(\.name)))
         }
     }
 
@@ -223,7 +244,8 @@ extension RPCSpec {
         switch param.kind {
         case .string:
             guard case .string(let string) = value else {
-                throw context.error(path(), .kind(expected: "a string"), found: Self.describe(value))
+                try context.fail(path(), .kind(expected: "a string"), found: Self.describe(value))
+                return
             }
             // A scalar takes one to four UTF-8 bytes, so the byte count (known at once)
             // bounds the length from both sides; the scalars are counted only when those
@@ -233,49 +255,60 @@ extension RPCSpec {
             guard !withinBounds else { break }
             let length = string.unicodeScalars.count
             if let min = param.minLength, length < min {
-                throw context.error(path(), .minLength(min), found: String(length))
+                try context.fail(path(), .minLength(min), found: String(length))
+                return
             }
             if let max = param.maxLength, length > max {
-                throw context.error(path(), .maxLength(max), found: String(length))
+                try context.fail(path(), .maxLength(max), found: String(length))
+                return
             }
         case .integer, .float:
             let number: Double
             if param.kind == .integer {
                 guard let int = value.intValue, value.doubleValue != nil else {
-                    throw context.error(path(), .kind(expected: "an integer"), found: Self.describe(value))
+                    try context.fail(path(), .kind(expected: "an integer"), found: Self.describe(value))
+                    return
                 }
                 number = Double(int)
             } else {
                 guard let double = value.doubleValue else {
-                    throw context.error(path(), .kind(expected: "a number"), found: Self.describe(value))
+                    try context.fail(path(), .kind(expected: "a number"), found: Self.describe(value))
+                    return
                 }
                 number = double
             }
             if let min = param.minValue, number < min {
-                throw context.error(path(), .minValue(min), found: RPCValidationError.format(number))
+                try context.fail(path(), .minValue(min), found: RPCValidationError.format(number))
+                return
             }
             if let max = param.maxValue, number > max {
-                throw context.error(path(), .maxValue(max), found: RPCValidationError.format(number))
+                try context.fail(path(), .maxValue(max), found: RPCValidationError.format(number))
+                return
             }
         case .boolean:
             guard case .bool = value else {
-                throw context.error(path(), .kind(expected: "a boolean"), found: Self.describe(value))
+                try context.fail(path(), .kind(expected: "a boolean"), found: Self.describe(value))
+                return
             }
         case .enumeration(let enumName):
             guard case .string(let string) = value else {
-                throw context.error(path(), .kind(expected: "a string of the enum \(enumName)"), found: Self.describe(value))
+                try context.fail(path(), .kind(expected: "a string of the enum \(enumName)"), found: Self.describe(value))
+                return
             }
             guard context.direction == .outgoing, let spec = enumeration(named: enumName) else { return }
             guard spec.contains(string) else {
-                throw context.error(path(), .enumValue(enumName: enumName, known: spec.values), found: "\"\(string)\"",
-                                    suggestions: RPCSpec.suggestions(for: string, among: spec.values))
+                try context.fail(path(), .enumValue(enumName: enumName, known: spec.values), found: "\"\(string)\"",
+                                 suggestions: RPCSpec.suggestions(for: string, among: spec.values))
+                return
             }
             if let allowed = param.allowedValues, !allowed.contains(string) {
-                throw context.error(path(), .allowedValues(allowed), found: "\"\(string)\"")
+                try context.fail(path(), .allowedValues(allowed), found: "\"\(string)\"")
+                return
             }
         case .structure(let structName):
             guard case .object(let object) = value else {
-                throw context.error(path(), .kind(expected: "an object (\(structName))"), found: Self.describe(value))
+                try context.fail(path(), .kind(expected: "an object (\(structName))"), found: Self.describe(value))
+                return
             }
             guard let spec = structure(named: structName) else { return }
             try validateObject(object, params: spec.params, path: path(), context: &context)
