@@ -175,7 +175,7 @@ public struct EmulatorConfiguration: Sendable {
     /// kept after the emulator stops (recordings are results).
     public var recordingDirectory: String?
 
-    /// Defaults of a generic sdl_core 8.2 head unit with a generic HMI.
+    /// Defaults of sdl_core 8.2 with the official sdl_hmi 5.8.0 as its HMI, as recorded from them.
     public static var standard: EmulatorConfiguration {
         EmulatorConfiguration(
             timeScale: 1, language: "EN-US", hmiDisplayLanguage: "EN-US", rpcSpecVersion: ProtocolVersion(8, 0, 0),
@@ -184,9 +184,9 @@ public struct EmulatorConfiguration: Sendable {
             microphone: .tone(frequency: 440), audioPassThruChunkMs: 1000, speakDurationMs: 1000,
             heartbeatTimeoutMs: 7000,
             protocolConfiguration: .headUnit, malformedLimit: (10, 1000), floodLimit: (1000, 1000),
-            // core's hmi_capabilities.json vehicle; the software version sdl-run's HMI gives core.
-            resumptionEnabled: true, vehicleType: ["make": "SDL", "model": "Generic", "modelYear": "2019", "trim": "SE"],
-            systemSoftwareVersion: "sdl-run-hmi")
+            // The vehicle and software version core gives apps with the official sdl_hmi as its HMI.
+            resumptionEnabled: true, vehicleType: Capabilities.coreVehicleType,
+            systemSoftwareVersion: Capabilities.coreSystemSoftwareVersion)
     }
 
     private init(
