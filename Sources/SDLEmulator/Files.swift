@@ -51,6 +51,11 @@ extension HeadUnitEmulator {
         guard let app = apps[request.key] else { return }
         guard !overNoneLimit(request, app, \.putFile, info: "Too many requests from the app with HMILevel HMI_NONE",
                              ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))]) else { return }
+        // core checks for the data before the name (put_file_request.cc), and says so in these words.
+        guard !request.bulkData.isEmpty else {
+            respond(request, "INVALID_DATA", info: "Binary data empty")
+            return
+        }
         let name = file.syncFileName
         guard Self.isSafeFileName(name) else {
             respond(request, "INVALID_DATA", info: "the file name \"\(name)\" is not a plain file name")

@@ -42,6 +42,18 @@ struct FileLimitTests {
         await headUnit.stop()
     }
 
+    @Test("a PutFile without data is INVALID_DATA in core's words, stores nothing, and SetAppIcon of that name fails")
+    func putFileWithoutData() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await TestApp.connect(headUnit)
+        _ = try await app.register()
+        let empty = try await app.request("PutFile", ["syncFileName": "icon.png", "fileType": "GRAPHIC_PNG"])
+        #expect(empty.resultCode == "INVALID_DATA" && empty["info"] == "Binary data empty", "\(empty.parameters)")
+        #expect(await headUnit.snapshot().apps[0].files.isEmpty)
+        #expect(try await app.request("SetAppIcon", ["syncFileName": "icon.png"]).resultCode == "INVALID_DATA")
+        await headUnit.stop()
+    }
+
     @Test("the limits come from the configuration, as core's ini")
     func configuredLimits() throws {
         let configuration = try EmulatorConfiguration(json: ["storage": ["inNone": ["putFile": 1, "listFiles": 0]]])

@@ -104,6 +104,22 @@ struct ProtocolTests {
         await headUnit.stop()
     }
 
+    /// Measured on core 8.2 with raw frames: with no payload the NAK's BSON is empty; with
+    /// protocolVersion 5.4.0 it says why.
+    @Test("StartService(RPC) for a session that does not exist: the reason only when the frame announced 5.3 or later, as core")
+    func unknownSessionReason() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        var link = await RawLink(headUnit)
+        try await link.send([0x50, 0x07, 0x01, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01])
+        let bare = try #require(try await link.nextFrame())
+        #expect(bare.header.frameInfo == 0x03 && bare.payload == [0x05, 0x00, 0x00, 0x00, 0x00])
+        try await link.send([0x50, 0x07, 0x01, 0x05, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x02] + Self.versionBSON)
+        let announced = try #require(try await link.nextFrame())
+        #expect(announced.header.frameInfo == 0x03)
+        #expect(ControlPayload(bytes: announced.payload)?.reason == "Cannot start an unprotected service of type 7. Session 5 not found for connection 1")
+        await headUnit.stop()
+    }
+
     @Test("Session ids: lowest free 1…255 across all connections, several apps per connection (core findGap)")
     func sessionIDsAreGlobal() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())

@@ -199,14 +199,21 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
         var request = StartServiceRequest(sessionID: header.sessionID, serviceType: header.serviceType,
                                           headerVersion: header.version, offeredVersion: nil, payload: parsed,
                                           isEncrypted: header.isEncrypted && configuration.protectsServices && header.version > 1)
-        if header.serviceType == .rpc, header.sessionID == 0, let parsed {
-            // core NAKs a parsable payload whose protocolVersion is missing, malformed or below 5.
-            guard let text = parsed.protocolVersion, let version = ProtocolVersion(text), version.major >= 5 else {
-                request.offeredVersion = ProtocolVersion(5)
-                actions.append(contentsOf: rejectStartService(request, reason: "invalid protocolVersion", rejectedParams: ["protocolVersion"]))
-                return
+        if header.serviceType == .rpc, let parsed {
+            let version = parsed.protocolVersion.flatMap(ProtocolVersion.init).flatMap { $0.major >= 5 ? $0 : nil }
+            if header.sessionID == 0 {
+                // core NAKs a parsable payload whose protocolVersion is missing, malformed or below 5.
+                guard let version else {
+                    request.offeredVersion = ProtocolVersion(5)
+                    actions.append(contentsOf: rejectStartService(request, reason: "invalid protocolVersion", rejectedParams: ["protocolVersion"]))
+                    return
+                }
+                request.offeredVersion = version
+            } else {
+                // core reads the version of every RPC StartService that has a payload, so the NAK for
+                // a session it does not know carries its reason when the app announced 5.3 or later.
+                request.offeredVersion = version
             }
-            request.offeredVersion = version
         }
         actions.append(.startServiceRequested(request))
     }
