@@ -44,6 +44,11 @@ def main():
         sent = wait_for(lambda lines: any("← Show #2" in line for line in lines))
         print(json.dumps({"typing": typing, "sent": sent}))
     finally:
+        # The console leaves as a person makes it leave; the server goes with its last session.
+        tmux("send-keys", "C-u", "quit", "Enter")
+        deadline = time.time() + 5
+        while time.time() < deadline and tmux("has-session").returncode == 0:
+            time.sleep(0.05)
         tmux("kill-server")
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 import Foundation
 import SDLEmulator
 import SDLScenario
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -105,19 +106,24 @@ struct DocsTests {
     func runs(block: Block) async throws {
         switch block.language {
         case "json":
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("doc-\(UUID().uuidString).json")
+            let scratch = try TestFolder("doc-block")
+            let file = scratch.url.appendingPathComponent("scenario.json")
             try Data(block.text.utf8).write(to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
             let result = try await CommandRunner.sdlRun([file.path])
             #expect(result.exitCode == 0, "\(block): \(result.stdout)\(result.stderr)")
         case "sh":
+            // A reader runs these in the checkout; here they run in a folder of the test's own
+            // with a copy of the examples, so what a block writes (reports, traces, what a
+            // scenario records beside itself) stays in it.
+            let scratch = try TestFolder("doc-block")
+            try FileManager.default.copyItem(atPath: Self.root.appendingPathComponent("examples").path, toPath: scratch.path("examples"))
             let bin = CommandRunner.sdlRun.deletingLastPathComponent().path
             for line in block.text.components(separatedBy: "\n") {
                 let command = line.replacingOccurrences(of: "swift run sdl-run", with: "sdl-run")
                     .components(separatedBy: " #").first!.trimmingCharacters(in: .whitespaces)
                 guard !command.isEmpty, !command.hasPrefix("#") else { continue }
                 let result = try await CommandRunner.run(URL(fileURLWithPath: "/bin/sh"),
-                                                         ["-c", "cd '\(Self.root.path)' && PATH='\(bin)':\"$PATH\" \(command)"])
+                                                         ["-c", "cd '\(scratch.path)' && PATH='\(bin)':\"$PATH\" \(command)"])
                 #expect(result.exitCode == 0, "\(block) `\(command)`: \(result.stdout)\(result.stderr)")
             }
         default:
