@@ -101,8 +101,8 @@ extension CoreHMI {
         }
     }
 
-    /// The display's templates: the embedded emulator's, so both sides agree.
-    static let templates = EmulatorConfiguration.standard.templatesAvailable
+    /// The display's templates: those core knows, as this HMI gives it none.
+    static let templates = CoreHMIIdentity.templates
 
     /// generic_hmi's answer to a UI.Show asking for a template the display lacks; nil otherwise.
     private func templateRefusal(_ params: JSONObject, appID: Int64) -> (code: String, info: String)? {

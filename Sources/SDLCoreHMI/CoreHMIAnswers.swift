@@ -1,5 +1,4 @@
 import Foundation
-import SDLEmulator
 import SmartDeviceLink
 
 /// What a generic HMI answers sdl_core's requests with (before `code` and `method`): SUCCESS
@@ -13,8 +12,7 @@ enum CoreHMIAnswers {
         case (_, "GetLanguage"): return ["language": "EN-US"]
         case (_, "GetSupportedLanguages"): return ["languages": ["EN-US"]]
         case ("VehicleInfo.GetVehicleType", _):
-            // The embedded emulator's vehicle (core's hmi_capabilities.json), so both sides say the same.
-            return ["vehicleType": .object(EmulatorConfiguration.standard.vehicleType)]
+            return ["vehicleType": .object(CoreHMIIdentity.vehicleType)]
         case ("Buttons.GetCapabilities", _):
             // Core subscribes an app to CUSTOM_BUTTON at registration only when the HMI lists
             // it; without it no soft-button press ever reaches the app (core's
@@ -31,7 +29,7 @@ enum CoreHMIAnswers {
                                    "minute": .int(Int64(now.minute ?? 0)), "hour": .int(Int64(now.hour ?? 0)), "day": .int(Int64(now.day ?? 1)),
                                    "month": .int(Int64(now.month ?? 1)), "year": .int(Int64(now.year ?? 2026)), "tz_hour": 0, "tz_minute": 0]]
         case ("BasicCommunication.GetSystemInfo", _):
-            return ["ccpu_version": .string(EmulatorConfiguration.standard.systemSoftwareVersion), "language": "EN-US", "wersCountryCode": "WAEGB"]
+            return ["ccpu_version": .string(CoreHMIIdentity.softwareVersion), "language": "EN-US", "wersCountryCode": "WAEGB"]
         case ("VehicleInfo.SubscribeVehicleData", _), ("VehicleInfo.UnsubscribeVehicleData", _):
             // Core wants a result per item it asked for.
             var items: JSONObject = [:]
