@@ -89,12 +89,22 @@ struct EmulatorInteractionTests {
         #expect(try await app.request("DialNumber", ["number": "tel: +1 (555) 010-99#"]).resultCode == "SUCCESS")
         #expect(try await app.request("DialNumber", ["number": "abc"]).resultCode == "INVALID_DATA")
         #expect(await headUnit.snapshot().apps[0].dialedNumbers == ["+155501099#"])
-        // core's order (send_location_request.cc): a text field the display lacks (core's has no
-        // locationName), then latitude and longitude only together, and a place at all.
-        #expect(try await app.request("SendLocation", ["locationName": "x", "latitudeDegrees": 1, "longitudeDegrees": 2]).resultCode == "UNSUPPORTED_RESOURCE")
+        // core's order (send_location_request.cc): a text field the display lacks, then latitude
+        // and longitude only together, and a place at all. sdl_hmi's display has locationName.
+        #expect(try await app.request("SendLocation", ["locationName": "x", "latitudeDegrees": 1, "longitudeDegrees": 2]).resultCode == "SUCCESS")
         #expect(try await app.request("SendLocation", ["latitudeDegrees": 1]).resultCode == "INVALID_DATA")
         #expect(try await app.request("SendLocation", ["timeStamp": ["hour": 1, "minute": 2, "second": 3]]).resultCode == "INVALID_DATA")
         #expect(try await app.request("SendLocation", ["address": ["locality": "Berlin"]]).resultCode == "SUCCESS")
         await headUnit.stop()
+
+        // core's own display (hmi_capabilities.json) has no locationName field.
+        let withoutField = HeadUnitEmulator(configuration: fastConfiguration {
+            var display = $0.capabilities["displayCapabilities"]?.objectValue ?? [:]
+            display["textFields"] = .array((display["textFields"]?.arrayValue ?? []).filter { $0["name"] != "locationName" })
+            $0.capabilities["displayCapabilities"] = .object(display)
+        })
+        let located = try await activeApp(withoutField)
+        #expect(try await located.request("SendLocation", ["locationName": "x", "latitudeDegrees": 1, "longitudeDegrees": 2]).resultCode == "UNSUPPORTED_RESOURCE")
+        await withoutField.stop()
     }
 }

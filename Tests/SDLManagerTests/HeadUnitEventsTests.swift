@@ -6,7 +6,12 @@ import Testing
 struct HeadUnitEventsTests {
     @Test("after SetDisplayLayout the new template's capabilities replace the old; DISPLAYS is pushed to observers")
     func capabilitiesAfterLayoutChange() async throws {
-        let emulator = HeadUnitEmulator()
+        // A display that offers a graphic-only template (core's own hmi_capabilities.json does; sdl_hmi's does not).
+        var settings = EmulatorConfiguration.standard
+        var display = settings.capabilities["displayCapabilities"]?.objectValue ?? [:]
+        display["templatesAvailable"] = .array((display["templatesAvailable"]?.arrayValue ?? []) + ["LARGE_GRAPHIC_ONLY"])
+        settings.capabilities["displayCapabilities"] = .object(display)
+        let emulator = HeadUnitEmulator(configuration: settings)
         let manager = SDLManager(configuration: configuration(emulator, appID: "layout-1"))
         try await manager.start()
         try await emulator.activateApp("layout-1")

@@ -132,7 +132,7 @@ struct InteractionTests {
         await #expect(throws: ManagerError.invalid("\"call me\" has no digits to dial")) {
             try await rig.manager.dialNumber("call me")
         }
-        // core's display has no locationName field: a location without one, as for core.
+        // A location by coordinates alone.
         try await rig.manager.sendLocation(SendLocation(longitudeDegrees: 13.4, latitudeDegrees: 52.5))
         #expect(await rig.app().sentLocations.first?.latitudeDegrees == 52.5)
         await #expect(throws: ManagerError.invalid("a location needs latitude and longitude, or an address")) {
@@ -143,6 +143,9 @@ struct InteractionTests {
         let carWithoutPhone = try await ScreenRig.start("phone-2") {
             $0.phoneCapability = nil
             $0.navigationCapability = nil
+            var flags = $0.capabilities["hmiCapabilities"]?.objectValue ?? [:]
+            (flags["phoneCall"], flags["navigation"]) = (false, false)
+            $0.capabilities["hmiCapabilities"] = .object(flags)
         }
         await #expect {
             try await carWithoutPhone.manager.dialNumber("123")

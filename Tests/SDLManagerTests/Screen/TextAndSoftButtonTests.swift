@@ -114,7 +114,7 @@ struct TextAndSoftButtonTests {
         let rig = try await ScreenRig.start("text-template")
         try await rig.screen.textAndGraphics.update { $0.textField1 = "Kept" }
         let mark = await rig.channel.sent.count
-        try await rig.screen.textAndGraphics.changeTemplate("GRAPHIC_WITH_TEXT")
+        try await rig.screen.textAndGraphics.changeTemplate("NAV_FULLSCREEN_MAP")
         #expect(await rig.channel.names(since: mark) == ["SetDisplayLayout", "Show"])
         #expect(await rig.channel.requests("Show").last?["mainField1"] == "Kept")
         await #expect {

@@ -132,7 +132,7 @@ extension RPCSpec {
     }
 
     /// Every way a message breaks the spec, in spec parameter order (unknown names last):
-    /// the same checks as ``validate(function:messageType:parameters:direction:)``, which stops
+    /// the same checks as the instance `validate(function:messageType:parameters:direction:)`, which stops
     /// at the first. Empty when the message keeps the spec. For reporting what a head unit sent.
     public func violations(function: String, messageType: RPCMessageType, parameters: JSONObject,
                            direction: Direction = .outgoing) -> [RPCValidationError] {
