@@ -1,6 +1,7 @@
 import Foundation
 import SDLEmulator
 import SDLScenario
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -76,6 +77,8 @@ struct EndToEndOverUSBTests {
         configuration.multipleTransports.enabled = true
         configuration.multipleTransports.forUSB = ["WiFi"]
         configuration.multipleTransports.videoServiceTransports = ["TCP_WIFI", "AOA_USB"]
+        let recordings = try TestFolder("usb-recordings")
+        configuration.recordingDirectory = recordings.path
         let headUnit = HeadUnitEmulator(configuration: configuration)
         // The first TCP listener is the endpoint the TransportEventUpdate announces; the
         // bridge's links stand for the USB cable they carry.
