@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SDLScenario
 import SmartDeviceLink
 
 /// `sdl-run register`: connect, negotiate, register, print what the head unit says, unregister.
@@ -77,9 +78,9 @@ struct Register: AsyncParsableCommand {
             throw CommandFailure.connection(error.description)
         }
         output.write(["event": "response", "name": "RegisterAppInterface", "parameters": .object(response.parameters)])
-        let violations = RPCSpec.shared.violations(function: response.functionName, messageType: .response, parameters: response.parameters)
-        for violation in violations {
-            output.write(["event": "specViolation", "name": "RegisterAppInterface", "path": .string(violation.path), "problem": .string(violation.description)])
+        // Checked as a run checks what it receives: the same words, the same leniency.
+        for violation in HeadUnitSpecCheck.violations(of: response, index: 0) {
+            output.write(["event": "specViolation", "name": "RegisterAppInterface", "path": .string(violation.path), "problem": .string(violation.problem)])
         }
         guard response.success == true else {
             printer.cancel()

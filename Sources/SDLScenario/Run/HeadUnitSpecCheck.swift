@@ -24,14 +24,18 @@ public struct SpecViolation: Sendable, Hashable {
     }
 }
 
-enum HeadUnitSpecCheck {
+/// The spec check of what a head unit sends, for runs and for `sdl-run register`.
+package enum HeadUnitSpecCheck {
     /// Every way `message` breaks the spec, checked as strictly as the app's own requests are.
     static func violations(of message: LoggedMessage) -> [SpecViolation] {
-        let envelope = message.envelope
-        return RPCSpec.shared.violations(function: envelope.functionName, messageType: envelope.messageType,
-                                         parameters: envelope.parameters)
+        violations(of: message.envelope, index: message.index)
+    }
+
+    /// Every way `envelope`, the `index`th message received, breaks the spec.
+    package static func violations(of envelope: RPCEnvelope, index: Int) -> [SpecViolation] {
+        RPCSpec.shared.violations(function: envelope.functionName, messageType: envelope.messageType, parameters: envelope.parameters)
             .filter { !isResultCodeOutsideItsList($0) }
-            .map { SpecViolation(messageIndex: message.index, function: envelope.functionName, messageType: envelope.messageType,
+            .map { SpecViolation(messageIndex: index, function: envelope.functionName, messageType: envelope.messageType,
                                  path: $0.path, problem: whatIsWrong($0)) }
     }
 

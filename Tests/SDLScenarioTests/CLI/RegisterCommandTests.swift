@@ -1,4 +1,5 @@
 import Foundation
+import SDLTestSupport
 import SmartDeviceLink
 import Testing
 
@@ -110,5 +111,31 @@ struct RegisterCommandTests {
         #expect(response["parameters"]?["displayCapabilities"]?["textFields"]?.arrayValue?.count == 110)
         let permissions = try #require(events.first { $0["name"] == "OnPermissionsChange" })
         #expect(permissions["parameters"]?["permissionItem"]?.arrayValue?.count == 95)
+    }
+}
+
+/// `sdl-run register` shows a head unit's mistakes instead of hiding them behind a decoding.
+@Suite("sdl-run register reports what breaks the spec")
+struct RegisterSpecTests {
+    @Test("image fields without the mandatory imageTypeSupported are printed as they came, and each is named")
+    func imageFieldsAsTheyCame() async throws {
+        let scratch = try TestFolder("register-spec")
+        // As core answers behind an HMI that gives it no display capabilities.
+        let fields = (0..<3).map { _ in #"{"name": "menuIcon", "imageResolution": {"resolutionWidth": 35, "resolutionHeight": 35}}"# }
+        try Data(#"{"capabilities": {"displayCapabilities": {"displayType": "SDL_GENERIC", "displayName": "GENERIC_DISPLAY", "graphicSupported": true, "mediaClockFormats": [], "textFields": [{"name": "mainField1", "characterSet": "UTF_8", "width": 500, "rows": 1}], "imageFields": [\#(fields.joined(separator: ","))]}}}"#.utf8)
+            .write(to: scratch.url.appendingPathComponent("hu.json"))
+        let emulator = try await BackgroundProcess(CommandRunner.sdlRun.path, ["emulate", "--listen", "127.0.0.1:0", "--config", scratch.path("hu.json")])
+        defer { emulator.stop() }
+        let endpoint = String(emulator.firstLine.dropFirst("listening on ".count))
+        let result = try await CommandRunner.sdlRun(["register", "--tcp", endpoint, "--listen", "0.2"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let events = try result.stdout.split(separator: "\n").map { try #require(JSONValue.parse(String($0)).objectValue) }
+        let response = try #require(events.first { $0["event"] == "response" && $0["name"] == "RegisterAppInterface" })
+        let printed = response["parameters"]?["displayCapabilities"]?["imageFields"]?.arrayValue ?? []
+        #expect(printed.count == 3 && printed.allSatisfy { $0["imageTypeSupported"] == nil }, "\(printed)")
+        let violations = events.filter { $0["event"] == "specViolation" }
+        #expect(violations.map { $0["path"]?.stringValue } == (0..<3).map { "RegisterAppInterface.displayCapabilities.imageFields[\($0)].imageTypeSupported" })
+        #expect(violations.first?["problem"]?.stringValue?.hasSuffix("is missing but mandatory in the RegisterAppInterface response") == true,
+                "\(violations)")
     }
 }
