@@ -82,7 +82,11 @@ extension EventLog {
     /// Waits until an entry satisfies `condition` or `deadline` passes; returns whether one did.
     @discardableResult
     func waitFor(until deadline: ContinuousClock.Instant, _ condition: (Entry) -> Bool) async -> Bool {
-        await waitUntil(deadline) { entries in entries.contains { condition($0) } }
+        while !messages.contains(where: { condition($0.entry) }) {
+            guard ContinuousClock.now < deadline else { return false }
+            await waitForMore(than: messages.count, until: deadline)
+        }
+        return true
     }
 
     /// Waits until the entries so far satisfy `condition` or `deadline` passes; returns whether they did.
