@@ -200,20 +200,16 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
                                           headerVersion: header.version, offeredVersion: nil, payload: parsed,
                                           isEncrypted: header.isEncrypted && configuration.protectsServices && header.version > 1)
         if header.serviceType == .rpc, let parsed {
+            // core reads the version of every RPC StartService that has a payload: a new session's
+            // is NAKed when missing, malformed or below 5; for any other, the NAK of a session core
+            // does not know carries its reason when the app announced 5.3 or later.
             let version = parsed.protocolVersion.flatMap(ProtocolVersion.init).flatMap { $0.major >= 5 ? $0 : nil }
-            if header.sessionID == 0 {
-                // core NAKs a parsable payload whose protocolVersion is missing, malformed or below 5.
-                guard let version else {
-                    request.offeredVersion = ProtocolVersion(5)
-                    actions.append(contentsOf: rejectStartService(request, reason: "invalid protocolVersion", rejectedParams: ["protocolVersion"]))
-                    return
-                }
-                request.offeredVersion = version
-            } else {
-                // core reads the version of every RPC StartService that has a payload, so the NAK for
-                // a session it does not know carries its reason when the app announced 5.3 or later.
-                request.offeredVersion = version
+            if header.sessionID == 0, version == nil {
+                request.offeredVersion = ProtocolVersion(5)
+                actions.append(contentsOf: rejectStartService(request, reason: "invalid protocolVersion", rejectedParams: ["protocolVersion"]))
+                return
             }
+            request.offeredVersion = version
         }
         actions.append(.startServiceRequested(request))
     }
