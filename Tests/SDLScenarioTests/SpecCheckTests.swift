@@ -61,6 +61,9 @@ struct SpecCheckTests {
         let hello = Self.examples.appendingPathComponent("hello.json").path
         let result = try await Self.run(hello, configuration: Self.imageFieldsWithoutTypes)
         #expect(result.status == .passed, "a warning does not fail the run")
+        #expect(!result.failedForSpec)
+        let junit = JUnitWriter.document([result])
+        #expect(junit.contains("the head unit's messages keep the RPC spec") && !junit.contains("type=\"spec\""), "\(junit)")
         let missing = result.specViolations.filter { $0.pattern == "RegisterAppInterface.displayCapabilities.imageFields[].imageTypeSupported" }
         #expect(missing.count == 10, "\(result.specViolations.map(\.path))")
         #expect(missing.first?.function == "RegisterAppInterface" && missing.first?.messageType == .response)
@@ -72,7 +75,7 @@ struct SpecCheckTests {
     func strictFails() async throws {
         let hello = Self.examples.appendingPathComponent("hello.json").path
         let result = try await Self.run(hello, configuration: Self.imageFieldsWithoutTypes, strict: true)
-        #expect(result.status == .failed)
+        #expect(result.status == .failed && result.failedForSpec)
         #expect(result.message?.contains("the head unit broke the RPC spec 10 times") == true, "\(result.message ?? "")")
         #expect(result.message?.contains("imageFields[0].imageTypeSupported is missing but mandatory in the RegisterAppInterface response (10 times, here the first)") == true,
                 "\(result.message ?? "")")

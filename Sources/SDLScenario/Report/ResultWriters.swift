@@ -78,8 +78,7 @@ public enum JUnitWriter {
         // A head unit that broke the spec adds a test case of its own: failed under --strict
         // (the run failed for it), passed with the warnings as its output otherwise.
         func specCase(_ result: ScenarioResult) -> Int { result.specViolations.isEmpty ? 0 : 1 }
-        func specFailed(_ result: ScenarioResult) -> Bool { specCase(result) == 1 && result.message?.hasPrefix("--strict") == true }
-        func failures(_ result: ScenarioResult) -> Int { result.steps.filter { $0.status == .failed }.count + (specFailed(result) ? 1 : 0) }
+        func failures(_ result: ScenarioResult) -> Int { result.steps.filter { $0.status == .failed }.count + (result.failedForSpec ? 1 : 0) }
         func errors(_ result: ScenarioResult) -> Int { result.steps.isEmpty && result.status != .passed ? 1 : 0 }
         func count(_ result: ScenarioResult) -> Int { max(result.steps.count, 1) + specCase(result) }
         let tests = results.reduce(0) { $0 + count($1) }
@@ -111,7 +110,7 @@ public enum JUnitWriter {
             if specCase(result) == 1 {
                 let lines = escape(HeadUnitSpecCheck.summary(result.specViolations).joined(separator: "\n"))
                 xml += "    <testcase name=\"the head unit's messages keep the RPC spec\" classname=\"\(escape(result.name))\" time=\"0.000\">\n"
-                if specFailed(result) { xml += "      <failure message=\"\(escape(result.message ?? ""))\" type=\"spec\"/>\n" }
+                if result.failedForSpec { xml += "      <failure message=\"\(escape(result.message ?? ""))\" type=\"spec\"/>\n" }
                 xml += "      <system-out>\(lines)</system-out>\n    </testcase>\n"
             }
             xml += "    <system-out>\(escape(log(of: result)))</system-out>\n"

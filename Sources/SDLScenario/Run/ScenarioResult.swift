@@ -75,6 +75,11 @@ public struct ScenarioResult: Sendable {
     public var hmiMessages: [LoggedMessage] = []
     /// Where the head unit's messages broke the RPC spec (a failure with `--strict`, else warnings).
     public var specViolations: [SpecViolation] = []
+    /// Whether the run failed for `specViolations` alone (`--strict`): every step passed, so
+    /// nothing else can have failed it.
+    public var failedForSpec: Bool {
+        status == .failed && !specViolations.isEmpty && !steps.contains { $0.status == .failed }
+    }
     /// Runs it took (`--retries`): more than one means the earlier ones did not pass.
     public var attempts = 1
     /// When the (last) run started, by the wall clock.
