@@ -36,9 +36,8 @@ def main():
         with socket.create_connection((host, int(port))) as driver:
             driver.sendall(b'{"action": "activateApp"}\n')
             driver.recv(100)
-        typing = wait_for(lambda lines: any(line.endswith("OnHMIStatus FULL") for line in lines))
-        time.sleep(0.3)  # anything printed late would show now
-        typing = screen()
+        # The notification above, and the prompt with the half-typed line drawn again below it.
+        typing = wait_for(lambda lines: any(line.endswith("OnHMIStatus FULL") for line in lines) and lines[-1] == "sdl> Show mainF")
         tmux("send-keys", "-l", "ield1=Typed")
         tmux("send-keys", "Enter")
         sent = wait_for(lambda lines: any("← Show #2" in line for line in lines))
