@@ -17,6 +17,8 @@ struct SpecCheckTests {
         var runner = ScenarioRunner(promptPolicy: .fail)
         runner.strict = strict
         let recordings = try TestFolder("spec-recordings")
+        let output = try TestFolder("spec-output")
+        runner.outputDirectory = output.path  // audio-pass-thru.json writes recording.wav
         let target = try configuration.map { EmbeddedEmulator.target(configuration: $0) } ?? EmbeddedEmulator.target(for: scenario, recordings: recordings.path)
         return await runner.run(scenario, on: target)
     }
