@@ -10,11 +10,20 @@ extension HeadUnitEmulator {
         "NAV_ROTATE_COUNTERCLOCKWISE", "NAV_HEADING_TOGGLE",
     ]
 
-    /// A second modal request while one is shown is REJECTED (core/HMI); true when answered so.
-    private func rejectedBehindModal(_ request: IncomingRequest, of app: AppState) -> Bool {
+    /// A second modal request while one is shown is REJECTED by the HMI, in sdl_hmi's words;
+    /// true when answered so.
+    func rejectedBehindModal(_ request: IncomingRequest, of app: AppState) -> Bool {
         guard let shown = app.modal else { return false }
-        respond(request, "REJECTED", info: "another \(shown.request.name) is shown")
+        respond(request, "REJECTED", info: HMIAnswers.refusedBehindModal(request.name, shown: shown.request.name))
         return true
+    }
+
+    /// nil when the app may use `template`; else REJECTED in sdl_hmi's words (before anything
+    /// else of the request is done).
+    func refusedTemplate(_ template: String, for key: SessionKey) -> String? {
+        guard let app = apps[key] else { return nil }
+        return HMIAnswers.allowsTemplate(template, templates: configuration.templatesAvailable, isMedia: app.isMedia,
+                                         appHMITypes: app.appHMITypes) ? nil : HMIAnswers.templateRefused
     }
 
     /// Alert: systemContext ALERT while shown, SUCCESS after `duration` (5000 ms) or, with
@@ -79,7 +88,9 @@ extension HeadUnitEmulator {
             respond(request, "INVALID_DATA", info: "Some choices don't contain VR commands.")  // perform_interaction_request.cc
             return
         }
-        let token = after(interaction.timeout ?? 10000) { $0.finishModal(request.key, token: nil, resultCode: "TIMED_OUT") }
+        let token = after(interaction.timeout ?? 10000) {
+            $0.finishModal(request.key, token: nil, resultCode: "TIMED_OUT", info: HMIAnswers.interactionTimedOut)
+        }
         apps[request.key]?.modal = PendingUI(
             kind: .interaction, request: request, token: token, choiceSetIDs: setIDs, choiceIDs: choices.map(\.choiceID),
             cancelID: interaction.cancelID, triggerSource: mode == .vrOnly ? "VR" : "MENU",
@@ -99,22 +110,14 @@ extension HeadUnitEmulator {
             respond(request, "INVALID_DATA")  // show_request.cc: nothing to show
             return
         }
-        let template = p["templateConfiguration"]?["template"]?.stringValue.flatMap { template in
-            CoreResults.templateAnswer(
-                template: template, isMedia: apps[request.key]?.isMedia ?? false,
-                templates: configuration.templatesAvailable,
-                onlyTemplate: Set(p.keys).subtracting(["windowID"]) == ["templateConfiguration"] && p["templateConfiguration"]?.objectValue?.count == 1)
-        }
-        if let template, template.code != "WARNINGS" {
-            respond(request, template.code, info: template.info)
+        if let template = p["templateConfiguration"]?["template"]?.stringValue, let refused = refusedTemplate(template, for: request.key) {
+            respond(request, "REJECTED", info: refused)
             return
         }
         let fields = displayTextFields
         let unsupported = Self.showTextKeys.filter { p[$0] != nil && !fields.contains($0) }
         apps.update(request.key) { $0.show.merge(p) { _, new in new } }
-        if let template {
-            respond(request, template.code, info: template.info)
-        } else if (p["graphic"] != nil || p["secondaryGraphic"] != nil),
+        if (p["graphic"] != nil || p["secondaryGraphic"] != nil),
            configuration.capabilities["displayCapabilities"]?["graphicSupported"]?.boolValue == false {
             respond(request, "UNSUPPORTED_RESOURCE", success: true, info: "the display shows no graphics")
         } else if !unsupported.isEmpty {

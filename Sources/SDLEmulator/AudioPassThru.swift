@@ -14,8 +14,8 @@ extension HeadUnitEmulator {
     func performAudioPassThru(_ request: IncomingRequest, _ recording: PerformAudioPassThru) {
         guard let app = apps[request.key] else { return }
         guard app.audioPassThru == nil, !apps.values.contains(where: { $0.audioPassThru != nil }) else {
-            // core passes the recording to the HMI, which refuses a second in sdl-run's words.
-            respond(request, "REJECTED", info: "another PerformAudioPassThru is shown")
+            // core passes the recording to the HMI, which refuses a second.
+            respond(request, "REJECTED", info: HMIAnswers.refusedBehindModal("PerformAudioPassThru", shown: "PerformAudioPassThru"))
             return
         }
         // core records what the app asks for, whatever audioPassThruCapabilities say
@@ -74,15 +74,15 @@ extension HeadUnitEmulator {
         return true
     }
 
-    /// EndAudioPassThru: the running one ends with SUCCESS and so does this request; GENERIC_ERROR when none runs (generic_hmi).
+    /// EndAudioPassThru: SUCCESS, then the running one ends with SUCCESS; REJECTED when none
+    /// runs (sdl_hmi's answers, in its order, which core passes on).
     func endAudioPassThru(_ request: IncomingRequest) {
         guard apps[request.key]?.audioPassThru != nil else {
-            respond(request, "GENERIC_ERROR")  // generic_hmi fails UI.EndAudioPassThru with no recording up
+            respond(request, "REJECTED", info: HMIAnswers.noAudioPassThru)
             return
         }
-        // The HMI closes the recording before it answers the end: core answers in that order.
-        finishAudioPassThru(request.key, token: nil, resultCode: "SUCCESS")
         respond(request, "SUCCESS")
+        finishAudioPassThru(request.key, token: nil, resultCode: "SUCCESS")
     }
 }
 

@@ -10,9 +10,14 @@ enum Capabilities {
         "audioPassThruCapabilities", "pcmStreamCapabilities", "supportedDiagModes", "hmiCapabilities",
     ]
 
-    /// What sdl_core 8.2 sends with its own hmi_capabilities.json and a generic HMI
+    /// What sdl_core 8.2 sends with the official sdl_hmi 5.8.0 as its HMI
     /// (recorded by scripts/record-core-capabilities into Generated/CoreCapabilities.swift).
     static var standard: JSONObject { core }
+
+    /// One of core's recorded GetSystemCapability answers: `key` of the capability of `type`.
+    static func coreSystemCapability(_ type: String, _ key: String) -> JSONObject? {
+        coreSystemCapabilities[type]?[key]?.objectValue
+    }
 
     /// A parked car with the engine idling.
     static var standardVehicleData: JSONObject {

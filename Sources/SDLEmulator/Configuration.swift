@@ -133,14 +133,16 @@ public struct EmulatorConfiguration: Sendable {
     /// add this many files, delete this many and list this many times; each count runs over
     /// the whole registration, in every level. Beyond it the request is REJECTED.
     public var inNoneLimits = FileRequestCounts(putFile: 5, deleteFile: 5, listFiles: 5)
+    /// The languages the HMI supports for UI, VR and TTS (its GetSupportedLanguages): a
+    /// ChangeRegistration to another is UNSUPPORTED_RESOURCE. sdl_hmi's 37 by default.
+    public var supportedLanguages: [String] = HMIAnswers.supportedLanguages
     /// Menu layouts the main window offers (DISPLAYS capability, menuLayoutsAvailable).
     public var menuLayoutsAvailable: [String] = ["LIST", "TILES"]
-    /// GetSystemCapability PHONE_CALL and NAVIGATION: core 8.2's (hmi_capabilities.json,
-    /// UI.systemCapabilities), whatever hmiCapabilities' flags say; nil: the head unit has
-    /// none (DATA_NOT_AVAILABLE, as core).
-    public var phoneCapability: JSONObject? = ["dialNumberEnabled": true]
+    /// GetSystemCapability PHONE_CALL and NAVIGATION: core 8.2's with sdl_hmi as its HMI,
+    /// whatever hmiCapabilities' flags say; nil: the head unit has none (DATA_NOT_AVAILABLE, as core).
+    public var phoneCapability: JSONObject? = Capabilities.coreSystemCapability("PHONE_CALL", "phoneCapability")
     /// See ``phoneCapability``.
-    public var navigationCapability: JSONObject? = ["sendLocationEnabled": true, "getWayPointsEnabled": true]
+    public var navigationCapability: JSONObject? = Capabilities.coreSystemCapability("NAVIGATION", "navigationCapability")
     /// The lock screen's icon URL and dismissal, as core's preloaded policy table has them.
     public var lockScreen = LockScreenPolicy()
 
@@ -151,22 +153,8 @@ public struct EmulatorConfiguration: Sendable {
     /// The VideoStreamingCapability the head unit reports (GetSystemCapability VIDEO_STREAMING);
     /// its `supportedFormats` are also the formats the HMI's Navigation.SetVideoConfig accepts:
     /// a StartService(video) asking for another codec or protocol is refused with `rejectedParams`.
-    /// The default is core 8.2's (hmi_capabilities.json, UI.systemCapabilities).
-    public var videoStreaming: JSONObject = [
-        "preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 380], "maxBitrate": 20000,
-        "supportedFormats": [["protocol": "RAW", "codec": "H264"], ["protocol": "RTP", "codec": "H264"],
-                             ["protocol": "RTSP", "codec": "Theora"], ["protocol": "RTMP", "codec": "VP8"], ["protocol": "WEBM", "codec": "VP9"]],
-        "hapticSpatialDataSupported": true, "diagonalScreenSize": 8, "pixelPerInch": 96, "scale": 1, "preferredFPS": 15,
-        "additionalVideoStreamingCapabilities": [
-            ["preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 380], "hapticSpatialDataSupported": true, "scale": 1, "diagonalScreenSize": 8],
-            ["preferredResolution": ["resolutionWidth": 320, "resolutionHeight": 200], "hapticSpatialDataSupported": false, "diagonalScreenSize": 3],
-            ["preferredResolution": ["resolutionWidth": 480, "resolutionHeight": 320], "hapticSpatialDataSupported": true, "diagonalScreenSize": 5],
-            ["preferredResolution": ["resolutionWidth": 400, "resolutionHeight": 380], "hapticSpatialDataSupported": true, "diagonalScreenSize": 4],
-            ["preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 240], "hapticSpatialDataSupported": true, "diagonalScreenSize": 4],
-            ["preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 380], "hapticSpatialDataSupported": true, "scale": 1.5, "diagonalScreenSize": 5],
-            ["preferredResolution": ["resolutionWidth": 800, "resolutionHeight": 380], "hapticSpatialDataSupported": true, "scale": 2, "diagonalScreenSize": 4],
-        ],
-    ]
+    /// The default is core 8.2's with sdl_hmi as its HMI (UI.GetCapabilities' systemCapabilities).
+    public var videoStreaming: JSONObject = Capabilities.coreSystemCapability("VIDEO_STREAMING", "videoStreamingCapability") ?? [:]
     /// core's StopStreamingTimeout (smartDeviceLink.ini, 1000 ms): how long a stream of an app
     /// sent to BACKGROUND may run on before the head unit ends it with EndService.
     public var stopStreamingTimeoutMs = 1000
@@ -222,7 +210,7 @@ public struct EmulatorConfiguration: Sendable {
 
     /// The keys a JSON configuration may have at the top level.
     static let topLevelKeys: [String] = [
-        "timeScale", "language", "hmiDisplayLanguage", "capabilities", "policy", "storage", "vehicleData",
+        "timeScale", "language", "hmiDisplayLanguage", "supportedLanguages", "capabilities", "policy", "storage", "vehicleData",
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
         "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
         "softButtonsPerFunction", "videoStreaming", "phoneCapability", "navigationCapability", "stopStreamingTimeoutMs", "recordings", "lockScreen",
@@ -257,6 +245,7 @@ public struct EmulatorConfiguration: Sendable {
         }
         if let v = json["language"] { c.language = try reader.string(v, path: "$.language") }
         if let v = json["hmiDisplayLanguage"] { c.hmiDisplayLanguage = try reader.string(v, path: "$.hmiDisplayLanguage") }
+        if let v = json["supportedLanguages"] { c.supportedLanguages = try reader.strings(v, path: "$.supportedLanguages") }
         if let v = json["capabilities"] {
             let object = try reader.object(v, path: "$.capabilities")
             try reader.checkKeys(object, allowed: Capabilities.keys, path: "$.capabilities")

@@ -13,7 +13,7 @@ public enum EmulatorConfigurationSchema {
 {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "title": "SmartDeviceLink emulator configuration",
-  "description": "Every key is optional; what is left out is a generic sdl_core 8.2 with a generic HMI.",
+  "description": "Every key is optional; what is left out is sdl_core 8.2 with the official sdl_hmi 5.8.0 as its HMI.",
   "type": "object",
   "additionalProperties": false,
   "properties": {
@@ -21,6 +21,7 @@ public enum EmulatorConfigurationSchema {
     "timeScale": {"type": "number", "exclusiveMinimum": 0, "description": "Multiplies every HMI delay (alert durations, speech, recording chunks); 0.01 for fast tests."},
     "language": {"type": "string", "description": "The head unit's VR/TTS language, e.g. EN-US; an app asking for another gets WRONG_LANGUAGE."},
     "hmiDisplayLanguage": {"type": "string", "description": "The display language, e.g. EN-US."},
+    "supportedLanguages": {"type": "array", "items": {"type": "string"}, "description": "The languages the HMI supports; a ChangeRegistration to another is UNSUPPORTED_RESOURCE (default: sdl_hmi's 37)."},
     "capabilities": {"type": "object", "description": "RegisterAppInterface capabilities replacing the defaults.", "propertyNames": {"enum": \#(jsonList(Capabilities.keys))}},
     "policy": {
       "type": "object", "additionalProperties": false,

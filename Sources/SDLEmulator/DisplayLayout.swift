@@ -1,19 +1,16 @@
 import SmartDeviceLink
 
 extension HeadUnitEmulator {
-    /// SetDisplayLayout, as core: REJECTED for a template the display does not list; else
+    /// SetDisplayLayout, as core with sdl_hmi: REJECTED for a template the app may not use; else
     /// SUCCESS with the template's capabilities (graphic- and button-only templates have no
     /// main text fields) and, for apps of RPC 5.1 or later, OnSystemCapabilityUpdated(DISPLAYS).
     func setDisplayLayout(_ request: IncomingRequest, _ change: SetDisplayLayout) {
         guard let app = apps[request.key] else { return }
         let layout = change.displayLayout
         var display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
-        let templates = configuration.templatesAvailable
-        // core sends the HMI a UI.Show that asks for the template alone (or with colours).
-        let onlyTemplate = change.dayColorScheme == nil && change.nightColorScheme == nil
-        if let refused = CoreResults.templateAnswer(template: layout, isMedia: app.isMedia, templates: templates, onlyTemplate: onlyTemplate),
-           refused.code != "WARNINGS" {
-            respond(request, refused.code, info: refused.info)
+        // core asks the HMI with a UI.Show of the template (and colours); the HMI decides.
+        if let refused = refusedTemplate(layout, for: request.key) {
+            respond(request, "REJECTED", info: refused)
             return
         }
         if layout.hasSuffix("_ONLY") {

@@ -105,7 +105,7 @@ extension HeadUnitEmulator {
 
     /// CancelInteraction: the shown Alert, PerformInteraction, ScrollableMessage or
     /// Slider of that function (and cancelID, when given) ends with ABORTED and this
-    /// answers SUCCESS; with nothing such shown, IGNORED in generic_hmi's words (the HMI's
+    /// answers SUCCESS; with nothing such shown, IGNORED in sdl_hmi's words (the HMI's
     /// answer, which core passes on).
     func cancelInteraction(_ request: IncomingRequest, _ cancel: CancelInteraction) {
         let kinds: [Int: PendingUI.Kind] = [
@@ -118,7 +118,7 @@ extension HeadUnitEmulator {
         }
         guard let modal = apps[request.key]?.modal, modal.kind == kind,
               cancel.cancelID == nil || modal.cancelID == cancel.cancelID else {
-            respond(request, "IGNORED", info: CoreResults.cancelIgnoredInfo)
+            respond(request, "IGNORED", info: HMIAnswers.cancelIgnored)
             return
         }
         if modal.keyboardText != nil { notify(request.key, "OnKeyboardInput", ["event": "ENTRY_ABORTED"]) }

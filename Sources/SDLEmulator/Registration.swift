@@ -114,9 +114,10 @@ extension HeadUnitEmulator {
             respond(request, "DUPLICATE_NAME")
             return
         }
-        // core: a language the HMI does not list as supported (GetSupportedLanguages; this
-        // head unit supports the one it speaks) is UNSUPPORTED_RESOURCE, with no info.
-        guard language == configuration.language, display == configuration.hmiDisplayLanguage else {
+        // core: a language the HMI does not list as supported (GetSupportedLanguages) is
+        // UNSUPPORTED_RESOURCE, with no info.
+        let supported = configuration.supportedLanguages
+        guard supported.contains(language), supported.contains(display) else {
             respond(request, "UNSUPPORTED_RESOURCE")
             return
         }
@@ -162,12 +163,6 @@ extension HeadUnitEmulator {
         ]]
     }
 
-    /// core's seat layout (hmi_capabilities.json, RC.seatLocationCapability).
-    static let coreSeatLocation: JSONValue = [
-        "rows": 2, "columns": 3, "levels": 1,
-        "seats": [["row": 0, "col": 0, "level": 0, "rowspan": 1, "colspan": 1, "levelspan": 1]],
-    ]
-
     func getSystemCapability(_ request: IncomingRequest, _ query: GetSystemCapability) {
         let type = query.systemCapabilityType.rawValue
         let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
@@ -188,9 +183,10 @@ extension HeadUnitEmulator {
         case "VIDEO_STREAMING":
             capability["videoStreamingCapability"] = .object(configuration.videoStreaming)
         case "SEAT_LOCATION":
-            capability["seatLocationCapability"] = Self.coreSeatLocation
+            // The seats and the driver distraction limits come from the HMI (RC and UI capabilities).
+            capability["seatLocationCapability"] = Capabilities.coreSystemCapability("SEAT_LOCATION", "seatLocationCapability").map(JSONValue.object)
         case "DRIVER_DISTRACTION":
-            capability["driverDistractionCapability"] = ["menuLength": 10, "subMenuDepth": 3]  // core's UI.systemCapabilities
+            capability["driverDistractionCapability"] = Capabilities.coreSystemCapability("DRIVER_DISTRACTION", "driverDistractionCapability").map(JSONValue.object)
         case "APP_SERVICES":
             capability["appServicesCapabilities"] = ["appServices": []]  // no app publishes a service here
         case "REMOTE_CONTROL" where !(apps[request.key]?.appHMITypes.contains("REMOTE_CONTROL") ?? false):

@@ -27,7 +27,7 @@ struct HeadUnitEventsTests {
         #expect(await displays.values.first?.displayCapabilities?.first?.windowCapabilities?.first?.textFields?
             .contains { $0.name == .mainField1 } == false)
         let refused = try await manager.send(SetDisplayLayout(displayLayout: "NO_SUCH_TEMPLATE"), timeout: nil)
-        #expect(refused.resultCode == .unsupportedRequest, "generic_hmi: the requested layout is not supported")
+        #expect(refused.resultCode == .rejected, "sdl_hmi: the requested layout is not supported for this app type")
         #expect(await capabilities.displayCapabilities?.textFields.contains { $0.name == .mainField1 } == false, "unchanged")
         await manager.stop()
         task.cancel()

@@ -18,6 +18,13 @@ extension Capabilities {
     static let coreVehicleType: JSONObject = ["make": "SDL", "model": "Generic", "modelYear": "2019", "trim": "SE"]
     static let coreSystemSoftwareVersion = "12345_US"
 
+    /// GetSystemCapability's answers that come from the HMI (its UI, RC and Navigation
+    /// capabilities), by SystemCapabilityType: each the SystemCapability without its type.
+    static let coreSystemCapabilities: JSONObject = {
+        guard case .object(let object)? = try? JSONValue.parse(Array(coreSystemJSON.utf8)) else { fatalError("CoreCapabilities.swift holds no JSON object") }
+        return object
+    }()
+
     private static let coreJSON = #"""
 {
  "audioPassThruCapabilities": [
@@ -737,6 +744,273 @@ extension Capabilities {
  "vrCapabilities": [
   "TEXT"
  ]
+}
+"""#
+
+    private static let coreSystemJSON = #"""
+{
+ "DRIVER_DISTRACTION": {
+  "driverDistractionCapability": {
+   "menuLength": 10,
+   "subMenuDepth": 2
+  }
+ },
+ "NAVIGATION": {
+  "navigationCapability": {
+   "getWayPointsEnabled": true,
+   "sendLocationEnabled": true
+  }
+ },
+ "PHONE_CALL": {
+  "phoneCapability": {
+   "dialNumberEnabled": true
+  }
+ },
+ "SEAT_LOCATION": {
+  "seatLocationCapability": {
+   "columns": 3,
+   "levels": 1,
+   "rows": 2,
+   "seats": [
+    {
+     "grid": {
+      "col": 0,
+      "colspan": 1,
+      "level": 0,
+      "levelspan": 1,
+      "row": 0,
+      "rowspan": 1
+     }
+    },
+    {
+     "grid": {
+      "col": 2,
+      "colspan": 1,
+      "level": 0,
+      "levelspan": 1,
+      "row": 0,
+      "rowspan": 1
+     }
+    },
+    {
+     "grid": {
+      "col": 0,
+      "colspan": 1,
+      "level": 0,
+      "levelspan": 1,
+      "row": 1,
+      "rowspan": 1
+     }
+    },
+    {
+     "grid": {
+      "col": 1,
+      "colspan": 1,
+      "level": 0,
+      "levelspan": 1,
+      "row": 1,
+      "rowspan": 1
+     }
+    },
+    {
+     "grid": {
+      "col": 2,
+      "colspan": 1,
+      "level": 0,
+      "levelspan": 1,
+      "row": 1,
+      "rowspan": 1
+     }
+    }
+   ]
+  }
+ },
+ "VIDEO_STREAMING": {
+  "videoStreamingCapability": {
+   "additionalVideoStreamingCapabilities": [
+    {
+     "diagonalScreenSize": 3,
+     "hapticSpatialDataSupported": false,
+     "maxBitrate": 400000,
+     "pixelPerInch": 96,
+     "preferredFPS": 20,
+     "preferredResolution": {
+      "resolutionHeight": 200,
+      "resolutionWidth": 320
+     },
+     "scale": 1,
+     "supportedFormats": [
+      {
+       "codec": "H264",
+       "protocol": "RAW"
+      },
+      {
+       "codec": "H264",
+       "protocol": "RTP"
+      },
+      {
+       "codec": "VP8",
+       "protocol": "WEBM"
+      }
+     ]
+    },
+    {
+     "diagonalScreenSize": 5,
+     "hapticSpatialDataSupported": true,
+     "maxBitrate": 400000,
+     "pixelPerInch": 96,
+     "preferredFPS": 20,
+     "preferredResolution": {
+      "resolutionHeight": 320,
+      "resolutionWidth": 480
+     },
+     "scale": 1,
+     "supportedFormats": [
+      {
+       "codec": "H264",
+       "protocol": "RAW"
+      },
+      {
+       "codec": "H264",
+       "protocol": "RTP"
+      },
+      {
+       "codec": "VP8",
+       "protocol": "WEBM"
+      }
+     ]
+    },
+    {
+     "diagonalScreenSize": 4,
+     "hapticSpatialDataSupported": true,
+     "maxBitrate": 400000,
+     "pixelPerInch": 96,
+     "preferredFPS": 20,
+     "preferredResolution": {
+      "resolutionHeight": 380,
+      "resolutionWidth": 400
+     },
+     "scale": 1,
+     "supportedFormats": [
+      {
+       "codec": "H264",
+       "protocol": "RAW"
+      },
+      {
+       "codec": "H264",
+       "protocol": "RTP"
+      },
+      {
+       "codec": "VP8",
+       "protocol": "WEBM"
+      }
+     ]
+    },
+    {
+     "diagonalScreenSize": 4,
+     "hapticSpatialDataSupported": true,
+     "maxBitrate": 400000,
+     "pixelPerInch": 96,
+     "preferredFPS": 20,
+     "preferredResolution": {
+      "resolutionHeight": 240,
+      "resolutionWidth": 800
+     },
+     "scale": 1,
+     "supportedFormats": [
+      {
+       "codec": "H264",
+       "protocol": "RAW"
+      },
+      {
+       "codec": "H264",
+       "protocol": "RTP"
+      },
+      {
+       "codec": "VP8",
+       "protocol": "WEBM"
+      }
+     ]
+    },
+    {
+     "diagonalScreenSize": 5,
+     "hapticSpatialDataSupported": true,
+     "maxBitrate": 400000,
+     "pixelPerInch": 96,
+     "preferredFPS": 20,
+     "preferredResolution": {
+      "resolutionHeight": 380,
+      "resolutionWidth": 800
+     },
+     "scale": 1.5,
+     "supportedFormats": [
+      {
+       "codec": "H264",
+       "protocol": "RAW"
+      },
+      {
+       "codec": "H264",
+       "protocol": "RTP"
+      },
+      {
+       "codec": "VP8",
+       "protocol": "WEBM"
+      }
+     ]
+    },
+    {
+     "diagonalScreenSize": 4,
+     "hapticSpatialDataSupported": true,
+     "maxBitrate": 400000,
+     "pixelPerInch": 96,
+     "preferredFPS": 20,
+     "preferredResolution": {
+      "resolutionHeight": 380,
+      "resolutionWidth": 800
+     },
+     "scale": 2,
+     "supportedFormats": [
+      {
+       "codec": "H264",
+       "protocol": "RAW"
+      },
+      {
+       "codec": "H264",
+       "protocol": "RTP"
+      },
+      {
+       "codec": "VP8",
+       "protocol": "WEBM"
+      }
+     ]
+    }
+   ],
+   "diagonalScreenSize": 8,
+   "hapticSpatialDataSupported": true,
+   "maxBitrate": 400000,
+   "pixelPerInch": 96,
+   "preferredFPS": 20,
+   "preferredResolution": {
+    "resolutionHeight": 380,
+    "resolutionWidth": 800
+   },
+   "scale": 1,
+   "supportedFormats": [
+    {
+     "codec": "H264",
+     "protocol": "RAW"
+    },
+    {
+     "codec": "H264",
+     "protocol": "RTP"
+    },
+    {
+     "codec": "VP8",
+     "protocol": "WEBM"
+    }
+   ]
+  }
+ }
 }
 """#
 }

@@ -114,13 +114,13 @@ struct TextAndSoftButtonTests {
         let rig = try await ScreenRig.start("text-template")
         try await rig.screen.textAndGraphics.update { $0.textField1 = "Kept" }
         let mark = await rig.channel.sent.count
-        try await rig.screen.textAndGraphics.changeTemplate("NAV_FULLSCREEN_MAP")
+        try await rig.screen.textAndGraphics.changeTemplate("DEFAULT")
         #expect(await rig.channel.names(since: mark) == ["SetDisplayLayout", "Show"])
         #expect(await rig.channel.requests("Show").last?["mainField1"] == "Kept")
         await #expect {
             try await rig.screen.textAndGraphics.changeTemplate("NO_SUCH_TEMPLATE")
         } throws: { error in
-            guard case ManagerError.refused("SetDisplayLayout", .unsupportedRequest, _) = error else { return false }
+            guard case ManagerError.refused("SetDisplayLayout", .rejected, _) = error else { return false }
             return true
         }
         await rig.stop()
