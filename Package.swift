@@ -99,7 +99,8 @@ let package = Package(
         .target(
             name: "SDLCoreHMI",
             dependencies: [
-                "SmartDeviceLink", "SDLEmulator", "SDLScenario",
+                // Not the emulator: the HMI stands on its own, so a run on core never compares the emulator with itself.
+                "SmartDeviceLink", "SDLScenario",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,6 +1,5 @@
 public import SDLScenario
 import SmartDeviceLink
-import SDLEmulator
 
 extension CoreHMI {
     /// Performs a driver step as a person at core's HMI would: the HMI API notification it
@@ -21,9 +20,11 @@ extension CoreHMI {
         case "driverDistraction":
             // core adds the policy's dismissal and its warning on the way to the apps.
             guard let state = arguments["state"]?.stringValue else { throw Failure(description: "driverDistraction needs a state, on or off") }
-            let on: Bool
-            do throws(EmulatorError) { on = try HeadUnitEmulator.distraction(state) } catch { throw Failure(description: error.description) }
-            try await notify("UI.OnDriverDistraction", ["state": on ? "DD_ON" : "DD_OFF"])
+            let states = ["ON": "DD_ON", "DD_ON": "DD_ON", "OFF": "DD_OFF", "DD_OFF": "DD_OFF"]
+            guard let hmiState = states[state.uppercased()] else {
+                throw Failure(description: "driverDistraction's state is on or off (DD_ON, DD_OFF), not \(state)")
+            }
+            try await notify("UI.OnDriverDistraction", ["state": .string(hmiState)])
         case "selectCommand":
             let voice = arguments["triggerSource"]?.stringValue == "VR"
             let app = try await appID()

@@ -1,4 +1,3 @@
-import SDLEmulator
 import SmartDeviceLink
 
 /// A request core waits on while it is on the screen: an alert, a scrollable message, a
@@ -70,7 +69,7 @@ extension CoreHMI {
             // ABORTED and this succeeds; with none, IGNORED in its words.
             let cancellable: [Int64: String] = [10: "UI.PerformInteraction", 12: "UI.Alert", 25: "UI.ScrollableMessage"]
             guard let view = views.modal, let function = params["functionID"]?.intValue, cancellable[function] == view.method else {
-                return try await answer(id, method, .ignored, info: CoreResults.cancelIgnoredInfo)
+                return try await answer(id, method, .ignored, info: CoreHMIAnswers.cancelIgnoredInfo)
             }
             try await closeView(.aborted)
             try await answer(id, method)
@@ -110,8 +109,8 @@ extension CoreHMI {
         // Only the template asked for: appID, an empty showStrings and the configuration alone.
         let onlyTemplate = params.count == 3 && params["showStrings"]?.arrayValue?.isEmpty == true
             && params["templateConfiguration"]?.objectValue?.count == 1
-        return CoreResults.templateAnswer(template: template, isMedia: mediaApps.contains(appID), templates: Self.templates,
-                                          onlyTemplate: onlyTemplate)
+        return CoreHMIAnswers.templateAnswer(template: template, isMedia: mediaApps.contains(appID), templates: Self.templates,
+                                             onlyTemplate: onlyTemplate)
     }
 
     /// Puts a view on the screen: the app's system context changes as a generic HMI's does,

@@ -1,6 +1,5 @@
 import Foundation
 public import SDLScenario
-import SDLEmulator
 public import SmartDeviceLink
 
 /// `sdl-run --hmi ws://HOST:8087`: sdl-run is the HMI of a real sdl_core, so the driver
@@ -248,7 +247,7 @@ public actor CoreHMI: ScenarioDriver {
 }
 
 /// HMI_API's `Common.Result`: what the HMI answers core with.
-enum HMIResult: Int, Sendable {
+enum HMIResult: Int, Sendable, CaseIterable {
     case success = 0, unsupportedRequest = 1, unsupportedResource = 2, disallowed = 3, rejected = 4, aborted = 5, ignored = 6
     case retry = 7, inUse = 8, dataNotAvailable = 9, timedOut = 10, invalidData = 11, charLimitExceeded = 12, invalidID = 13
     case duplicateName = 14, applicationNotRegistered = 15, wrongLanguage = 16, outOfMemory = 17, tooManyPendingRequests = 18
@@ -258,9 +257,18 @@ enum HMIResult: Int, Sendable {
     /// Codes core reads as a success and takes from `result`.
     var isSuccess: Bool { self == .success || self == .warnings || self == .saved || self == .truncatedData }
 
-    /// From the mobile API's name (`DATA_NOT_AVAILABLE`), which HMI_API shares.
+    /// The name HMI_API gives it (`DATA_NOT_AVAILABLE`), which the mobile API shares: the
+    /// case's name in capitals with words split by `_`.
+    var name: String {
+        String(describing: self).reduce(into: "") { name, character in
+            if character.isUppercase { name += "_" }
+            name += character.uppercased()
+        }.replacingOccurrences(of: "I_D", with: "ID")
+    }
+
+    /// From its HMI_API name.
     init?(name: String) {
-        guard let index = CoreResults.hmiResultCodes.firstIndex(of: name) else { return nil }
-        self.init(rawValue: index)
+        guard let found = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = found
     }
 }

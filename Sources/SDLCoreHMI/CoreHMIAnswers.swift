@@ -4,6 +4,24 @@ import SmartDeviceLink
 /// What a generic HMI answers sdl_core's requests with (before `code` and `method`): SUCCESS
 /// for everything, and values for the questions core asks at start-up and per app.
 enum CoreHMIAnswers {
+    /// What smartdevicelink/generic_hmi answers, with IGNORED, a CancelInteraction that finds
+    /// nothing to cancel (RpcFactory.UICancelInteractionIgnoredResponse); core passes it on.
+    static let cancelIgnoredInfo = "Request is ignored, because the intended result is already in effect."
+
+    /// What smartdevicelink/generic_hmi answers a UI.Show whose templateConfiguration asks
+    /// for a template the display lacks (RpcFactory.UIShowResponse; a non-media app never has
+    /// MEDIA): nil when it has it; UNSUPPORTED_REQUEST when the request asked for nothing
+    /// else (as SetDisplayLayout's does), WARNINGS when the rest was shown. core passes the
+    /// code and the message on to the app.
+    static func templateAnswer(template: String, isMedia: Bool, templates: [String],
+                                      onlyTemplate: Bool) -> (code: String, info: String)? {
+        let available = isMedia ? templates : templates.filter { $0 != "MEDIA" }
+        if available.contains(template) { return nil }
+        guard onlyTemplate else { return ("WARNINGS", "Unsupported Template. Remaining data in request was processed.") }
+        return ("UNSUPPORTED_REQUEST", template == "MEDIA" ? "Only MEDIA apps may use the MEDIA template"
+                                                           : "The requested layout is not supported on this HMI")
+    }
+
 
     static func result(for method: String, params: JSONObject) -> JSONObject {
         let name = method.split(separator: ".").last.map(String.init) ?? method
