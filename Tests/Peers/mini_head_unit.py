@@ -16,6 +16,8 @@ TransportEventUpdate (PROTOCOL.md 4.7); the app's RegisterSecondaryTransport on 
 checked and ACKed, and no RPC frame may ever arrive there. --mtu N advertises N and sends the RegisterAppInterface response (~8.7 KB) and an
 OnPermissionsChange (~15.5 KB) as multi-frame messages of N-byte payloads, with core's
 8-bit multi-frame message ids; frames the app sends must then fit N - 12 payload bytes.
+--answer-twice answers every request past registration twice; --answer-as FUNCTION_ID answers
+them with a response of that function: the mistakes of a head unit the app side must report.
 """
 import argparse, json, socket, struct, sys, threading, time
 import bson
@@ -73,6 +75,8 @@ def main():
     ap.add_argument("--ack-delay", type=float, default=0)
     ap.add_argument("--mtu", type=int, default=None)
     ap.add_argument("--secondary", action="store_true")
+    ap.add_argument("--answer-twice", action="store_true")
+    ap.add_argument("--answer-as", type=int, default=None)
     args = ap.parse_args()
     violations = []
     def check(cond, what):
@@ -177,7 +181,9 @@ def main():
         elif fid == 2:
             conn.sendall(frame(expected_version, 1, 7, 0, SESSION, rpc_payload(1, 2, corr, {"success": True, "resultCode": "SUCCESS"}), 12))
         else:
-            conn.sendall(frame(expected_version, 1, 7, 0, SESSION, rpc_payload(1, fid, corr, {"success": False, "resultCode": "UNSUPPORTED_REQUEST"}), 13))
+            answer = frame(expected_version, 1, 7, 0, SESSION,
+                           rpc_payload(1, args.answer_as or fid, corr, {"success": False, "resultCode": "UNSUPPORTED_REQUEST"}), 13)
+            conn.sendall(answer * (2 if args.answer_twice else 1))
     if args.secondary:
         check(registered, "the app never registered its secondary transport")
     conn.close()

@@ -8,7 +8,9 @@ import Foundation
 /// (`timeMS`) times. A control frame carries its BSON payload as JSON. The frame that
 /// completes an RPC message (a single frame, or the last of a multi-frame one) carries it
 /// decoded: name, message type, correlation id, JSON parameters, and its bulk data as a
-/// length and a CRC-32, so a large message is not written twice. `fullBytes` (`--trace-bytes`)
+/// length and a CRC-32, so a large message is not written twice. A received message that breaks
+/// the RPC spec carries `specViolations` (path and problem each), as the run's spec check
+/// reports them. `fullBytes` (`--trace-bytes`)
 /// adds every frame's bytes and the bulk data in hex, for byte-level work (fuzz seeds, replaying
 /// uploads).
 public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
@@ -121,7 +123,15 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
             "name": .string(RPCRegistry.functionName(forID: packet.functionID) ?? "Function\(packet.functionID)"),
             "correlationID": .int(Int64(packet.correlationID)), "bulkBytes": .int(Int64(packet.bulkData.count)),
         ]
-        if let json = try? JSONValue.parse(packet.json) { rpc["json"] = json }
+        if let json = try? JSONValue.parse(packet.json) {
+            rpc["json"] = json
+            if event.direction == .received, let parameters = json.objectValue, let name = RPCRegistry.functionName(forID: packet.functionID) {
+                let problems = HeadUnitSpecCheck.problems(function: name, messageType: packet.messageType, parameters: parameters)
+                if !problems.isEmpty {
+                    rpc["specViolations"] = .array(problems.map { ["path": .string($0.path), "problem": .string($0.problem)] })
+                }
+            }
+        }
         if !packet.bulkData.isEmpty {
             rpc["bulkCRC32"] = .int(Int64(CRC32.checksum(packet.bulkData)))
             if fullBytes { rpc["bulk"] = .string(Self.hex(Array(packet.bulkData))) }

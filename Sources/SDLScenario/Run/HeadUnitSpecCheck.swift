@@ -33,10 +33,50 @@ package enum HeadUnitSpecCheck {
 
     /// Every way `envelope`, the `index`th message received, breaks the spec.
     package static func violations(of envelope: RPCEnvelope, index: Int) -> [SpecViolation] {
-        RPCSpec.shared.violations(function: envelope.functionName, messageType: envelope.messageType, parameters: envelope.parameters)
-            .filter { !isResultCodeOutsideItsList($0) }
+        problems(function: envelope.functionName, messageType: envelope.messageType, parameters: envelope.parameters)
             .map { SpecViolation(messageIndex: index, function: envelope.functionName, messageType: envelope.messageType,
-                                 path: $0.path, problem: whatIsWrong($0)) }
+                                 path: $0.path, problem: $0.problem) }
+    }
+
+    /// Where and how a received message breaks the spec, for one message (a trace line).
+    static func problems(function: String, messageType: RPCMessageType, parameters: JSONObject) -> [(path: String, problem: String)] {
+        RPCSpec.shared.violations(function: function, messageType: messageType, parameters: parameters)
+            .filter { !isResultCodeOutsideItsList($0) }
+            .map { ($0.path, whatIsWrong($0)) }
+    }
+
+    /// Responses that break the protocol's pairing: a second response to one request, or a
+    /// response of another function than the request with its correlation id (the scenario's
+    /// requests as `sent` has them). Either leaves the app matching an answer to the wrong call.
+    /// Correlation ids start again with each registration (the lifecycle manager's reconnect),
+    /// so each RegisterAppInterface response opens a space of its own.
+    static func pairingViolations(of messages: [LoggedMessage], sent: [SentMessage]) -> [SpecViolation] {
+        let registrations = messages.filter { $0.envelope.functionName == "RegisterAppInterface" && $0.envelope.messageType == .response }
+            .map(\.timeMS)
+        func registration(at timeMS: Double) -> Int { registrations.count { $0 <= timeMS } }
+        struct Key: Hashable { var registration: Int, correlation: Int32 }
+        var asked: [Key: String] = [:]
+        for message in sent {
+            guard let correlation = message.correlationID else { continue }
+            asked[Key(registration: registration(at: message.timeMS), correlation: correlation)] = message.function
+        }
+        var answered: Set<Key> = []
+        var found: [SpecViolation] = []
+        for message in messages where message.envelope.messageType == .response {
+            let envelope = message.envelope, name = envelope.functionName
+            let key = Key(registration: registration(at: message.timeMS), correlation: envelope.correlationID)
+            func report(_ problem: String) {
+                found.append(SpecViolation(messageIndex: message.index, function: name, messageType: .response,
+                                           path: "\(name)#\(key.correlation)", problem: problem))
+            }
+            if !answered.insert(key).inserted {
+                report("second \(name) response to correlation id \(key.correlation): a request gets one response")
+            }
+            if let function = asked[key], function != name {
+                report("\(name) response to correlation id \(key.correlation), which the app used for a \(function) request")
+            }
+        }
+        return found
     }
 
     /// A result code of the Result enum that the spec leaves out of this response's list. Core
@@ -57,9 +97,10 @@ package enum HeadUnitSpecCheck {
         return String(sentence[..<advice.lowerBound])
     }
 
-    /// Every violation of a run's received messages, in the order they came.
-    static func violations(of messages: [LoggedMessage]) -> [SpecViolation] {
-        messages.flatMap(violations(of:))
+    /// Every violation of a run's received messages, in the order they came: the spec's, then
+    /// the protocol's pairing of responses with the app's requests.
+    static func violations(of messages: [LoggedMessage], sent: [SentMessage] = []) -> [SpecViolation] {
+        messages.flatMap(violations(of:)) + pairingViolations(of: messages, sent: sent)
     }
 
     /// One line per distinct mistake, for people: the same mistake in ten array items is one

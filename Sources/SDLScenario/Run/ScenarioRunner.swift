@@ -169,7 +169,7 @@ public struct ScenarioRunner: Sendable {
             var result = ScenarioResult(
                 name: scenario.name, source: scenario.source, target: target.name, status: status, message: message,
                 steps: steps, durationMS: (ContinuousClock.now - start).milliseconds, messages: messages, sent: sent)
-            result.specViolations = HeadUnitSpecCheck.violations(of: messages)
+            result.specViolations = HeadUnitSpecCheck.violations(of: messages, sent: sent)
             if strict, status == .passed, let first = HeadUnitSpecCheck.summary(result.specViolations).first {
                 result.status = .failed
                 result.message = "--strict: the head unit broke the RPC spec \(result.specViolations.count) times, first: \(first)"

@@ -98,6 +98,7 @@ extension RunContext {
 
     func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil) async throws(StepFailure) -> RPCEnvelope {
         let id = try announce(function, .request, parameters)
+        let sentIndex = sent.count - 1
         let response: RPCEnvelope
         do {
             response = try await connection.request(functionID: id, functionName: function, parameters: parameters, bulkData: bulk,
@@ -105,6 +106,8 @@ extension RunContext {
         } catch {
             throw StepFailure(message: error.description, cause: error)
         }
+        // The id the library chose, so the run's check can pair the head unit's answers with it.
+        sent[sentIndex].correlationID = response.correlationID
         if let index = await log.waitForResponse(correlationID: response.correlationID, until: .now + .seconds(1)) {
             responseMark = index + 1
         }
