@@ -117,7 +117,7 @@ actor LinkRelay {
                 try await sink.send(chunk)
                 for case .frame(let frame) in decoder.decode(chunk) {
                     frames += 1
-                    traces?.record(FrameTraceEvent(direction: direction, time: .now, frame: frame), scenario: "relay session \(session)")
+                    traces?.record(FrameTraceEvent(direction: direction, time: .now, frame: frame), scenario: "relay session \(session)", app: nil)
                 }
             }
             ended = direction == .sent ? "the app disconnected" : "the TDK closed the link"

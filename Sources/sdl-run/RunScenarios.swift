@@ -270,7 +270,10 @@ struct RunScenarios: AsyncParsableCommand {
                 throw CommandFailure.connection("cannot reach the emulator's control channel at \(control): \(error)")
             }
         }
-        return ScenarioTarget(name: options.name, makeTransport: { try options.makeTransport()! }, driver: driver)
+        var target = ScenarioTarget(name: options.name, makeTransport: { try options.makeTransport()! }, driver: driver)
+        // Over TCP each app has a connection of its own; a USB or Bluetooth link carries one session here.
+        target.allowsSeveralApps = options.tcp != nil
+        return target
     }
 }
 
@@ -408,7 +411,7 @@ extension ScenarioRunner {
         guard let traces else { return self }
         var runner = self
         let name = scenario.name
-        runner.frameObserver = { event in traces.record(event, scenario: name) }
+        runner.frameObserver = { event, app in traces.record(event, scenario: name, app: app) }
         return runner
     }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Opens an sdl-run HTML report in Debian's chromium (headless, through chromium-driver and
-python3-selenium) and checks what a person sees: a lifeline pair per scenario, one arrow per
+python3-selenium) and checks what a person sees: the lifelines of each scenario (the app's,
+one per app where it has several, and the head unit's), one arrow per
 message of result.json, the failed step marked red with what it expected and what came, and a
 click on an arrow showing that message. Saves a screenshot.
 
@@ -35,7 +36,9 @@ def main(report, result_path, screenshot, crop=None):
         for section, scenario in zip(sections, result["scenarios"]):
             name = scenario["name"]
             actors = [a.text for a in section.find_elements(By.CSS_SELECTOR, "text.actor")]
-            if actors != ["app", "head unit"] + (["HMI"] if scenario.get("hmi") else []):
+            # A lifeline per app in a scenario with several, in the order they first appear.
+            apps = list(dict.fromkeys(m["app"] for m in scenario["sent"] + scenario["received"] if m.get("app"))) or ["app"]
+            if actors != apps + ["head unit"] + (["HMI"] if scenario.get("hmi") else []):
                 problems.append(f"{name}: lifelines {actors}")
             arrows = section.find_elements(By.CSS_SELECTOR, "g.arrow")
             expected = len(scenario["sent"]) + len(scenario["received"]) + len(scenario.get("hmi", []))

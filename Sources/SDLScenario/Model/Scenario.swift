@@ -8,8 +8,11 @@ public struct Scenario: Sendable {
     public var name: String
     /// The `description`, for reports.
     public var description: String?
-    /// The app that registers.
+    /// The app that registers (with several, the first: steps without `as` act as it).
     public var app: AppDescription
+    /// With an `apps` section, every app by its `as` name, in the order they register; empty
+    /// for a scenario of one `app`.
+    public var apps: [ScenarioApp] = []
     /// Emulator configuration, used only when running against the embedded emulator.
     public var emulator: JSONObject?
     /// Default time an expectation waits, in milliseconds.
@@ -23,6 +26,17 @@ public struct Scenario: Sendable {
     /// Variables known before the first step: `--var` values and the `${env.NAME}` the
     /// scenario uses, read when it was loaded.
     public var variables: [String: JSONValue] = [:]
+}
+
+/// One app of a scenario with several: the name steps refer to it by (`"as": "player"`).
+public struct ScenarioApp: Sendable {
+    /// The name steps use in `as`.
+    public var name: String
+    /// What it registers as.
+    public var app: AppDescription
+
+    /// `app`, called `name` by the scenario's steps.
+    public init(name: String, app: AppDescription) { (self.name, self.app) = (name, app) }
 }
 
 /// The app a scenario registers.
@@ -94,6 +108,8 @@ public struct Step: Sendable {
     /// Send and go on without waiting for the response (e.g. an Alert the driver answers);
     /// a later `expect {"response": ...}` checks it.
     public var background: Bool = false
+    /// The app the step acts as or expects for (`"as"`), in a scenario with several; nil: the first.
+    public var app: String?
 
     /// Every kind of step the language has.
     public indirect enum Kind: Sendable {

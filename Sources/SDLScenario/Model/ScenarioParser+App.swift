@@ -3,6 +3,45 @@ import SmartDeviceLink
 
 /// The scenario's app, its certificate for protected services, and the steps about protection.
 extension ScenarioReader {
+    /// `"apps": [{"as": "player", "appName": ..., "appID": ...}, ...]`: several apps, each
+    /// registering on a session of its own, in this order; steps pick one with `"as"`.
+    mutating func apps(_ value: JSONValue, _ path: String, alsoApp: Bool) -> [ScenarioApp] {
+        if alsoApp { issue("$.app", "a scenario has one \"app\" or several \"apps\", not both: move it into \"apps\" with an \"as\" name") }
+        guard case .array(let items) = value, !items.isEmpty else {
+            issue(path, "expected a list of apps: [{\"as\": \"player\", \"appName\": ..., \"appID\": ...}, ...]")
+            return []
+        }
+        var found: [ScenarioApp] = []
+        for (index, item) in items.enumerated() {
+            let itemPath = "\(path)[\(index)]"
+            guard var object = objectValue(item, itemPath) else { continue }
+            let name = string(object.removeValue(forKey: "as"), "\(itemPath).as", required: true)
+            guard let app = appDescription(.object(object), itemPath), let name else { continue }
+            if found.contains(where: { $0.name == name }) { issue("\(itemPath).as", "\"\(name)\" names another app already; each app needs a name of its own") }
+            if found.contains(where: { $0.app.appID == app.appID }) {
+                issue("\(itemPath).appID", "\"\(app.appID)\" is another app's id already; a head unit tells apps apart by it")
+            }
+            found.append(ScenarioApp(name: name, app: app))
+        }
+        return found
+    }
+
+    /// A step's `"as"`: one of the apps' names; nil without it (the first app).
+    mutating func appName(_ value: JSONValue?, _ path: String, kind: String) -> String? {
+        guard let value else { return nil }
+        guard let name = string(value, path) else { return nil }
+        guard !appNames.isEmpty else {
+            issue(path, "this scenario has one app; \"as\" picks one of several, listed in \"apps\"")
+            return nil
+        }
+        guard appNames.contains(name) else {
+            issue(path, "no app is called \"\(name)\"" + suggestion(name, appNames))
+            return nil
+        }
+        if ["wait", "prompt", "exec", "repeat"].contains(kind) { issue(path, "a \(kind) step is no app's; \"as\" goes on the steps inside it or around it") }
+        return name
+    }
+
     mutating func appDescription(_ value: JSONValue?, _ path: String) -> AppDescription? {
         guard let value else {
             issue(path, "is required: {\"appName\": ..., \"appID\": ...}")

@@ -73,7 +73,7 @@ public enum ScenarioParser {
         "subscribe", "unsubscribe", "getVehicleData", "audioPassThru", "putFile", "setAppIcon",
         "wait", "repeat", "prompt", "driver", "stream", "exec", "streamVideo", "streamAudio", "showManeuver", "protect",
     ]
-    static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background", "unchecked"]
+    static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background", "unchecked", "as"]
     /// The kinds whose `timeout` is how long each of their requests waits for its response.
     static let requestingKinds: Set = ["send", "show", "menu", "alert", "subscribe", "unsubscribe", "getVehicleData",
                                        "audioPassThru", "putFile", "setAppIcon", "showManeuver"]
@@ -86,6 +86,8 @@ struct ScenarioReader {
     let spec = ScenarioSpecCheck()
     /// Variables defined before the first step, and the `env.` ones the scenario reads.
     var predefined: [String: JSONValue] = [:]
+    /// The `as` names of the scenario's apps (empty with a single `app`).
+    var appNames: [String] = []
 
     init(baseDirectory: String) { self.baseDirectory = baseDirectory }
 
@@ -156,9 +158,11 @@ struct ScenarioReader {
 
     mutating func scenario(_ json: JSONValue, source: String) -> Scenario? {
         guard let root = objectValue(json, "$") else { return nil }
-        unknownKeys(root, allowed: ["$schema", "name", "description", "tags", "app", "emulator", "defaults", "steps"], "$")
+        unknownKeys(root, allowed: ["$schema", "name", "description", "tags", "app", "apps", "emulator", "defaults", "steps"], "$")
         let name = string(root["name"], "$.name") ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
-        let app = appDescription(root["app"], "$.app")
+        let apps = root["apps"].map { self.apps($0, "$.apps", alsoApp: root["app"] != nil) } ?? []
+        appNames = apps.map(\.name)
+        let app = root["apps"] == nil ? appDescription(root["app"], "$.app") : apps.first?.app
         let emulator = objectValue(root["emulator"], "$.emulator")
         var timeout = 10_000
         if let defaults = objectValue(root["defaults"], "$.defaults") {
@@ -173,7 +177,7 @@ struct ScenarioReader {
         checkVariables(rawSteps, "$.steps")
         let tags = strings(root["tags"], "$.tags") ?? []
         guard let app else { return nil }
-        return Scenario(name: name, description: string(root["description"], "$.description"), app: app,
+        return Scenario(name: name, description: string(root["description"], "$.description"), app: app, apps: apps,
                         emulator: emulator, defaultTimeoutMS: timeout, steps: steps, source: source, tags: tags,
                         variables: predefined)
     }
@@ -218,8 +222,9 @@ struct ScenarioReader {
         if background, object["response"] != nil || object["capture"] != nil || object["timeout"] != nil {
             issue("\(path).background", "a background request is checked by a later {\"expect\": {\"response\": ...}} step (which waits \"within\" ms), not by response/capture/timeout here")
         }
+        let app = appName(object["as"], "\(path).as", kind: kindKey)
         func kind(_ kind: Step.Kind?) -> Step? {
-            kind.map { Step(kind: $0, path: path, label: label, captures: captures, background: background) }
+            kind.map { Step(kind: $0, path: path, label: label, captures: captures, background: background, app: app) }
         }
         switch kindKey {
         case "send", "notify":

@@ -40,13 +40,14 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
         self.fullBytes = fullBytes
     }
 
-    public func record(_ event: FrameTraceEvent, scenario: String) {
+    public func record(_ event: FrameTraceEvent, scenario: String, app: String?) {
         lock.lock()
         defer { lock.unlock() }
         var object = times(event.time)
         object["scenario"] = .string(scenario)
+        if let app { object["app"] = .string(app) }
         object.merge(frameFields(event)) { _, new in new }
-        if let rpc = completedMessage(event, scenario: scenario) { object["rpc"] = .object(rpc) }
+        if let rpc = completedMessage(event, stream: "\(scenario)\u{0}\(app ?? "")") { object["rpc"] = .object(rpc) }
         handle.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
     }
 
@@ -110,10 +111,10 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
     }
 
     /// The RPC message this frame completes, decoded; nil for other frames.
-    private func completedMessage(_ event: FrameTraceEvent, scenario: String) -> JSONObject? {
+    private func completedMessage(_ event: FrameTraceEvent, stream: String) -> JSONObject? {
         let header = event.frame.header
         guard header.frameType != .control, header.serviceType == .rpc || header.serviceType == .hybrid else { return nil }
-        let key = "\(scenario)\u{0}\(event.link.rawValue) \(event.direction.rawValue)"
+        let key = "\(stream)\u{0}\(event.link.rawValue) \(event.direction.rawValue)"
         var reassembler = reassemblers[key] ?? FrameReassembler()
         let outcome = reassembler.receive(event.frame, now: event.time)
         reassemblers[key] = reassembler

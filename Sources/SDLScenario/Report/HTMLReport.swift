@@ -2,10 +2,11 @@ import Foundation
 public import SmartDeviceLink
 
 /// `--html FILE`: one self-contained page per run (no network, no CDN), readable offline and
-/// attachable to a CI job. Each scenario is a sequence chart: the app and the head unit as
-/// two lifelines, every request, response and notification as an arrow in the order it
-/// happened with its time, each step beside the arrows it caused, the failed step in red
-/// with what it expected and what came. A click on an arrow shows the message as JSON.
+/// attachable to a CI job. Each scenario is a sequence chart: the app (each app, in a
+/// scenario with several) and the head unit as lifelines, every request, response and
+/// notification as an arrow in the order it happened with its time, each step beside the
+/// arrows it caused, the failed step in red with what it expected and what came. A click on
+/// an arrow shows the message as JSON.
 ///
 /// The page carries the run as the `--json` document and draws it with a little plain
 /// JavaScript, so the file is the data and the picture at once.
@@ -139,13 +140,19 @@ public enum HTMLReportWriter {
       // With the HMI's side (--hmi, or the emulator's own HMI), a third lifeline.
       for (const hmi of scenario.hmi || []) events.push({time: hmi.timeMS, toHMI: true, kind: 'hmi', name: hmi.function, function: hmi.function, message: hmi});
       events.sort((a, b) => a.time - b.time);
-      const row = 22, top = 40, left = 260, width = scenario.hmi ? 980 : 760, app = left + 60;
-      const unit = scenario.hmi ? left + 600 : left + width - 60, hmiX = left + width - 60;
+      // A lifeline per app in a scenario with several (each message names its app).
+      const apps = [...new Set(scenario.sent.concat(scenario.received).map(m => m.app).filter(a => a))];
+      const lanes = apps.length ? apps : ['app'], laneGap = 130, spread = (lanes.length - 1) * laneGap;
+      const row = 22, top = 40, left = 260, width = (scenario.hmi ? 980 : 760) + spread, app = left + 60;
+      const appX = name => app + Math.max(0, lanes.indexOf(name)) * laneGap;
+      const unit = scenario.hmi ? left + 600 + spread : left + width - 60, hmiX = left + width - 60;
       const height = top + (events.length + scenario.steps.length + 2) * row;
       const svg = el('svg', {width: left + width, height: height, viewBox: '0 0 ' + (left + width) + ' ' + height});
-      svg.append(el('text', {x: app, y: 20, 'text-anchor': 'middle', class: 'actor'}, 'app'));
+      for (const lane of lanes) {
+        svg.append(el('text', {x: appX(lane), y: 20, 'text-anchor': 'middle', class: 'actor'}, lane));
+        svg.append(el('line', {x1: appX(lane), y1: 28, x2: appX(lane), y2: height, class: 'lifeline'}));
+      }
       svg.append(el('text', {x: unit, y: 20, 'text-anchor': 'middle', class: 'actor'}, 'head unit'));
-      svg.append(el('line', {x1: app, y1: 28, x2: app, y2: height, class: 'lifeline'}));
       svg.append(el('line', {x1: unit, y1: 28, x2: unit, y2: height, class: 'lifeline'}));
       if (scenario.hmi) {
         svg.append(el('text', {x: hmiX, y: 20, 'text-anchor': 'middle', class: 'actor'}, 'HMI'));
@@ -198,7 +205,8 @@ public enum HTMLReportWriter {
           if (fold(until)) continue;
           const event = events[next++];
           const arrow = el('g', {class: 'arrow ' + event.kind});
-          const [from, to] = event.toHMI ? [unit, hmiX] : event.fromApp ? [app, unit] : [unit, app];
+          const lane = appX(event.message.app);
+          const [from, to] = event.toHMI ? [unit, hmiX] : event.fromApp ? [lane, unit] : [unit, lane];
           // The whole row takes the click, not only the thin line and its label.
           arrow.append(el('rect', {x: Math.min(from, to), y: y - row + 6, width: Math.abs(to - from), height: row, fill: 'transparent'}));
           arrow.append(el('line', {x1: from, y1: y, x2: to, y2: y, 'marker-end': 'url(#head)'}));

@@ -3,8 +3,9 @@ import Foundation
 
 /// Where `--trace` writes: JSON lines (``FrameTraceWriter``) or pcapng (``PcapngTraceWriter``).
 public protocol TraceWriter: AnyObject, Sendable {
-    /// A frame of `scenario` (scenarios of a `--parallel` run write at the same time).
-    func record(_ event: FrameTraceEvent, scenario: String)
+    /// A frame of `scenario` (scenarios of a `--parallel` run write at the same time), of its
+    /// app `app` in a scenario with several.
+    func record(_ event: FrameTraceEvent, scenario: String, app: String?)
     /// A driver action performed between the frames.
     func record(driver action: DriverAction, scenario: String)
     /// Writes what is buffered and closes the file.
@@ -26,7 +27,9 @@ public final class TraceFiles: TraceWriter {
         }
     }
 
-    public func record(_ event: FrameTraceEvent, scenario: String) { writers.forEach { $0.record(event, scenario: scenario) } }
+    public func record(_ event: FrameTraceEvent, scenario: String, app: String?) {
+        writers.forEach { $0.record(event, scenario: scenario, app: app) }
+    }
     public func record(driver action: DriverAction, scenario: String) { writers.forEach { $0.record(driver: action, scenario: scenario) } }
     /// Closes every file.
     public func close() { writers.forEach { $0.close() } }
@@ -38,7 +41,7 @@ public final class TraceFiles: TraceWriter {
 /// Each link is written as a TCP/IPv4 conversation, the app at 10.0.0.2 and the head unit at
 /// 10.0.0.1 port 12345, the port sdl_core's SDL dissector decodes (or "Decode As" any
 /// dissector for it): the primary link of a scenario from app port 40001, its secondary
-/// from the next port, each scenario its own pair. A frame is one TCP segment (frames over
+/// from the next port, each scenario (and each app of a scenario with several) its own pair. A frame is one TCP segment (frames over
 /// 60,000 bytes several), sequence numbers run per direction, so reassembly works.
 /// Written by hand: the format is a few fixed blocks (pcapng, IETF draft
 /// draft-ietf-opsawg-pcapng); libpcap adds nothing we need.
@@ -74,12 +77,12 @@ public final class PcapngTraceWriter: TraceWriter, @unchecked Sendable {
         handle.write(Data(Self.sectionHeader() + Self.interfaceDescription()))
     }
 
-    public func record(_ event: FrameTraceEvent, scenario: String) {
+    public func record(_ event: FrameTraceEvent, scenario: String, app: String?) {
         let bytes = event.frame.encoded
         let microseconds = UInt64(max(0, (wallStart.timeIntervalSince1970 + (event.time - start).seconds) * 1_000_000))
         lock.lock()
         defer { lock.unlock() }
-        let key = "\(scenario)\u{0}\(event.link.rawValue)"
+        let key = "\(scenario)\u{0}\(app ?? "")\u{0}\(event.link.rawValue)"
         var stream = streams[key] ?? Stream(appPort: nextPort)
         if streams[key] == nil { nextPort &+= 1 }
         var offset = 0

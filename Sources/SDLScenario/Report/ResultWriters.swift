@@ -34,7 +34,10 @@ public enum JSONResultWriter {
                 return .object(entry)
             }),
             "sent": .array(result.sent.map { message in
-                ["timeMS": time(message.timeMS), "function": .string(message.function), "parameters": .object(message.parameters)]
+                var entry: JSONObject = ["timeMS": time(message.timeMS), "function": .string(message.function),
+                                         "parameters": .object(message.parameters)]
+                if let app = message.app { entry["app"] = .string(app) }
+                return .object(entry)
             }),
             "received": .array(result.messages.map { message in
                 var entry: JSONObject = [
@@ -43,6 +46,7 @@ public enum JSONResultWriter {
                     "correlationID": .int(Int64(message.envelope.correlationID)), "parameters": .object(message.envelope.parameters),
                 ]
                 if !message.envelope.bulkData.isEmpty { entry["bulkBytes"] = .int(Int64(message.envelope.bulkData.count)) }
+                if let app = message.app { entry["app"] = .string(app) }
                 return .object(entry)
             }),
         ]
@@ -131,10 +135,12 @@ public enum JUnitWriter {
 
     /// The run's messages in time order, a line each, as the console shows them.
     static func log(of result: ScenarioResult) -> String {
-        let sent = result.sent.map { (time: $0.timeMS, line: "→ \($0.function)" + ($0.correlationID.map { " #\($0)" } ?? "")) }
+        let sent = result.sent.map { message in
+            (time: message.timeMS, line: (message.app.map { "[\($0)] " } ?? "") + "→ \(message.function)" + (message.correlationID.map { " #\($0)" } ?? ""))
+        }
         let received = result.messages.map { message -> (time: Double, line: String) in
             let envelope = message.envelope
-            var line = "← \(envelope.functionName)"
+            var line = (message.app.map { "[\($0)] " } ?? "") + "← \(envelope.functionName)"
             if envelope.messageType == .response { line += " #\(envelope.correlationID) \(envelope.resultCode ?? "?")" }
             return (message.timeMS, line)
         }

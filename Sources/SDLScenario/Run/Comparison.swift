@@ -72,13 +72,17 @@ public struct ScenarioComparison: Sendable {
             details[index].append("step \(pair.0.status.rawValue) ≠ \(pair.1.status.rawValue)" + (pair.1.message ?? pair.0.message).map { ": \($0)" }.orEmpty)
         }
         self.setAside = setAside
-        func timeline(_ result: ScenarioResult) -> [(step: Int, envelope: RPCEnvelope)] {
-            Self.timeline(result).filter { !ignored.contains(.permissions) || $0.envelope.functionName != "OnPermissionsChange" }
+        func timeline(_ result: ScenarioResult, of app: String?) -> [(step: Int, envelope: RPCEnvelope)] {
+            Self.timeline(result, of: app).filter { !ignored.contains(.permissions) || $0.envelope.functionName != "OnPermissionsChange" }
         }
-        for (step, detail) in Self.messageDifferences(timeline(left), timeline(right)) where step < steps {
-            // A step that ran on one side only already says so.
-            guard left.steps[step].status != .skipped && right.steps[step].status != .skipped else { continue }
-            details[step].append(detail)
+        // Each app's messages are lined up with the same app's: apps' messages interleave as they will.
+        let apps = Set((left.messages + right.messages).map(\.app)).sorted { ($0 ?? "") < ($1 ?? "") }
+        for app in apps {
+            for (step, detail) in Self.messageDifferences(timeline(left, of: app), timeline(right, of: app)) where step < steps {
+                // A step that ran on one side only already says so.
+                guard left.steps[step].status != .skipped && right.steps[step].status != .skipped else { continue }
+                details[step].append((app.map { "[\($0)] " } ?? "") + detail)
+            }
         }
         for index in 0..<steps {
             differences += details[index].map { Difference(step: left.steps[index].path, summary: left.steps[index].summary, detail: $0) }
@@ -86,11 +90,11 @@ public struct ScenarioComparison: Sendable {
         self.differences = differences
     }
 
-    /// Every message the app received after the registration's response, in order, with the
-    /// step it came in (the last one started by then; what came before the first step counts
+    /// Every message the app (`app`, of a scenario with several) received after the
+    /// registration's response, in order, with the step it came in (the last one started by then; what came before the first step counts
     /// as the first step's).
-    static func timeline(_ result: ScenarioResult) -> [(step: Int, envelope: RPCEnvelope)] {
-        result.messages.filter { !isRegistration($0.envelope) }.map { message in
+    static func timeline(_ result: ScenarioResult, of app: String? = nil) -> [(step: Int, envelope: RPCEnvelope)] {
+        result.messages.filter { $0.app == app && !isRegistration($0.envelope) }.map { message in
             let step = result.steps.lastIndex { $0.startMS <= message.timeMS } ?? 0
             return (step, message.envelope)
         }

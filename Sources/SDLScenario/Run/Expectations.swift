@@ -48,6 +48,7 @@ extension RunContext {
     /// Why `message` is not what `expectation` wants, or nil if it is.
     private func mismatch(_ message: LoggedMessage, _ expectation: MessageExpectation) -> String? {
         let envelope = message.envelope
+        guard expectation.kind == .hmi || message.app == currentApp else { return "another app's message" }
         let type: RPCMessageType = expectation.kind == .notification ? .notification : .response
         guard expectation.kind == .hmi || envelope.messageType == type, envelope.functionName == expectation.function else {
             return "other message"
@@ -155,7 +156,8 @@ extension RunContext {
 
     /// What arrived instead, with the reason the closest candidates did not match.
     private func arrivedText(_ candidates: [LoggedMessage], near expectation: MessageExpectation) -> String {
-        guard !candidates.isEmpty else { return "nothing arrived" }
+        let candidates = expectation.kind == .hmi ? candidates : candidates.filter { $0.app == currentApp }
+        guard !candidates.isEmpty else { return "nothing arrived" + (currentApp.map { " for \($0)" } ?? "") }
         let nearMisses = candidates.filter { $0.envelope.functionName == expectation.function }.prefix(3).compactMap { mismatch($0, expectation) }
         let arrived = candidates.suffix(8).map(describe).joined(separator: ", ")
         var text = "arrived instead: \(arrived)"

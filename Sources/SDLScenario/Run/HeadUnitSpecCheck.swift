@@ -51,20 +51,20 @@ package enum HeadUnitSpecCheck {
     /// Correlation ids start again with each registration (the lifecycle manager's reconnect),
     /// so each RegisterAppInterface response opens a space of its own.
     static func pairingViolations(of messages: [LoggedMessage], sent: [SentMessage]) -> [SpecViolation] {
+        // Each app of a scenario with several has a session, and so correlation ids, of its own.
         let registrations = messages.filter { $0.envelope.functionName == "RegisterAppInterface" && $0.envelope.messageType == .response }
-            .map(\.timeMS)
-        func registration(at timeMS: Double) -> Int { registrations.count { $0 <= timeMS } }
-        struct Key: Hashable { var registration: Int, correlation: Int32 }
+        func registration(at timeMS: Double, of app: String?) -> Int { registrations.count { $0.app == app && $0.timeMS <= timeMS } }
+        struct Key: Hashable { var app: String?, registration: Int, correlation: Int32 }
         var asked: [Key: String] = [:]
         for message in sent {
             guard let correlation = message.correlationID else { continue }
-            asked[Key(registration: registration(at: message.timeMS), correlation: correlation)] = message.function
+            asked[Key(app: message.app, registration: registration(at: message.timeMS, of: message.app), correlation: correlation)] = message.function
         }
         var answered: Set<Key> = []
         var found: [SpecViolation] = []
         for message in messages where message.envelope.messageType == .response {
             let envelope = message.envelope, name = envelope.functionName
-            let key = Key(registration: registration(at: message.timeMS), correlation: envelope.correlationID)
+            let key = Key(app: message.app, registration: registration(at: message.timeMS, of: message.app), correlation: envelope.correlationID)
             func report(_ problem: String) {
                 found.append(SpecViolation(messageIndex: message.index, function: name, messageType: .response,
                                            path: "\(name)#\(key.correlation)", problem: problem))

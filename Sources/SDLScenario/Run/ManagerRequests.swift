@@ -3,10 +3,12 @@ import SmartDeviceLink
 extension RunContext {
     /// A request of a manager: announced and logged like the scenario's own, its response
     /// remembered in ``managerResponses``.
-    func managerRequest(_ function: String, _ parameters: JSONObject, bulk: [UInt8], timeout: Duration?) async throws(SDLError) -> RPCEnvelope {
+    func managerRequest(_ function: String, _ parameters: JSONObject, bulk: [UInt8], timeout: Duration?,
+                        as app: String?) async throws(SDLError) -> RPCEnvelope {
         let response: RPCEnvelope
         do throws(StepFailure) {
-            response = try await request(function, parameters, bulk: bulk, timeoutMS: timeout.map { Int($0.milliseconds) } ?? actionTimeoutMS)
+            response = try await request(function, parameters, bulk: bulk, timeoutMS: timeout.map { Int($0.milliseconds) } ?? actionTimeoutMS,
+                                         as: .some(app))
         } catch {
             // The library's own error when there is one: wrapping it would say it twice.
             throw error.cause ?? SDLError.invalidRequest(error.message)

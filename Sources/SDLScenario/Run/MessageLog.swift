@@ -8,10 +8,12 @@ public struct Logged<Entry: Sendable>: Sendable {
     public var timeMS: Double
     /// What was logged.
     public var entry: Entry
+    /// Which of the scenario's apps it is about (its `as` name), in a scenario with several.
+    public var app: String?
 
-    /// An entry at `index`, `timeMS` into the scenario.
-    public init(index: Int, timeMS: Double, entry: Entry) {
-        (self.index, self.timeMS, self.entry) = (index, timeMS, entry)
+    /// An entry at `index`, `timeMS` into the scenario, of `app` when the scenario has several.
+    public init(index: Int, timeMS: Double, entry: Entry, app: String? = nil) {
+        (self.index, self.timeMS, self.entry, self.app) = (index, timeMS, entry, app)
     }
 }
 
@@ -43,8 +45,8 @@ actor EventLog<Entry: Sendable> {
     /// Logs `entry` and returns it with its place and time. `report` sees it first, before
     /// anyone waiting on the log: whoever finds it in the log knows it has been reported.
     @discardableResult
-    func append(_ entry: Entry, report: (@Sendable (Logged<Entry>) -> Void)? = nil) -> Logged<Entry> {
-        let logged = Logged(index: messages.count, timeMS: (ContinuousClock.now - start).milliseconds, entry: entry)
+    func append(_ entry: Entry, app: String? = nil, report: (@Sendable (Logged<Entry>) -> Void)? = nil) -> Logged<Entry> {
+        let logged = Logged(index: messages.count, timeMS: (ContinuousClock.now - start).milliseconds, entry: entry, app: app)
         report?(logged)
         messages.append(logged)
         let woken = waiters
@@ -79,10 +81,11 @@ actor EventLog<Entry: Sendable> {
 }
 
 extension EventLog {
-    /// Waits until an entry satisfies `condition` or `deadline` passes; returns whether one did.
+    /// Waits until an entry (of `app`, when given) satisfies `condition` or `deadline` passes;
+    /// returns whether one did.
     @discardableResult
-    func waitFor(until deadline: ContinuousClock.Instant, _ condition: (Entry) -> Bool) async -> Bool {
-        while !messages.contains(where: { condition($0.entry) }) {
+    func waitFor(until deadline: ContinuousClock.Instant, app: String?? = nil, _ condition: (Entry) -> Bool) async -> Bool {
+        while !messages.contains(where: { (app == nil || $0.app == app!) && condition($0.entry) }) {
             guard ContinuousClock.now < deadline else { return false }
             await waitForMore(than: messages.count, until: deadline)
         }
@@ -114,9 +117,9 @@ extension EventLog where Entry == RPCEnvelope {
     /// Waits until the response with `correlationID` is in the log (it reaches the caller
     /// of the request first), so the log and the console keep the wire's order; returns its index.
     @discardableResult
-    func waitForResponse(correlationID: Int32, until deadline: ContinuousClock.Instant) async -> Int? {
+    func waitForResponse(correlationID: Int32, app: String? = nil, until deadline: ContinuousClock.Instant) async -> Int? {
         func index() -> Int? {
-            messages.lastIndex { $0.envelope.messageType == .response && $0.envelope.correlationID == correlationID }
+            messages.lastIndex { $0.app == app && $0.envelope.messageType == .response && $0.envelope.correlationID == correlationID }
         }
         while index() == nil && ContinuousClock.now < deadline {
             await waitForMore(than: messages.count, until: deadline)

@@ -115,6 +115,8 @@ public struct SentMessage: Sendable {
     public var correlationID: Int32?
     /// The parameters as sent.
     public var parameters: JSONObject
+    /// Which app sent it (its `as` name), in a scenario with several.
+    public var app: String?
 
     /// A message sent `timeMS` into the scenario.
     public init(timeMS: Double, function: String, correlationID: Int32?, parameters: JSONObject) {

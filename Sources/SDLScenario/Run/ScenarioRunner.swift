@@ -60,6 +60,9 @@ public struct ScenarioTarget: Sendable {
     public var finish: @Sendable () async -> Void
     /// How long the head unit may take to accept the app: StartService, then RegisterAppInterface.
     public var registrationTimeout: Duration = .seconds(20)
+    /// Whether each app of a scenario with several may have a transport of its own (TCP, the
+    /// embedded emulator); a USB or Bluetooth link carries one app here.
+    public var allowsSeveralApps = true
 
     /// A target reached through `makeTransport`.
     public init(name: String, makeTransport: @escaping @Sendable () throws -> any SDLTransport,
@@ -114,7 +117,7 @@ public struct ScenarioRunner: Sendable {
     /// Receives the run's progress (the console log); nil: nothing is printed.
     public var reporter: (any ScenarioReporter)?
     /// Receives every frame (for `--trace`).
-    public var frameObserver: (@Sendable (FrameTraceEvent) -> Void)?
+    public var frameObserver: (@Sendable (FrameTraceEvent, _ app: String?) -> Void)?
     /// The secondary transports the app may open (`--secondary`); nil for the library's defaults.
     public var secondaryTransports: Set<SecondaryTransportKind>?
     /// How a secondary is opened (`--secondary usb-gadget`); nil for the library's.
@@ -133,7 +136,7 @@ public struct ScenarioRunner: Sendable {
 
     /// A runner; the other options are set on the value.
     public init(promptPolicy: PromptPolicy = .ask, reporter: (any ScenarioReporter)? = nil,
-                frameObserver: (@Sendable (FrameTraceEvent) -> Void)? = nil) {
+                frameObserver: (@Sendable (FrameTraceEvent, _ app: String?) -> Void)? = nil) {
         self.promptPolicy = promptPolicy
         self.reporter = reporter
         self.frameObserver = frameObserver
@@ -180,64 +183,34 @@ public struct ScenarioRunner: Sendable {
             return result
         }
 
-        // The lifecycle manager registers the app and reconnects when the link drops
-        // mid-scenario (a driver step may drop it on purpose); one transport choice: the target.
-        let makeTransport = target.makeTransport
+        // Each app's lifecycle manager registers it and reconnects when the link drops
+        // mid-scenario (a driver step may drop it on purpose); one transport choice: the target,
+        // a session of its own per app.
         do {
-            _ = try makeTransport()  // a target that cannot even make its transport fails here, once
+            _ = try target.makeTransport()  // a target that cannot even make its transport fails here, once
         } catch {
             return await finish(.connectionFailed, "\(error)", [], sent: [])
         }
-        let currentLink = Locked<(any SDLTransport)?>(nil)
-        var configuration = scenario.app.configuration(transports: [TransportChoice(target.name) {
-            let link = (try? makeTransport()) ?? UnavailableTransport()
-            currentLink.withLock { $0 = link }
-            return link
-        }])
-        configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(200), maximumAttempts: 5)
-        configuration.registrationTimeout = target.registrationTimeout
-        configuration.secondaryTransports = secondaryTransports
-        if let makeSecondaryTransport { configuration.makeSecondaryTransport = makeSecondaryTransport }
-        if let security { configuration.security = security }
-        let manager = SDLManager(configuration: configuration)
-        if let frameObserver { await manager.observeFrames(frameObserver) }
-        let messages = await manager.messages()
-        let liveReporter = reporter
-        let transports = EventLog<TransportEvent>(start: start)
-        let context = RunContext(scenario: scenario, connection: manager, log: log, transports: transports, driver: target.driver,
-                                 reporter: reporter, promptPolicy: promptPolicy, start: start)
-        // The console in the order things happened: the link comes up, the lifecycle manager
-        // sends RegisterAppInterface on it, then the head unit's messages.
-        let registration = await context.record("RegisterAppInterface", scenario.app.registrationParameters, reported: false)
-        let registrationReported = Locked(false)
-        let transportEvents = await manager.transportEvents()
-        let transportRecorder = Task {
-            for await event in transportEvents {
-                await transports.append(event) { logged in
-                    liveReporter?.transport(logged)
-                    guard case .primaryConnected = event, !registrationReported.withLock({ was in defer { was = true }; return was }) else { return }
-                    var sentNow = registration
-                    sentNow.timeMS = logged.timeMS
-                    liveReporter?.sent(sentNow)
-                }
-            }
+        if scenario.apps.count > 1, !target.allowsSeveralApps {
+            return await finish(.connectionFailed, "\(target.name) carries one app; a scenario with several apps runs on the embedded emulator "
+                                + "or over TCP (each app a connection of its own)", [], sent: [])
         }
-        let recorder = Task {
-            var linkReported = false
-            for await envelope in messages {
-                if !linkReported {
-                    linkReported = await transports.waitFor(until: .now + .seconds(1)) {
-                        if case .primaryConnected = $0 { true } else { false }
-                    }
-                }
-                // Reported as it is logged: a step that finds it in the log prints after it.
-                await log.append(envelope) { liveReporter?.received($0) }
-            }
+        let transports = EventLog<TransportEvent>(start: start)
+        let roster = scenario.apps.isEmpty ? [(name: String?.none, app: scenario.app)] : scenario.apps.map { (name: Optional($0.name), app: $0.app) }
+        var sessions: [AppSession] = []
+        for (name, app) in roster {
+            sessions.append(await AppSession(name: name, app: app, runner: self, target: target))
+        }
+        let context = RunContext(scenario: scenario, managers: Dictionary(uniqueKeysWithValues: sessions.map { ($0.name ?? "", $0.manager) }),
+                                 log: log, transports: transports, driver: target.driver, reporter: reporter,
+                                 promptPolicy: promptPolicy, start: start)
+        for index in sessions.indices {
+            await sessions[index].log(into: log, transports: transports, context: context, reporter: reporter)
         }
         let hmiLog = context.hmiLog
         hmiMessages = hmiLog
         let gestureLog = context.gestures
-        let gestureStream = await manager.touchManager.gestures()
+        let gestureStream = await sessions[0].manager.touchManager.gestures()
         Task { for await gesture in gestureStream { await gestureLog.append(gesture) } }
         let hmiWatch: Task<Void, Never>? = await target.driver?.hmiMessages().map { stream in
             Task { for await message in stream { await hmiLog.append(message.envelope) } }
@@ -245,54 +218,54 @@ public struct ScenarioRunner: Sendable {
         defer { hmiWatch?.cancel() }
         await context.setHMIVisible(hmiWatch != nil)
         await context.setSecondaryKinds(secondaryTransports)
-        await context.setLinkCutter {
-            let link = currentLink.withLock { $0 }
+        let links = Dictionary(uniqueKeysWithValues: sessions.map { ($0.name ?? "", $0.currentLink) })
+        await context.setLinkCutter { app in
+            let link = links[app ?? ""]?.withLock { $0 }
             await link?.close()
         }
         await context.setOperator(timeout: operatorTimeout, commands: driverCommands)
         await context.setOutputDirectory(outputDirectory)
-        // The manager's own screen, file and audio managers act for the scenario: each of their
-        // requests is announced, reported and traced as the scenario's, and its response kept to
-        // judge the step. Weak: the run keeps the manager, the manager must not keep the run.
-        await manager.routeRequests { [weak context] function, parameters, bulk, timeout throws(SDLError) in
-            guard let context else { throw SDLError.notConnected }
-            return try await context.managerRequest(function, parameters, bulk: bulk, timeout: timeout)
-        }
-        do {
-            try await manager.start()
-        } catch {
-            // A start that failed may leave its link and tasks behind: `watch` runs scenario
-            // after scenario in one process, and each refused head unit would keep them.
-            await manager.stop()
-            recorder.cancel()
-            transportRecorder.cancel()
-            let message: String
-            if case .unsuccessfulResponse(_, let code, let info) = error {
-                message = "the head unit refused the app with \(code)" + (info.map { ": \($0)" } ?? "")
-            } else {
-                message = error.description  // reported as "connection failed: …", which says the rest
+        // The apps register one after the other, in the scenario's order.
+        for session in sessions {
+            do {
+                try await session.manager.start()
+            } catch {
+                // A start that failed may leave its link and tasks behind: `watch` runs scenario
+                // after scenario in one process, and each refused head unit would keep them.
+                for session in sessions { await session.stop() }
+                let message: String
+                if case .unsuccessfulResponse(_, let code, let info) = error {
+                    message = "the head unit refused " + (session.name.map { "the app \($0)" } ?? "the app") + " with \(code)" + (info.map { ": \($0)" } ?? "")
+                } else {
+                    message = error.description  // reported as "connection failed: …", which says the rest
+                }
+                return await finish(.connectionFailed, message, [], sent: await context.sent)
             }
-            return await finish(.connectionFailed, message, [], sent: await context.sent)
+            // The console in wire order: the registration's response (taken in by the manager
+            // already) is logged before anything else is reported.
+            await log.waitFor(until: .now + .seconds(1), app: .some(session.name)) {
+                $0.messageType == .response && $0.functionName == "RegisterAppInterface"
+            }
         }
-
-        // The console in wire order: the registration's response (taken in by the manager
-        // already) is logged before the first step reports anything.
-        await log.waitFor(until: .now + .seconds(1)) { $0.messageType == .response && $0.functionName == "RegisterAppInterface" }
         var results: [StepResult] = []
         await context.run(scenario.steps, suffix: "", into: &results)
-        await context.record("UnregisterAppInterface", [:])
-        let unregistering = await manager.registration != nil
-        await manager.stop()
-        // The response reached the manager before stop() returned; the recorder logs it a
-        // moment later. Waiting for it puts it in every run's log, not only in the runs where
-        // the recorder was quick (`compare` saw it on one side only).
-        if unregistering {
-            await log.waitFor(until: .now + .seconds(1)) { $0.messageType == .response && $0.functionName == "UnregisterAppInterface" }
+        for session in sessions {
+            await context.record("UnregisterAppInterface", [:], as: .some(session.name))
+            let unregistering = await session.manager.registration != nil
+            await session.manager.stop()
+            // The response reached the manager before stop() returned; the recorder logs it a
+            // moment later. Waiting for it puts it in every run's log, not only in the runs where
+            // the recorder was quick (`compare` saw it on one side only).
+            if unregistering {
+                await log.waitFor(until: .now + .seconds(1), app: .some(session.name)) {
+                    $0.messageType == .response && $0.functionName == "UnregisterAppInterface"
+                }
+            }
         }
-        // The link's end is reported before the verdict, which is the last line; nothing after it.
+        // The links' end is reported before the verdict, which is the last line; nothing after it.
         await transports.waitUntil(.now + .seconds(1)) { !EventLog.primaryUp($0) }
-        transportRecorder.cancel()
-        // The recorder ends by itself when the manager goes away with this run.
+        for session in sessions { session.stopRecording() }
+        // The recorders end by themselves when the managers go away with this run.
         let failed = results.contains { $0.status == .failed }
         return await finish(failed ? .failed : .passed, nil, results, sent: await context.sent)
     }
@@ -322,7 +295,10 @@ struct StepFailure: Error {
 /// State of one run: variables, where expectations search, what was sent.
 actor RunContext {
     let scenario: Scenario
-    let connection: SDLManager
+    /// Each app's manager by its `as` name ("" for the one app of a scenario without `apps`).
+    let managers: [String: SDLManager]
+    /// The app the running step acts as (nil in a scenario of one app).
+    var currentApp: String?
     let log: MessageLog
     /// Transport events (secondary registered, service moved...), searched in order.
     let transports: EventLog<TransportEvent>
@@ -375,13 +351,14 @@ actor RunContext {
     /// Whether the driver sees what the HMI is sent (the embedded emulator, sdl_core with --hmi).
     var hmiVisible = false
     var hmiMatched: Set<Int> = []
-    /// Closes the app's end of its current link, for `dropTransport` where the driver cannot.
-    var cutOwnLink: @Sendable () async -> Void = {}
+    /// Closes an app's end of its current link, for `dropTransport` where the driver cannot.
+    var cutLink: @Sendable (String?) async -> Void = { _ in }
 
-    init(scenario: Scenario, connection: SDLManager, log: MessageLog, transports: EventLog<TransportEvent>,
+    init(scenario: Scenario, managers: [String: SDLManager], log: MessageLog, transports: EventLog<TransportEvent>,
          driver: (any ScenarioDriver)?, reporter: (any ScenarioReporter)?, promptPolicy: PromptPolicy, start: ContinuousClock.Instant) {
         self.scenario = scenario
-        self.connection = connection
+        self.managers = managers
+        self.currentApp = scenario.apps.first?.name
         self.log = log
         self.transports = transports
         self.driver = driver
@@ -398,7 +375,14 @@ actor RunContext {
     func setOutputDirectory(_ directory: String?) { outputDirectory = directory }
     func setHMIVisible(_ visible: Bool) { hmiVisible = visible }
     func setSecondaryKinds(_ kinds: Set<SecondaryTransportKind>?) { secondaryKinds = kinds }
-    func setLinkCutter(_ cut: @escaping @Sendable () async -> Void) { cutOwnLink = cut }
+    func setLinkCutter(_ cut: @escaping @Sendable (String?) async -> Void) { cutLink = cut }
+
+    /// The manager of the step's app, or of `app`.
+    func manager(_ app: String?) -> SDLManager { managers[app ?? ""]! }
+    /// The manager of the app the running step acts as.
+    var connection: SDLManager { manager(currentApp) }
+    /// The running step's app; in a scenario of several apps, the first unless it says `as`.
+    func app(of step: Step) -> String? { scenario.apps.isEmpty ? nil : step.app ?? scenario.apps[0].name }
 
     /// Where a file the scenario writes goes: under the output directory when there is one
     /// (a relative name keeps its subfolders), else where the scenario said.
@@ -424,6 +408,7 @@ actor RunContext {
                 result.status = .skipped
                 result.message = "not run: \(skipped)"
             } else {
+                currentApp = app(of: step)
                 do {
                     try await execute(step)
                     result.output = stepOutput

@@ -1,4 +1,5 @@
 import Foundation
+import SDLEmulator
 import SmartDeviceLink
 
 /// Running one step: sending, expecting, acting, and the bookkeeping between them.
@@ -56,8 +57,14 @@ extension RunContext {
             responseMark = await log.count
             var resolved = action
             resolved.arguments = substitute(action.arguments)
+            // With several apps, a driver step about an app is about the step's (`as`), not the newest.
+            if let app = currentApp, resolved.arguments["appID"] == nil,
+               HeadUnitEmulator.driverActions.first(where: { $0.name == action.name })?.parameters.contains(where: { $0.name == "appID" }) == true,
+               let appID = scenario.apps.first(where: { $0.name == app })?.app.appID {
+                resolved.arguments["appID"] = .string(appID)
+            }
             if action.name == "dropTransport" && !driver.dropsTheLink {
-                return await cutOwnLink()
+                return await cutLink(currentApp)
             }
             do {
                 try await driver.perform(resolved)
@@ -96,19 +103,22 @@ extension RunContext {
         hmiMatched = []
     }
 
-    func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil) async throws(StepFailure) -> RPCEnvelope {
-        let id = try announce(function, .request, parameters)
+    /// Sends a request as the step's app, or as `app` (a manager of that app asking).
+    func request(_ function: String, _ parameters: JSONObject, bulk: [UInt8] = [], timeoutMS: Int? = nil,
+                 as app: String?? = nil) async throws(StepFailure) -> RPCEnvelope {
+        let app = app ?? currentApp
+        let id = try announce(function, .request, parameters, as: app)
         let sentIndex = sent.count - 1
         let response: RPCEnvelope
         do {
-            response = try await connection.request(functionID: id, functionName: function, parameters: parameters, bulkData: bulk,
-                                                    timeout: timeoutMS.map { .milliseconds($0) })
+            response = try await manager(app).request(functionID: id, functionName: function, parameters: parameters, bulkData: bulk,
+                                                      timeout: timeoutMS.map { .milliseconds($0) })
         } catch {
             throw StepFailure(message: error.description, cause: error)
         }
         // The id the library chose, so the run's check can pair the head unit's answers with it.
         sent[sentIndex].correlationID = response.correlationID
-        if let index = await log.waitForResponse(correlationID: response.correlationID, until: .now + .seconds(1)) {
+        if let index = await log.waitForResponse(correlationID: response.correlationID, app: app, until: .now + .seconds(1)) {
             responseMark = index + 1
         }
         return response
@@ -117,19 +127,21 @@ extension RunContext {
     /// Records and reports a message that something else (the lifecycle manager) sends;
     /// with `reported: false` only records it, for the caller to report at its moment.
     @discardableResult
-    func record(_ function: String, _ parameters: JSONObject, reported: Bool = true) -> SentMessage {
-        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+    func record(_ function: String, _ parameters: JSONObject, reported: Bool = true, as app: String?? = nil) -> SentMessage {
+        var message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        message.app = app ?? currentApp
         sent.append(message)
         if reported { reporter?.sent(message) }
         return message
     }
 
     /// The function id of a message about to be sent, which is recorded and reported as sent.
-    func announce(_ function: String, _ type: RPCMessageType, _ parameters: JSONObject) throws(StepFailure) -> UInt32 {
+    func announce(_ function: String, _ type: RPCMessageType, _ parameters: JSONObject, as app: String?? = nil) throws(StepFailure) -> UInt32 {
         guard let id = ScenarioSpecCheck.functionID(function, type) else {
             throw StepFailure(message: "\(function) is not a \(type.specName) of the RPC spec")
         }
-        let message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        var message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
+        message.app = app ?? currentApp
         sent.append(message)
         reporter?.sent(message)
         return id
@@ -157,7 +169,8 @@ extension RunContext {
     /// Why a request may have been DISALLOWED, when the app's HMI level says so: in NONE the
     /// policy allows almost nothing, and a newcomer's first Show lands there.
     func disallowedHint() async -> String? {
-        let level = await log.messages(from: 0).last { $0.envelope.functionName == "OnHMIStatus" }?.envelope.parameters["hmiLevel"]?.stringValue
+        let level = await log.messages(from: 0).last { $0.app == currentApp && $0.envelope.functionName == "OnHMIStatus" }?
+            .envelope.parameters["hmiLevel"]?.stringValue
         guard level == nil || level == "NONE" else { return nil }
         return "The app is in HMI level NONE, where the policy allows almost nothing: activate it first ({\"driver\": \"activateApp\"}, or `driver activateApp` in the console)"
     }

@@ -33,12 +33,12 @@ extension RunContext {
         let deadline = ContinuousClock.now + .milliseconds(windowMS)
         while true {
             let events = await transports.messages(from: from)
-            if let hit = events.first(where: { expectation.matches($0.entry) }) {
+            if let hit = events.first(where: { $0.app == currentApp && expectation.matches($0.entry) }) {
                 lastTransportMatch = hit.index
                 return
             }
             if ContinuousClock.now >= deadline {
-                let seen = events.map { "\($0.entry)" }
+                let seen = events.filter { $0.app == currentApp }.map { "\($0.entry)" }
                 let seconds = Double(windowMS) / 1000
                 throw StepFailure(message: "waited \(seconds.clean) s for transport \(expectation.summary); "
                                   + (seen.isEmpty ? "no transport event came" : "came: " + seen.joined(separator: "; ")))
