@@ -17,17 +17,32 @@ public enum ScenarioSchema {
   "$id": "https://smartdevicelink.example/sdl-run/scenario.schema.json",
   "title": "sdl-run scenario",
   "type": "object",
-  "required": ["app", "steps"],
+  "required": ["steps"],
+  "oneOf": [{"required": ["app"]}, {"required": ["apps"]}],
   "additionalProperties": false,
   "properties": {
     "$schema": {"type": "string"},
     "name": {"type": "string", "description": "Shown in reports; defaults to the file name."},
     "description": {"type": "string"},
     "tags": {"type": "array", "items": {"type": "string"}, "description": "Labels for sdl-run --include / --exclude."},
-    "app": {
+    "app": {"$ref": "#/$defs/appFields", "required": ["appName", "appID"], "unevaluatedProperties": false},
+    "apps": {
+      "type": "array", "minItems": 1,
+      "description": "Instead of app: several apps, each registering on a session of its own, in this order; steps pick one with \"as\" (the first when they name none).",
+      "items": {"$ref": "#/$defs/appFields", "required": ["as", "appName", "appID"], "unevaluatedProperties": false,
+                "properties": {"as": {"type": "string", "description": "The name steps use for this app."}}}
+    },
+    "emulator": {"type": "object", "description": "Emulator configuration; used only against the embedded emulator."},
+    "defaults": {
       "type": "object",
-      "required": ["appName", "appID"],
       "additionalProperties": false,
+      "properties": {"timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds an expectation waits (default 10000)."}}
+    },
+    "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}}
+  },
+  "$defs": {
+    "appFields": {
+      "type": "object",
       "properties": {
         "appName": {"type": "string", "maxLength": 100},
         "appID": {"type": "string", "maxLength": 100},
@@ -52,20 +67,12 @@ public enum ScenarioSchema {
         }
       }
     },
-    "emulator": {"type": "object", "description": "Emulator configuration; used only against the embedded emulator."},
-    "defaults": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {"timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds an expectation waits (default 10000)."}}
-    },
-    "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}}
-  },
-  "$defs": {
     "step": {
       "type": "object",
       "minProperties": 1,
       "properties": {
         "name": {"type": "string"},
+        "as": {"type": "string", "description": "In a scenario with several apps: the app this step acts as or expects for."},
         "send": {"type": "string", "description": "A request of the RPC spec, e.g. Show."},
         "notify": {"type": "string", "description": "A notification the app sends."},
         "params": {"type": "object"},

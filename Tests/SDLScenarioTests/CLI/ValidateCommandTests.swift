@@ -62,7 +62,7 @@ struct ValidateCommandTests {
         #expect(result.exitCode == 0, "\(result.stderr)")
     }
 
-    @Test("the published schema file is what `sdl-run schema` prints, and it is valid JSON")
+    @Test("the published schema file is what `sdl-run schema` prints, python's jsonschema accepts every example with it and refuses mistakes")
     func schemaIsPublished() async throws {
         let result = try await CommandRunner.sdlRun(["schema"])
         #expect(result.exitCode == 0)
@@ -71,6 +71,27 @@ struct ValidateCommandTests {
         #expect(published == result.stdout, "regenerate with: swift run sdl-run schema > examples/scenario.schema.json")
         let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect(parsed?["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
+        // What an editor does with it: every example keeps it, and a misspelt key or both app and apps do not.
+        let check = """
+            import glob, json, os, sys, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.Draft202012Validator.check_schema(schema)
+            folder = os.path.dirname(sys.argv[1])
+            for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+                if not path.endswith("schema.json"):
+                    jsonschema.validate(json.load(open(path)), schema)
+            app = {"appName": "A", "appID": "a"}
+            for wrong in [{"app": dict(app, isMeda=True), "steps": []}, {"app": app, "apps": [dict(app, **{"as": "a"})], "steps": []},
+                          {"apps": [app], "steps": []}]:
+                try:
+                    jsonschema.validate(wrong, schema)
+                    sys.exit("passed: %s" % wrong)
+                except jsonschema.ValidationError:
+                    pass
+            print("ok")
+            """
+        let python = try await CommandRunner.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", check, file.path])
+        #expect(python.exitCode == 0 && python.stdout.contains("ok"), "\(python.stderr)")
     }
 
     @Test("the emulator's configuration schema is published, and python's jsonschema accepts the example config with it and refuses a typo")
