@@ -53,9 +53,12 @@ extension CoreHMI {
         switch method {
         case "UI.Alert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
             guard views.modal == nil else {
-                // The HMI's words, which core passes on to the app with REJECTED; the emulator says the same.
+                // The official sdl_hmi's words where it refuses the same, which core passes on
+                // to the app with REJECTED; our own for the rest.
                 let shown = views.modal?.method.split(separator: ".").last.map(String.init) ?? "request"
-                return try await answer(id, method, .rejected, info: "another \(shown) is shown")
+                let words = ["UI.Alert": "Another Alert is active.", "UI.ScrollableMessage": "Higher priority request is being processed on HMI!",
+                             "UI.PerformAudioPassThru": "PerformAudioPassThru request aborted!"]
+                return try await answer(id, method, .rejected, info: words[method] ?? "another \(shown) is shown")
             }
             try await open(id, method, params, appID: appID)
         case "VR.PerformInteraction":
@@ -100,8 +103,9 @@ extension CoreHMI {
         }
     }
 
-    /// The display's templates: those core knows, as this HMI gives it none.
-    static let templates = CoreHMIIdentity.templates
+    /// The display's templates, as this HMI told core (sdl_hmi's).
+    static let templates = SDLHMIStartup.answers["UI.GetCapabilities"]?["displayCapabilities"]?["templatesAvailable"]?.arrayValue?
+        .compactMap(\.stringValue) ?? []
 
     /// generic_hmi's answer to a UI.Show asking for a template the display lacks; nil otherwise.
     private func templateRefusal(_ params: JSONObject, appID: Int64) -> (code: String, info: String)? {

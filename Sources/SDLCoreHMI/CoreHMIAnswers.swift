@@ -1,8 +1,9 @@
 import Foundation
 import SmartDeviceLink
 
-/// What a generic HMI answers sdl_core's requests with (before `code` and `method`): SUCCESS
-/// for everything, and values for the questions core asks at start-up and per app.
+/// What sdl-run's HMI answers sdl_core's requests with (before `code` and `method`): at
+/// start-up what the official sdl_hmi answers (so core presents apps the head unit the
+/// emulator presents), then SUCCESS, as a generic HMI, with the values core needs per app.
 enum CoreHMIAnswers {
     /// What smartdevicelink/generic_hmi answers, with IGNORED, a CancelInteraction that finds
     /// nothing to cancel (RpcFactory.UICancelInteractionIgnoredResponse); core passes it on.
@@ -23,31 +24,21 @@ enum CoreHMIAnswers {
     }
 
 
+    /// The result (without `code` and `method`) of `method` asked with `params`.
     static func result(for method: String, params: JSONObject) -> JSONObject {
+        // The head unit is the one the official sdl_hmi presents: its answers to core's
+        // start-up questions, recorded (capabilities with CUSTOM_BUTTON among the buttons, or
+        // core would subscribe no app to soft-button presses; languages; vehicle; software).
+        if let recorded = SDLHMIStartup.answers[method] { return recorded }
         let name = method.split(separator: ".").last.map(String.init) ?? method
         switch (method, name) {
         case (_, "IsReady"): return ["available": true]
-        case (_, "GetLanguage"): return ["language": "EN-US"]
-        case (_, "GetSupportedLanguages"): return ["languages": ["EN-US"]]
-        case ("VehicleInfo.GetVehicleType", _):
-            return ["vehicleType": .object(CoreHMIIdentity.vehicleType)]
-        case ("Buttons.GetCapabilities", _):
-            // Core subscribes an app to CUSTOM_BUTTON at registration only when the HMI lists
-            // it; without it no soft-button press ever reaches the app (core's
-            // RegisterAppInterfaceRequest::CheckHMICapabilities, ButtonNotificationToMobile).
-            let names = ["CUSTOM_BUTTON", "OK", "PLAY_PAUSE", "SEEKLEFT", "SEEKRIGHT", "TUNEUP", "TUNEDOWN", "SEARCH"]
-                + (0...9).map { "PRESET_\($0)" }
-            return ["capabilities": .array(names.map { name in
-                ["name": .string(name), "shortPressAvailable": true, "longPressAvailable": true, "upDownAvailable": true]
-            }), "presetBankCapabilities": ["onScreenPresetsAvailable": true]]
         case ("BasicCommunication.GetSystemTime", _):
             // UTC, with the zone as generic_hmi gives it (here none).
             let now = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date())
             return ["systemTime": ["millisecond": .int(Int64((now.nanosecond ?? 0) / 1_000_000)), "second": .int(Int64(now.second ?? 0)),
                                    "minute": .int(Int64(now.minute ?? 0)), "hour": .int(Int64(now.hour ?? 0)), "day": .int(Int64(now.day ?? 1)),
                                    "month": .int(Int64(now.month ?? 1)), "year": .int(Int64(now.year ?? 2026)), "tz_hour": 0, "tz_minute": 0]]
-        case ("BasicCommunication.GetSystemInfo", _):
-            return ["ccpu_version": .string(CoreHMIIdentity.softwareVersion), "language": "EN-US", "wersCountryCode": "WAEGB"]
         case ("VehicleInfo.SubscribeVehicleData", _), ("VehicleInfo.UnsubscribeVehicleData", _):
             // Core wants a result per item it asked for.
             var items: JSONObject = [:]
