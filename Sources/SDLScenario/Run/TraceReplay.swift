@@ -82,6 +82,11 @@ public struct TraceReplay: Sendable {
             let name = entry["scenario"]?.stringValue ?? ""
             if chosen == nil { chosen = name }
             guard name == chosen else { continue }
+            // A replay is one app on one link; several apps' exchanges interleave in such a trace.
+            if let app = entry["app"]?.stringValue {
+                throw ReadError(description: "\(tracePath):\(number + 1): scenario \(name) has several apps (this line is \(app)'s); "
+                                + "replay plays one app's exchange: run the scenario itself instead")
+            }
             switch entry["direction"]?.stringValue {
             case "driver":
                 let action = DriverAction(name: entry["action"]?.stringValue ?? "", arguments: entry["arguments"]?.objectValue ?? [:])

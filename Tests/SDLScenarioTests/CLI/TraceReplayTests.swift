@@ -51,6 +51,15 @@ struct TraceReplayTests {
         #expect(replay.stdout.contains("✘ Show: recorded SUCCESS, replayed DISALLOWED"))
     }
 
+    @Test("a trace of several apps is not replayed as one: exit 2, and what to do instead")
+    func severalAppsAreNotOne() async throws {
+        let trace = try await record("multi-app")
+        let replay = try await CommandRunner.sdlRun(["replay", trace])
+        #expect(replay.exitCode == 2)
+        #expect(replay.stderr.contains("scenario multi-app has several apps (this line is player's); replay plays one app's exchange"),
+                "\(replay.stderr)")
+    }
+
     @Test("a file that is not a trace exits 2 with the line")
     func rejectsNonTrace() async throws {
         let file = CommandRunner.packageRoot.appendingPathComponent("examples/hello.json").path
