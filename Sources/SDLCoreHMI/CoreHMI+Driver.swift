@@ -99,6 +99,8 @@ extension CoreHMI {
             }
             guard let code = HMIResult(name: name) else { throw Failure(description: "hmiResult: \(name) is not a result code") }
             setResults[method, default: []].append((code, arguments["info"]?.stringValue))
+        case "endCall":
+            try await notify("BasicCommunication.OnEventChanged", ["eventName": "PHONE_CALL", "isActive": false])
         case "touch":
             // UI.OnTouchEvent carries no app: core gives it to the navigation app in FULL.
             let point = arguments["x"]?.intValue.map { (Int($0), Int(arguments["y"]?.intValue ?? 190)) } ?? (400, 190)  // the center of core 8.2's 800×380 video screen

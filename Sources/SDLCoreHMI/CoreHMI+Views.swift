@@ -87,6 +87,11 @@ extension CoreHMI {
             try await answer(id, method)
             views.menuOpenFor = appID
             try await notify("UI.OnSystemContext", ["systemContext": "MENU", "appID": .int(appID)])
+        case "BasicCommunication.DialNumber":
+            // As sdl_hmi when the driver agrees: the call takes the screen, and core mutes every app while it lasts.
+            try await answer(id, method)
+            try await notify("BasicCommunication.OnAppDeactivated", ["appID": .int(appID)])
+            try await notify("BasicCommunication.OnEventChanged", ["eventName": "PHONE_CALL", "isActive": true])
         case "VehicleInfo.GetVehicleData":
             let asked = params.keys.filter { params[$0]?.boolValue == true }
             if let name = asked.sorted().first(where: { unavailableData[$0] != nil }), let failure = unavailableData[name] {

@@ -184,6 +184,11 @@ extension HeadUnitEmulator {
             guard cut > 0 else { throw .invalidAction("cutSecondary: no registered secondary transport" + (a.appID.map { " for \($0)" } ?? "")) }
             return ["cut": .int(Int64(cut))]
         },
+        action("endCall", "the driver hangs up the phone call a DialNumber started: apps are audible again", aboutAnApp: false) {
+            unit, _ throws(EmulatorError) in
+            guard unit.endPhoneCall() else { throw .invalidAction("endCall: no phone call is on (a DialNumber starts one)") }
+            return nil
+        },
         action("touch", "the user touches the video screen of a navigation app: OnTouchEvent sequences of a gesture",
                [required("gesture", "string", "tap, doubleTap, pan or pinch"),
                 optional("x", "integer", "where (the pinch's center, the pan's start); the screen's center when left out"),

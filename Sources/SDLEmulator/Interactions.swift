@@ -129,7 +129,8 @@ extension HeadUnitEmulator {
     // MARK: - Phone and navigation
 
     /// DialNumber: core keeps only digits, `*`, `#`, `,`, `;` and `+`; nothing left is
-    /// INVALID_DATA. (core asks the HMI whatever hmiCapabilities.phoneCall says.)
+    /// INVALID_DATA. (core asks the HMI whatever hmiCapabilities.phoneCall says.) Then the
+    /// call starts, as with sdl_hmi when the driver agrees (see PhoneCall.swift).
     func dialNumber(_ request: IncomingRequest, number dialed: String) {
         let allowed = Set("0123456789*#,;+")
         let number = String(dialed.filter(allowed.contains))
@@ -139,6 +140,7 @@ extension HeadUnitEmulator {
         }
         apps[request.key]?.dialedNumbers.append(number)
         respond(request, "SUCCESS")
+        startPhoneCall(from: request.key)
     }
 
     /// SendLocation, checked in core's order (send_location_request.cc): a text field the

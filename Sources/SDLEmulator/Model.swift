@@ -326,6 +326,8 @@ struct AppState: Sendable {
     var hmiLevel: HMILevel = .none
     var systemContext: SystemContext = .main
     var attenuated = false
+    /// A phone call is on (the head unit's PHONE_CALL event): no app is audible meanwhile.
+    var phoneCall = false
     var lastStatus: JSONObject?
     /// The OnDriverDistraction core keeps for an app not allowed it at its level.
     var postponedDriverDistraction: JSONObject?
@@ -365,7 +367,7 @@ struct AppState: Sendable {
     var isForeground: Bool { hmiLevel == .full || hmiLevel == .limited }
 
     var audioStreamingState: AudioStreamingState {
-        guard isAudible, isForeground else { return .notAudible }
+        guard isAudible, isForeground, !phoneCall else { return .notAudible }
         return attenuated ? .attenuated : .audible
     }
 

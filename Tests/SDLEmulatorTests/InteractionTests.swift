@@ -82,6 +82,24 @@ struct EmulatorInteractionTests {
         await headUnit.stop()
     }
 
+    @Test("a call DialNumber starts takes the screen and mutes every app until the driver hangs up, as core with sdl_hmi",
+          arguments: [(true, ["LIMITED AUDIBLE", "LIMITED NOT_AUDIBLE"]), (false, ["BACKGROUND NOT_AUDIBLE"])])
+    func phoneCall(media: Bool, statuses: [String]) async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit, media: media)
+        #expect(try await app.request("DialNumber", ["number": "5551234"]).resultCode == "SUCCESS")
+        func status() async throws -> String {
+            let next = try await app.next("OnHMIStatus")
+            return "\(next["hmiLevel"]?.stringValue ?? "") \(next["audioStreamingState"]?.stringValue ?? "")"
+        }
+        for expected in statuses { #expect(try await status() == expected) }
+        #expect(await headUnit.control(["action": "endCall"])["ok"] == true)
+        if media { #expect(try await status() == "LIMITED AUDIBLE", "audible again where it is; the driver brings it back") }
+        let again = await headUnit.control(["action": "endCall"])
+        #expect(again["ok"] == false && again["error"]?.stringValue?.contains("no phone call is on") == true, "\(again)")
+        await headUnit.stop()
+    }
+
     @Test("DialNumber keeps what core keeps; no digits is INVALID_DATA; SendLocation needs a place")
     func phoneAndNavigation() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())

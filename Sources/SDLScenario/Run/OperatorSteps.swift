@@ -62,7 +62,8 @@ extension RunContext {
     /// What a person does at the head unit for a driver action, with the names the app
     /// used (menu titles, button texts, choices), not ids.
     func instruction(for name: String, _ arguments: JSONObject) -> String {
-        let app = "\"\(scenario.app.appName)\""
+        // The step's app, in a scenario with several.
+        let app = "\"\(scenario.apps.first { $0.name == currentApp }?.app.appName ?? scenario.app.appName)\""
         func int(_ key: String) -> Int64? { arguments[key]?.intValue }
         switch name {
         case "activateApp":
@@ -86,6 +87,8 @@ extension RunContext {
             return "submit the keyboard"
         case "cancelAudioPassThru":
             return "cancel the recording on the screen"
+        case "endCall":
+            return "hang up the phone call on the head unit"
         case "setVehicleData":
             let values = arguments.filter { $0.key != "appID" }.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }
             return "make the vehicle report " + (values.isEmpty ? "the new data" : values.joined(separator: ", "))
