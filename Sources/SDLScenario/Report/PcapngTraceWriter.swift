@@ -16,6 +16,9 @@ public protocol TraceWriter: AnyObject, Sendable {
 /// (`.pcapng`: packet capture; anything else: JSON lines).
 public final class TraceFiles: TraceWriter {
     private let writers: [any TraceWriter]
+    /// One frame at a time through every file, so that the files agree on the order of frames
+    /// that two links (several apps' connections) record at once.
+    private let order = NSLock()
 
     /// The trace files at `paths`, each in the format its name says.
     /// - Parameters:
@@ -28,9 +31,11 @@ public final class TraceFiles: TraceWriter {
     }
 
     public func record(_ event: FrameTraceEvent, scenario: String, app: String?) {
-        writers.forEach { $0.record(event, scenario: scenario, app: app) }
+        order.withLock { writers.forEach { $0.record(event, scenario: scenario, app: app) } }
     }
-    public func record(driver action: DriverAction, scenario: String) { writers.forEach { $0.record(driver: action, scenario: scenario) } }
+    public func record(driver action: DriverAction, scenario: String) {
+        order.withLock { writers.forEach { $0.record(driver: action, scenario: scenario) } }
+    }
     /// Closes every file.
     public func close() { writers.forEach { $0.close() } }
 }

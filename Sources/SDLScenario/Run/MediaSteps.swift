@@ -102,12 +102,12 @@ extension RunContext {
             func matches(_ gesture: TouchGesture) -> Bool { gesture.name == name || gesture.name.hasPrefix(name) && ["pan", "pinch"].contains(name) }
             while true {
                 let seen = await gestures.messages(from: from)
-                if let hit = seen.first(where: { matches($0.entry) }) {
+                if let hit = seen.first(where: { $0.app == currentApp && matches($0.entry) }) {
                     lastGestureMatch = hit.index
                     return
                 }
                 if ContinuousClock.now >= deadline {
-                    let names = seen.map(\.entry.name)
+                    let names = seen.filter { $0.app == currentApp }.map(\.entry.name)
                     throw StepFailure(message: "waited \(Double(windowMS) / 1000) s for gesture \(name); "
                                       + (names.isEmpty ? "no touch came" : "came: " + names.joined(separator: ", ")))
                 }

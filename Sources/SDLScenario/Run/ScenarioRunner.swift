@@ -210,8 +210,12 @@ public struct ScenarioRunner: Sendable {
         let hmiLog = context.hmiLog
         hmiMessages = hmiLog
         let gestureLog = context.gestures
-        let gestureStream = await sessions[0].manager.touchManager.gestures()
-        Task { for await gesture in gestureStream { await gestureLog.append(gesture) } }
+        // Every app's touch manager: the gestures are the navigation app's, whichever it is.
+        for session in sessions {
+            let gestureStream = await session.manager.touchManager.gestures()
+            let name = session.name
+            Task { for await gesture in gestureStream { await gestureLog.append(gesture, app: name) } }
+        }
         let hmiWatch: Task<Void, Never>? = await target.driver?.hmiMessages().map { stream in
             Task { for await message in stream { await hmiLog.append(message.envelope) } }
         }
