@@ -57,7 +57,7 @@ public actor CoreHMI: ScenarioDriver {
     let configuredAnswers: JSONObject
 
     /// `url` is core's HMI WebSocket, `ws://HOST:PORT[/PATH]`. `answers` maps an HMI API method
-    /// (`UI.GetCapabilities`) to the result it is answered with, over a generic HMI's.
+    /// (`UI.GetCapabilities`) to the result it is answered with, merged over this HMI's own.
     public init(url: String, answers: JSONObject = [:]) throws(Failure) {
         self.configuredAnswers = answers
         guard url.hasPrefix("ws://"), let endpoint = try? HostPort(parsing: String(url.dropFirst(5).prefix { $0 != "/" })) else {

@@ -80,7 +80,7 @@ struct RunScenarios: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With a link to a real sdl_core (--tcp, --usb, --usb-gadget, --bt): be its HMI on this WebSocket, so driver steps happen there.", valueName: "ws://host:8087"))
     var hmi: String?
 
-    @Option(help: ArgumentHelp("With --hmi: a JSON object of HMI API methods and the results the HMI answers them with (over a generic HMI's), e.g. {\"UI.GetCapabilities\": {...}}.", valueName: "file"))
+    @Option(help: ArgumentHelp("With --hmi: a JSON object of HMI API methods and the results the HMI answers them with (over its own: the official sdl_hmi's at start-up, SUCCESS after), e.g. {\"UI.GetCapabilities\": {...}}.", valueName: "file"))
     var hmiConfig: String?
 
     @Option(help: ArgumentHelp("Run up to N scenarios at once (embedded emulator only).", valueName: "n"))
