@@ -78,7 +78,7 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
 
     /// Prints a request or notification sent.
     public func sent(_ message: SentMessage) {
-        var line = "\(time(message.timeMS))  " + (message.app.map { "[\($0)] " } ?? "") + paint("→ \(message.function)", .request)
+        var line = "\(time(message.timeMS))  " + appTag(message.app) + paint("→ \(message.function)", .request)
         if verbose { line += " " + JSONValue.object(message.parameters).description }
         write(line)
     }
@@ -86,7 +86,7 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
     /// Prints a message from the head unit.
     public func received(_ message: LoggedMessage) {
         let envelope = message.envelope
-        var line = time(message.timeMS) + "  " + (message.app.map { "[\($0)] " } ?? "")
+        var line = time(message.timeMS) + "  " + appTag(message.app)
         switch envelope.messageType {
         case .response:
             let code = envelope.resultCode ?? "?"
@@ -106,7 +106,7 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
     }
 
     public func transport(_ event: Logged<TransportEvent>) {
-        write(time(event.timeMS) + "  " + (event.app.map { "[\($0)] " } ?? "") + paint("⇄ \(event.entry)", .notification))
+        write(time(event.timeMS) + "  " + appTag(event.app) + paint("⇄ \(event.entry)", .notification))
     }
 
     /// Prints a note of the run (an upload's progress, a stream's summary).

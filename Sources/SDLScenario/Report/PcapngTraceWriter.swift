@@ -46,8 +46,9 @@ public final class TraceFiles: TraceWriter {
 /// Each link is written as a TCP/IPv4 conversation, the app at 10.0.0.2 and the head unit at
 /// 10.0.0.1 port 12345, the port sdl_core's SDL dissector decodes (or "Decode As" any
 /// dissector for it): the primary link of a scenario from app port 40001, its secondary
-/// from the next port, each scenario (and each app of a scenario with several) its own pair. A frame is one TCP segment (frames over
-/// 60,000 bytes several), sequence numbers run per direction, so reassembly works.
+/// from the next port, each scenario (and each app of a scenario with several) its own pair.
+/// A frame is one TCP segment (frames over 60,000 bytes several), sequence numbers run per
+/// direction, so reassembly works.
 /// Written by hand: the format is a few fixed blocks (pcapng, IETF draft
 /// draft-ietf-opsawg-pcapng); libpcap adds nothing we need.
 public final class PcapngTraceWriter: TraceWriter, @unchecked Sendable {

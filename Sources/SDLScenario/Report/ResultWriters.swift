@@ -136,11 +136,11 @@ public enum JUnitWriter {
     /// The run's messages in time order, a line each, as the console shows them.
     static func log(of result: ScenarioResult) -> String {
         let sent = result.sent.map { message in
-            (time: message.timeMS, line: (message.app.map { "[\($0)] " } ?? "") + "→ \(message.function)" + (message.correlationID.map { " #\($0)" } ?? ""))
+            (time: message.timeMS, line: appTag(message.app) + "→ \(message.function)" + (message.correlationID.map { " #\($0)" } ?? ""))
         }
         let received = result.messages.map { message -> (time: Double, line: String) in
             let envelope = message.envelope
-            var line = (message.app.map { "[\($0)] " } ?? "") + "← \(envelope.functionName)"
+            var line = appTag(message.app) + "← \(envelope.functionName)"
             if envelope.messageType == .response { line += " #\(envelope.correlationID) \(envelope.resultCode ?? "?")" }
             return (message.timeMS, line)
         }

@@ -9,7 +9,9 @@ struct AppSession: Sendable {
     let manager: SDLManager
     /// The app's link now (made again on every reconnect), for cutting it from the app's side.
     let currentLink: Locked<(any SDLTransport)?>
-    private var tasks: [Task<Void, Never>] = []
+    /// Logs the app's transport events; cancelled at the end (the message recorder ends by
+    /// itself when the manager goes away).
+    private var transportRecorder: Task<Void, Never>?
 
     /// A manager for `app` on a transport `target` makes, set up as `runner` says.
     init(name: String?, app: AppDescription, runner: ScenarioRunner, target: ScenarioTarget) async {
@@ -42,7 +44,7 @@ struct AppSession: Sendable {
         let registration = await context.record("RegisterAppInterface", app.registrationParameters, reported: false, as: .some(name))
         let registrationReported = Locked(false)
         let transportEvents = await manager.transportEvents()
-        tasks.append(Task {
+        transportRecorder = Task {
             for await event in transportEvents {
                 await transports.append(event, app: name) { logged in
                     reporter?.transport(logged)
@@ -52,9 +54,9 @@ struct AppSession: Sendable {
                     reporter?.sent(sentNow)
                 }
             }
-        })
+        }
         let messages = await manager.messages()
-        tasks.append(Task {
+        Task {
             var linkReported = false
             for await envelope in messages {
                 if !linkReported {
@@ -65,7 +67,7 @@ struct AppSession: Sendable {
                 // Reported as it is logged: a step that finds it in the log prints after it.
                 await log.append(envelope, app: name) { reporter?.received($0) }
             }
-        })
+        }
         // Weak: the run keeps the manager, the manager must not keep the run.
         await manager.routeRequests { [weak context] function, parameters, bulk, timeout throws(SDLError) in
             guard let context else { throw SDLError.notConnected }
@@ -79,8 +81,8 @@ struct AppSession: Sendable {
         stopRecording()
     }
 
-    /// Ends the transport recorder; the message recorder ends when the manager goes away.
+    /// Ends the transport recorder.
     func stopRecording() {
-        tasks.first?.cancel()
+        transportRecorder?.cancel()
     }
 }

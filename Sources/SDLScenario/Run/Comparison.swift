@@ -81,7 +81,7 @@ public struct ScenarioComparison: Sendable {
             for (step, detail) in Self.messageDifferences(timeline(left, of: app), timeline(right, of: app)) where step < steps {
                 // A step that ran on one side only already says so.
                 guard left.steps[step].status != .skipped && right.steps[step].status != .skipped else { continue }
-                details[step].append((app.map { "[\($0)] " } ?? "") + detail)
+                details[step].append(appTag(app) + detail)
             }
         }
         for index in 0..<steps {
@@ -91,8 +91,8 @@ public struct ScenarioComparison: Sendable {
     }
 
     /// Every message the app (`app`, of a scenario with several) received after the
-    /// registration's response, in order, with the step it came in (the last one started by then; what came before the first step counts
-    /// as the first step's).
+    /// registration's response, in order, with the step it came in (the last one started by
+    /// then; what came before the first step counts as the first step's).
     static func timeline(_ result: ScenarioResult, of app: String? = nil) -> [(step: Int, envelope: RPCEnvelope)] {
         result.messages.filter { $0.app == app && !isRegistration($0.envelope) }.map { message in
             let step = result.steps.lastIndex { $0.startMS <= message.timeMS } ?? 0

@@ -17,6 +17,12 @@ public struct Logged<Entry: Sendable>: Sendable {
     }
 }
 
+/// `[player] `: how the console and the logs show whose a line is, in a scenario with several
+/// apps; nothing for a scenario of one.
+func appTag(_ app: String?) -> String {
+    app.map { "[\($0)] " } ?? ""
+}
+
 /// A message received from the head unit, with its place in the run.
 public typealias LoggedMessage = Logged<RPCEnvelope>
 

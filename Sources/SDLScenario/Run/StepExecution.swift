@@ -59,7 +59,7 @@ extension RunContext {
             resolved.arguments = substitute(action.arguments)
             // With several apps, a driver step about an app is about the step's (`as`), not the newest.
             if let app = currentApp, resolved.arguments["appID"] == nil,
-               HeadUnitEmulator.driverActions.first(where: { $0.name == action.name })?.parameters.contains(where: { $0.name == "appID" }) == true,
+               HeadUnitEmulator.driverAction(named: action.name)?.parameters.contains(where: { $0.name == "appID" }) == true,
                let appID = scenario.apps.first(where: { $0.name == app })?.app.appID {
                 resolved.arguments["appID"] = .string(appID)
             }

@@ -131,9 +131,10 @@ extension RPCSpec {
         try validateObject(parameters, params: spec.params, path: function, context: &context)
     }
 
-    /// Every way a message breaks the spec, in spec parameter order (unknown names last):
-    /// the same checks as the instance `validate(function:messageType:parameters:direction:)`, which stops
-    /// at the first. Empty when the message keeps the spec. For reporting what a head unit sent.
+    /// Every way a message breaks the spec, in spec parameter order (unknown names last): the
+    /// same checks as the instance `validate(function:messageType:parameters:direction:)`,
+    /// which stops at the first. Empty when the message keeps the spec. For reporting what a
+    /// head unit sent.
     public func violations(function: String, messageType: RPCMessageType, parameters: JSONObject,
                            direction: Direction = .outgoing) -> [RPCValidationError] {
         guard let spec = self.function(named: function, messageType: messageType) else {
