@@ -149,7 +149,8 @@ struct ExamplesTests {
         let capture = temporaryFile("\(example).pcapng"), lines = temporaryFile("\(example).jsonl")
         defer { try? FileManager.default.removeItem(atPath: capture); try? FileManager.default.removeItem(atPath: lines) }
         let result = try await CommandRunner.sdlRun([Self.examples.appendingPathComponent("\(example).json").path,
-                                                     "--trace", capture, "--trace", lines, "--trace-bytes", "--non-interactive", "skip"])
+                                                     "--trace", capture, "--trace", lines, "--trace-bytes", "--non-interactive", "skip",
+                                                     "--output-dir", scratch.path("output")])  // audio-pass-thru's recording.wav
         #expect(result.exitCode == 0, "\(result.stdout)")
         let tshark = URL(fileURLWithPath: "/usr/bin/tshark")
         try #require(FileManager.default.isExecutableFile(atPath: tshark.path), "tshark is missing: run scripts/setup")
