@@ -46,6 +46,10 @@ public struct PolicyTable: Sendable, Hashable {
     public var defaultPermissions: [String: Set<String>]
     /// App id → its own RPC map, replacing the default one.
     public var apps: [String: [String: Set<String>]]
+    /// The remote-control modules (ModuleType) each app may control, by app id, "default" for
+    /// the others; an app with none may control no module ("disallowed by vehicle settings").
+    /// By default every app may control all six, as `scripts/run-core` sets core's default entry.
+    public var moduleTypes: [String: [String]] = ["default": ["CLIMATE", "RADIO", "SEAT", "AUDIO", "LIGHT", "HMI_SETTINGS"]]
 
     /// A table; by default every app gets core's default permissions.
     public init(defaultPermissions: [String: Set<String>] = PolicyTable.base, apps: [String: [String: Set<String>]] = [:]) {
@@ -55,6 +59,13 @@ public struct PolicyTable: Sendable, Hashable {
 
     /// The permissions of `appID`.
     public func permissions(for appID: String) -> [String: Set<String>] { apps[appID] ?? defaultPermissions }
+
+    /// The module types `appID` may control; nil: none (core: no moduleType in the app's policy).
+    /// An empty list means every type, as in core.
+    public func moduleTypes(for appID: String) -> [String]? {
+        guard let types = moduleTypes[appID] ?? moduleTypes["default"] else { return nil }
+        return types.isEmpty ? RCModel.types.map(\.type) : types
+    }
 
     /// Whether `rpc` is allowed for `appID` in `hmiLevel`.
     public func allows(_ rpc: String, appID: String, hmiLevel: HMILevel) -> Bool {
@@ -145,6 +156,8 @@ public struct EmulatorConfiguration: Sendable {
     public var navigationCapability: JSONObject? = Capabilities.coreSystemCapability("NAVIGATION", "navigationCapability")
     /// The lock screen's icon URL and dismissal, as core's preloaded policy table has them.
     public var lockScreen = LockScreenPolicy()
+    /// Remote control: allowed, the access mode and the modules (sdl_hmi's by default).
+    public var remoteControl = RemoteControlSettings()
 
     /// The main display's templates (displayCapabilities.templatesAvailable).
     public var templatesAvailable: [String] {
@@ -214,7 +227,7 @@ public struct EmulatorConfiguration: Sendable {
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
         "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
         "softButtonsPerFunction", "videoStreaming", "phoneCapability", "navigationCapability", "stopStreamingTimeoutMs", "recordings", "lockScreen",
-        "security",
+        "security", "remoteControl",
     ]
 
     /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
@@ -253,11 +266,16 @@ public struct EmulatorConfiguration: Sendable {
         }
         if let v = json["policy"] {
             let object = try reader.object(v, path: "$.policy")
-            try reader.checkKeys(object, allowed: ["default", "apps"], path: "$.policy")
+            try reader.checkKeys(object, allowed: ["default", "apps", "moduleTypes"], path: "$.policy")
             if let d = object["default"] { c.policy.defaultPermissions = try reader.permissions(d, path: "$.policy.default") }
             if let a = object["apps"] {
                 for (appID, map) in try reader.object(a, path: "$.policy.apps") {
                     c.policy.apps[appID] = try reader.permissions(map, path: "$.policy.apps.\(appID)")
+                }
+            }
+            if let m = object["moduleTypes"] {
+                for (appID, types) in try reader.object(m, path: "$.policy.moduleTypes") {
+                    c.policy.moduleTypes[appID] = types == .null ? nil : try reader.strings(types, path: "$.policy.moduleTypes.\(appID)")
                 }
             }
         }
@@ -357,6 +375,7 @@ public struct EmulatorConfiguration: Sendable {
         if let v = json["phoneCapability"] { c.phoneCapability = v == .null ? nil : try reader.object(v, path: "$.phoneCapability") }
         if let v = json["navigationCapability"] { c.navigationCapability = v == .null ? nil : try reader.object(v, path: "$.navigationCapability") }
         if let v = json["lockScreen"] { c.lockScreen = try LockScreenPolicy.read(v, over: c.lockScreen, reader: reader) }
+        if let v = json["remoteControl"] { c.remoteControl = try RemoteControlSettings.read(v, over: c.remoteControl, reader: reader) }
         if let v = json["security"] { c.security = try EmulatorSecurity.read(v, reader: reader) }
         if let v = json["stopStreamingTimeoutMs"] { c.stopStreamingTimeoutMs = max(0, try reader.int(v, path: "$.stopStreamingTimeoutMs")) }
         if let v = json["recordings"] { c.recordingDirectory = try reader.string(v, path: "$.recordings") }

@@ -28,7 +28,11 @@ public enum EmulatorConfigurationSchema {
       "description": "RPCs and the HMI levels they are allowed in, for every app and per appID.",
       "properties": {
         "default": {"$ref": "#/$defs/permissions"},
-        "apps": {"type": "object", "additionalProperties": {"$ref": "#/$defs/permissions"}}
+        "apps": {"type": "object", "additionalProperties": {"$ref": "#/$defs/permissions"}},
+        "moduleTypes": {
+          "type": "object", "description": "The remote-control modules each app may control, by appID, \"default\" for the others (default: all six); [] means all, null none.",
+          "additionalProperties": {"type": ["array", "null"], "items": {"enum": ["CLIMATE", "RADIO", "SEAT", "AUDIO", "LIGHT", "HMI_SETTINGS"]}}
+        }
       }
     },
     "storage": {
@@ -105,6 +109,15 @@ public enum EmulatorConfigurationSchema {
       }
     },
     "systemHardwareVersion": {"type": "string", "description": "What core takes from the HMI's GetSystemInfo for the StartServiceACK."},
+    "remoteControl": {
+      "type": "object", "additionalProperties": false,
+      "description": "Remote control as the HMI sets it (RC.OnRemoteControlSettings, RC.GetCapabilities).",
+      "properties": {
+        "allowed": {"type": "boolean", "description": "The driver allows remote control (default true); false: every RC request is USER_DISALLOWED."},
+        "accessMode": {"enum": ["AUTO_ALLOW", "AUTO_DENY", "ASK_DRIVER"], "description": "What happens when an app asks for a module another app holds (default AUTO_ALLOW, as core)."},
+        "capability": {"type": ["object", "null"], "description": "The RemoteControlCapabilities (default sdl_hmi 5.8.0's); null: the HMI has no RC (UNSUPPORTED_RESOURCE)."}
+      }
+    },
     "security": {
       "type": "object", "additionalProperties": false,
       "description": "A security manager, as sdl_core built with ENABLE_SECURITY: the TLS client of protected services. Left out: none, as the default core.",

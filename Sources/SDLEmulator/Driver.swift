@@ -17,6 +17,7 @@ extension HeadUnitEmulator {
         finishAudioPassThru(key, token: nil, resultCode: "ABORTED")
         apps[key]?.hmiLevel = .none
         refreshStatus(key)
+        releaseModules(of: key)
     }
 
     /// The user picks a menu command (or says its VR command): OnCommand.

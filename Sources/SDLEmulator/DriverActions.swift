@@ -189,6 +189,25 @@ extension HeadUnitEmulator {
             guard unit.endPhoneCall() else { throw .invalidAction("endCall: no phone call is on (a DialNumber starts one)") }
             return nil
         },
+        action("setInteriorVehicleData", "the driver changes a remote-control module (turns the temperature knob): subscribed apps get OnInteriorVehicleData",
+               [required("moduleData", "object", "a ModuleData: moduleType, its data (climateControlData, ...), optionally moduleId")],
+               aboutAnApp: false) { unit, a throws(EmulatorError) in
+            guard let data = a.values["moduleData"]?.objectValue else { throw .invalidAction("setInteriorVehicleData needs an object \"moduleData\"") }
+            try unit.setInteriorVehicleData(data); return nil
+        },
+        action("answerConsent", "the driver answers the question whether an app may control a module",
+               [required("allowed", "boolean", "true: the app may; false: it may not")], shorthand: "allowed", aboutAnApp: false) {
+            unit, a throws(EmulatorError) in
+            guard let allowed = a.values["allowed"]?.boolValue else { throw .invalidAction("answerConsent needs a boolean \"allowed\"") }
+            try unit.answerConsent(allowed); return nil
+        },
+        action("rcSettings", "the driver changes the remote-control settings (RC.OnRemoteControlSettings): every RC app gets OnRCStatus",
+               [optional("allowed", "boolean", "remote control on or off"), optional("accessMode", "string", "AUTO_ALLOW, AUTO_DENY or ASK_DRIVER")],
+               aboutAnApp: false) { unit, a throws(EmulatorError) in
+            guard a.values["allowed"] != nil || a.values["accessMode"] != nil else { throw .invalidAction("rcSettings needs \"allowed\" or \"accessMode\"") }
+            try unit.setRemoteControlSettings(allowed: a.values["allowed"]?.boolValue, accessMode: a.values["accessMode"]?.stringValue)
+            return nil
+        },
         action("touch", "the user touches the video screen of a navigation app: OnTouchEvent sequences of a gesture",
                [required("gesture", "string", "tap, doubleTap, pan or pinch"),
                 optional("x", "integer", "where (the pinch's center, the pan's start); the screen's center when left out"),

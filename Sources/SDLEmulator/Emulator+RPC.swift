@@ -122,6 +122,11 @@ extension HeadUnitEmulator {
         decoding(DialNumber.self) { $0.dialNumber($1, number: $2.number) },
         decoding(SendLocation.self) { $0.sendLocation($1, $2) },
         decoding(SendHapticData.self) { $0.sendHapticData($1, $2) },
+        reading(GetInteriorVehicleData.self) { hu, request in hu.getInteriorVehicleData(request) },
+        reading(SetInteriorVehicleData.self) { hu, request in hu.setInteriorVehicleData(request) },
+        reading(ButtonPress.self) { hu, request in hu.buttonPress(request) },
+        reading(GetInteriorVehicleDataConsent.self) { hu, request in hu.getInteriorVehicleDataConsent(request) },
+        reading(ReleaseInteriorVehicleDataModule.self) { hu, request in hu.releaseInteriorVehicleDataModule(request) },
         reading(ShowConstantTBT.self) { hu, request in hu.navigationShown(request) },
         // core: with neither its list (or speech) nor soft buttons there is nothing to do.
         reading(UpdateTurnList.self) { hu, request in

@@ -60,6 +60,8 @@ public actor HeadUnitEmulator {
     var appIcons: [String: String] = [:]
     var vehicleData: JSONObject
     var unavailableVehicleData: Set<String>
+    /// Remote control: modules, who holds them, the driver's answers.
+    var rc: RemoteControlState
     /// The HMI's answer to a GetVehicleData of unavailable items only.
     var unavailableAnswer: (resultCode: String, info: String?) = ("VEHICLE_DATA_NOT_AVAILABLE", nil)
     var timelineStarted = false
@@ -98,6 +100,7 @@ public actor HeadUnitEmulator {
         self.clock = LinkClock(clock)
         self.vehicleData = configuration.vehicleData
         self.unavailableVehicleData = configuration.unavailableVehicleData
+        self.rc = RemoteControlState(configuration.remoteControl)
         if let directory = configuration.storageDirectory {
             storageRoot = directory
         } else {

@@ -337,6 +337,7 @@ struct AppState: Sendable {
     var globalProperties: JSONObject = [:]
     var show: JSONObject = [:]
     var vehicleSubscriptions: Set<String> = []
+    var interiorSubscriptions: Set<RCModule> = []
     var buttonSubscriptions: Set<String> = []
     var hashID: String?
     /// Modal UI (Alert, PerformInteraction, ScrollableMessage, Slider) and other pending requests.

@@ -79,6 +79,7 @@ extension HeadUnitEmulator {
 
         // core: OnHMIStatus(NONE) and the app's permissions right after the response.
         refreshStatus(request.key)
+        sendRCStatus(only: request.key)
         sendPermissions(request.key)
         // core then sends the lock screen icon's URL from its policy table and the driver
         // distraction state (register_app_interface_request.cc,
@@ -142,6 +143,7 @@ extension HeadUnitEmulator {
         closeRecordings(of: key)
         if let timer = streamEndTimers.removeValue(forKey: key) { cancelTimer(timer) }
         apps[key] = nil
+        releaseModules(of: key)
         emit(.appUnregistered(appID: app.appID, reason: reason))
     }
 
@@ -192,8 +194,10 @@ extension HeadUnitEmulator {
         case "REMOTE_CONTROL" where !(apps[request.key]?.appHMITypes.contains("REMOTE_CONTROL") ?? false):
             respond(request, "DISALLOWED")
             return
+        case "REMOTE_CONTROL" where configuration.remoteControl.capability != nil:
+            capability["remoteControlCapability"] = configuration.remoteControl.capability.map(JSONValue.object)
         default:
-            // Remote control is not modelled: as core with an HMI whose RC is not cooperating.
+            // As core with an HMI that has no RC interface.
             respond(request, "UNSUPPORTED_RESOURCE")
             return
         }

@@ -25,6 +25,13 @@ extension Capabilities {
         return object
     }()
 
+    /// What GetInteriorVehicleData reads from the default module of each type, by ModuleType:
+    /// each ModuleData as the HMI gave it.
+    static let coreInteriorVehicleData: JSONObject = {
+        guard case .object(let object)? = try? JSONValue.parse(Array(coreInteriorJSON.utf8)) else { fatalError("CoreCapabilities.swift holds no JSON object") }
+        return object
+    }()
+
     private static let coreJSON = #"""
 {
  "audioPassThruCapabilities": [
@@ -766,6 +773,1492 @@ extension Capabilities {
    "dialNumberEnabled": true
   }
  },
+ "REMOTE_CONTROL": {
+  "remoteControlCapability": {
+   "audioControlCapabilities": [
+    {
+     "equalizerAvailable": true,
+     "equalizerMaxChannelId": 10,
+     "keepContextAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 3,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "moduleName": "Audio Control Module",
+     "sourceAvailable": true,
+     "volumeAvailable": true
+    }
+   ],
+   "buttonCapabilities": [
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "AC_MAX",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "AC",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "RECIRCULATE",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "FAN_UP",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "FAN_DOWN",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "TEMP_UP",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "TEMP_DOWN",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "DEFROST_MAX",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "DEFROST",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "DEFROST_REAR",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "UPPER_VENT",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "LOWER_VENT",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "AC_MAX",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "AC",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "RECIRCULATE",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "FAN_UP",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "FAN_DOWN",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "TEMP_UP",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "TEMP_DOWN",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "DEFROST_MAX",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "DEFROST",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "DEFROST_REAR",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "UPPER_VENT",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "LOWER_VENT",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 3,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "VOLUME_UP",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 3,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "VOLUME_DOWN",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 3,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "EJECT",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 3,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "SOURCE",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 3,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "SHUFFLE",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    },
+    {
+     "longPressAvailable": false,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 3,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "name": "REPEAT",
+     "shortPressAvailable": true,
+     "upDownAvailable": false
+    }
+   ],
+   "climateControlCapabilities": [
+    {
+     "acEnableAvailable": true,
+     "acMaxEnableAvailable": true,
+     "autoModeEnableAvailable": true,
+     "circulateAirEnableAvailable": true,
+     "climateEnableAvailable": true,
+     "currentTemperatureAvailable": true,
+     "defrostZone": [
+      "FRONT",
+      "REAR",
+      "ALL",
+      "NONE"
+     ],
+     "defrostZoneAvailable": true,
+     "desiredTemperatureAvailable": true,
+     "dualModeEnableAvailable": true,
+     "fanSpeedAvailable": true,
+     "heatedMirrorsAvailable": true,
+     "heatedRearWindowAvailable": true,
+     "heatedSteeringWheelAvailable": true,
+     "heatedWindshieldAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 2,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "moduleName": "Climate Control Module",
+     "ventilationMode": [
+      "UPPER",
+      "LOWER",
+      "BOTH",
+      "NONE"
+     ],
+     "ventilationModeAvailable": true
+    },
+    {
+     "acEnableAvailable": true,
+     "acMaxEnableAvailable": true,
+     "autoModeEnableAvailable": true,
+     "circulateAirEnableAvailable": true,
+     "climateEnableAvailable": true,
+     "currentTemperatureAvailable": true,
+     "defrostZone": [
+      "FRONT",
+      "REAR",
+      "ALL",
+      "NONE"
+     ],
+     "defrostZoneAvailable": true,
+     "desiredTemperatureAvailable": true,
+     "dualModeEnableAvailable": true,
+     "fanSpeedAvailable": true,
+     "heatedMirrorsAvailable": true,
+     "heatedRearWindowAvailable": true,
+     "heatedSteeringWheelAvailable": true,
+     "heatedWindshieldAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "moduleName": "Climate Control Module",
+     "ventilationMode": [
+      "UPPER",
+      "LOWER",
+      "BOTH",
+      "NONE"
+     ],
+     "ventilationModeAvailable": true
+    }
+   ],
+   "hmiSettingsControlCapabilities": {
+    "displayModeUnitAvailable": true,
+    "distanceUnitAvailable": true,
+    "moduleInfo": {
+     "allowMultipleAccess": true,
+     "location": {
+      "col": 0,
+      "colspan": 1,
+      "level": 0,
+      "levelspan": 1,
+      "row": 0,
+      "rowspan": 1
+     },
+     "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+     "serviceArea": {
+      "col": 0,
+      "colspan": 3,
+      "level": 0,
+      "levelspan": 1,
+      "row": 0,
+      "rowspan": 2
+     }
+    },
+    "moduleName": "HMI Settings Control Module",
+    "temperatureUnitAvailable": true
+   },
+   "lightControlCapabilities": {
+    "moduleInfo": {
+     "allowMultipleAccess": true,
+     "location": {
+      "col": 0,
+      "colspan": 1,
+      "level": 0,
+      "levelspan": 1,
+      "row": 0,
+      "rowspan": 1
+     },
+     "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+     "serviceArea": {
+      "col": 0,
+      "colspan": 3,
+      "level": 0,
+      "levelspan": 1,
+      "row": 0,
+      "rowspan": 2
+     }
+    },
+    "moduleName": "Light",
+    "supportedLights": [
+     {
+      "densityAvailable": true,
+      "name": "FRONT_LEFT_HIGH_BEAM",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_RIGHT_HIGH_BEAM",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_LEFT_LOW_BEAM",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_RIGHT_LOW_BEAM",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_LEFT_PARKING_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_RIGHT_PARKING_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_LEFT_FOG_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_RIGHT_FOG_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_LEFT_DAYTIME_RUNNING_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_RIGHT_DAYTIME_RUNNING_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_LEFT_TURN_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FRONT_RIGHT_TURN_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_LEFT_FOG_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_RIGHT_FOG_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_LEFT_TAIL_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_RIGHT_TAIL_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_LEFT_BRAKE_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_RIGHT_BRAKE_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_LEFT_TURN_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_RIGHT_TURN_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_REGISTRATION_PLATE_LIGHT",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "HIGH_BEAMS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "LOW_BEAMS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "FOG_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "RUNNING_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "PARKING_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "BRAKE_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_REVERSING_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "SIDE_MARKER_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "LEFT_TURN_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "RIGHT_TURN_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "HAZARD_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_CARGO_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_TRUCK_BED_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "REAR_TRAILER_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "LEFT_SPOT_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "RIGHT_SPOT_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "LEFT_PUDDLE_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "RIGHT_PUDDLE_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "AMBIENT_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "OVERHEAD_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "READING_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "TRUNK_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "EXTERIOR_FRONT_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "EXTERIOR_REAR_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "EXTERIOR_LEFT_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "EXTERIOR_RIGHT_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     },
+     {
+      "densityAvailable": true,
+      "name": "EXTERIOR_ALL_LIGHTS",
+      "rgbColorSpaceAvailable": true,
+      "statusAvailable": true
+     }
+    ]
+   },
+   "radioControlCapabilities": [
+    {
+     "availableHdChannelsAvailable": true,
+     "hdChannelAvailable": true,
+     "hdRadioEnableAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": true,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 3,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 2
+      }
+     },
+     "moduleName": "Radio Control Module",
+     "radioBandAvailable": true,
+     "radioEnableAvailable": true,
+     "radioFrequencyAvailable": true,
+     "rdsDataAvailable": true,
+     "signalChangeThresholdAvailable": true,
+     "signalStrengthAvailable": true,
+     "siriusxmRadioAvailable": true,
+     "sisDataAvailable": true,
+     "stateAvailable": true
+    }
+   ],
+   "seatControlCapabilities": [
+    {
+     "backTiltAngleAvailable": true,
+     "backVerticalPositionAvailable": true,
+     "coolingEnabledAvailable": true,
+     "coolingLevelAvailable": true,
+     "frontVerticalPositionAvailable": true,
+     "headSupportHorizontalPositionAvailable": true,
+     "headSupportVerticalPositionAvailable": true,
+     "heatingEnabledAvailable": true,
+     "heatingLevelAvailable": true,
+     "horizontalPositionAvailable": true,
+     "massageCushionFirmnessAvailable": true,
+     "massageEnabledAvailable": true,
+     "massageModeAvailable": true,
+     "memoryAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": false,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      }
+     },
+     "moduleName": "Seat",
+     "verticalPositionAvailable": true
+    },
+    {
+     "backTiltAngleAvailable": true,
+     "backVerticalPositionAvailable": true,
+     "coolingEnabledAvailable": true,
+     "coolingLevelAvailable": true,
+     "frontVerticalPositionAvailable": true,
+     "headSupportHorizontalPositionAvailable": true,
+     "headSupportVerticalPositionAvailable": true,
+     "heatingEnabledAvailable": true,
+     "heatingLevelAvailable": true,
+     "horizontalPositionAvailable": true,
+     "massageCushionFirmnessAvailable": true,
+     "massageEnabledAvailable": true,
+     "massageModeAvailable": true,
+     "memoryAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": false,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      },
+      "moduleId": "0b72e950-c0b7-2e95-0c0b-72e950c0b72e",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 0,
+       "rowspan": 1
+      }
+     },
+     "moduleName": "Seat",
+     "verticalPositionAvailable": true
+    },
+    {
+     "backTiltAngleAvailable": true,
+     "backVerticalPositionAvailable": true,
+     "coolingEnabledAvailable": true,
+     "coolingLevelAvailable": true,
+     "frontVerticalPositionAvailable": true,
+     "headSupportHorizontalPositionAvailable": true,
+     "headSupportVerticalPositionAvailable": true,
+     "heatingEnabledAvailable": true,
+     "heatingLevelAvailable": true,
+     "horizontalPositionAvailable": true,
+     "massageCushionFirmnessAvailable": true,
+     "massageEnabledAvailable": true,
+     "massageModeAvailable": true,
+     "memoryAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": false,
+      "location": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 1,
+       "rowspan": 1
+      },
+      "moduleId": "23467823-4678-2346-7823-467823467823",
+      "serviceArea": {
+       "col": 0,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 1,
+       "rowspan": 1
+      }
+     },
+     "moduleName": "Seat",
+     "verticalPositionAvailable": true
+    },
+    {
+     "backTiltAngleAvailable": true,
+     "backVerticalPositionAvailable": true,
+     "coolingEnabledAvailable": true,
+     "coolingLevelAvailable": true,
+     "frontVerticalPositionAvailable": true,
+     "headSupportHorizontalPositionAvailable": true,
+     "headSupportVerticalPositionAvailable": true,
+     "heatingEnabledAvailable": true,
+     "heatingLevelAvailable": true,
+     "horizontalPositionAvailable": true,
+     "massageCushionFirmnessAvailable": true,
+     "massageEnabledAvailable": true,
+     "massageModeAvailable": true,
+     "memoryAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": false,
+      "location": {
+       "col": 1,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 1,
+       "rowspan": 1
+      },
+      "moduleId": "4c3a14c3-a14c-3a14-c3a1-4c3a14c3a14c",
+      "serviceArea": {
+       "col": 1,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 1,
+       "rowspan": 1
+      }
+     },
+     "moduleName": "Seat",
+     "verticalPositionAvailable": true
+    },
+    {
+     "backTiltAngleAvailable": true,
+     "backVerticalPositionAvailable": true,
+     "coolingEnabledAvailable": true,
+     "coolingLevelAvailable": true,
+     "frontVerticalPositionAvailable": true,
+     "headSupportHorizontalPositionAvailable": true,
+     "headSupportVerticalPositionAvailable": true,
+     "heatingEnabledAvailable": true,
+     "heatingLevelAvailable": true,
+     "horizontalPositionAvailable": true,
+     "massageCushionFirmnessAvailable": true,
+     "massageEnabledAvailable": true,
+     "massageModeAvailable": true,
+     "memoryAvailable": true,
+     "moduleInfo": {
+      "allowMultipleAccess": false,
+      "location": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 1,
+       "rowspan": 1
+      },
+      "moduleId": "741d741d-741d-741d-741d-741d741d741d",
+      "serviceArea": {
+       "col": 2,
+       "colspan": 1,
+       "level": 0,
+       "levelspan": 1,
+       "row": 1,
+       "rowspan": 1
+      }
+     },
+     "moduleName": "Seat",
+     "verticalPositionAvailable": true
+    }
+   ]
+  }
+ },
  "SEAT_LOCATION": {
   "seatLocationCapability": {
    "columns": 3,
@@ -1009,6 +2502,702 @@ extension Capabilities {
      "protocol": "WEBM"
     }
    ]
+  }
+ }
+}
+"""#
+
+    private static let coreInteriorJSON = #"""
+{
+ "AUDIO": {
+  "audioControlData": {
+   "equalizerSettings": [
+    {
+     "channelId": 1,
+     "channelName": "Treble",
+     "channelSetting": 50
+    },
+    {
+     "channelId": 2,
+     "channelName": "Midrange",
+     "channelSetting": 50
+    },
+    {
+     "channelId": 3,
+     "channelName": "Bass",
+     "channelSetting": 50
+    },
+    {
+     "channelId": 4,
+     "channelName": "Name 4",
+     "channelSetting": 4
+    },
+    {
+     "channelId": 5,
+     "channelName": "Name 5",
+     "channelSetting": 5
+    },
+    {
+     "channelId": 6,
+     "channelName": "Name 6",
+     "channelSetting": 6
+    },
+    {
+     "channelId": 7,
+     "channelName": "Name 7",
+     "channelSetting": 7
+    },
+    {
+     "channelId": 8,
+     "channelName": "Name 8",
+     "channelSetting": 8
+    },
+    {
+     "channelId": 9,
+     "channelName": "Name 9",
+     "channelSetting": 9
+    },
+    {
+     "channelId": 10,
+     "channelName": "Name 10",
+     "channelSetting": 10
+    }
+   ],
+   "source": "CD",
+   "volume": 50
+  },
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "AUDIO"
+ },
+ "CLIMATE": {
+  "climateControlData": {
+   "acEnable": true,
+   "acMaxEnable": true,
+   "autoModeEnable": true,
+   "circulateAirEnable": true,
+   "climateEnable": true,
+   "currentTemperature": {
+    "unit": "CELSIUS",
+    "value": 20
+   },
+   "defrostZone": "FRONT",
+   "desiredTemperature": {
+    "unit": "CELSIUS",
+    "value": 25
+   },
+   "dualModeEnable": true,
+   "fanSpeed": 0,
+   "heatedMirrorsEnable": false,
+   "heatedRearWindowEnable": false,
+   "heatedSteeringWheelEnable": false,
+   "heatedWindshieldEnable": false,
+   "ventilationMode": "UPPER"
+  },
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "CLIMATE"
+ },
+ "HMI_SETTINGS": {
+  "hmiSettingsControlData": {
+   "displayMode": "DAY",
+   "distanceUnit": "MILES",
+   "temperatureUnit": "CELSIUS"
+  },
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "HMI_SETTINGS"
+ },
+ "LIGHT": {
+  "lightControlData": {
+   "lightState": [
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_HIGH_BEAM",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_HIGH_BEAM",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_LOW_BEAM",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_LOW_BEAM",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_PARKING_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_PARKING_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_FOG_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_FOG_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_DAYTIME_RUNNING_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_DAYTIME_RUNNING_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_TURN_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_TURN_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_LEFT_FOG_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_RIGHT_FOG_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_LEFT_TAIL_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_RIGHT_TAIL_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_LEFT_BRAKE_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_RIGHT_BRAKE_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_LEFT_TURN_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_RIGHT_TURN_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_REGISTRATION_PLATE_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "HIGH_BEAMS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "LOW_BEAMS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FOG_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "RUNNING_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "PARKING_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "BRAKE_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_REVERSING_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "SIDE_MARKER_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "LEFT_TURN_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "RIGHT_TURN_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "HAZARD_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_CARGO_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_TRUCK_BED_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_TRAILER_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "LEFT_SPOT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "RIGHT_SPOT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "LEFT_PUDDLE_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "RIGHT_PUDDLE_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "AMBIENT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "OVERHEAD_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "READING_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "TRUNK_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_FRONT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_REAR_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_LEFT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_RIGHT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_ALL_LIGHTS",
+     "status": "OFF"
+    }
+   ]
+  },
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "LIGHT"
+ },
+ "RADIO": {
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "RADIO",
+  "radioControlData": {
+   "availableHdChannels": [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7
+   ],
+   "band": "FM",
+   "frequencyFraction": 9,
+   "frequencyInteger": 87,
+   "hdChannel": 1,
+   "hdRadioEnable": true,
+   "radioEnable": true,
+   "rdsData": {
+    "CT": "YYYY-MM-DDThh:mm:ss.sTZD",
+    "PI": "Sign",
+    "PS": "name",
+    "PTY": 1,
+    "REG": "Murica",
+    "RT": "radio",
+    "TA": true,
+    "TP": true
+   },
+   "signalChangeThreshold": 60,
+   "signalStrength": 50,
+   "sisData": {
+    "stationIDNumber": {
+     "countryCode": 101,
+     "fccFacilityId": 100
+    },
+    "stationLocation": {
+     "altitude": 0.1,
+     "hdop": 0.0,
+     "latitudeDegrees": 0.1,
+     "longitudeDegrees": 0.1,
+     "pdop": 0.0,
+     "vdop": 0.0
+    },
+    "stationLongName": "Name2",
+    "stationMessage": "st mes",
+    "stationShortName": "Name1"
+   },
+   "state": "ACQUIRING"
+  }
+ },
+ "SEAT": {
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "SEAT",
+  "seatControlData": {
+   "backTiltAngle": 0,
+   "backVerticalPosition": 0,
+   "coolingEnabled": false,
+   "coolingLevel": 0,
+   "frontVerticalPosition": 0,
+   "headSupportHorizontalPosition": 0,
+   "headSupportVerticalPosition": 0,
+   "heatingEnabled": false,
+   "heatingLevel": 0,
+   "horizontalPosition": 0,
+   "massageCushionFirmness": [
+    {
+     "cushion": "TOP_LUMBAR",
+     "firmness": 1
+    },
+    {
+     "cushion": "MIDDLE_LUMBAR",
+     "firmness": 2
+    },
+    {
+     "cushion": "BOTTOM_LUMBAR",
+     "firmness": 3
+    },
+    {
+     "cushion": "BACK_BOLSTERS",
+     "firmness": 4
+    },
+    {
+     "cushion": "SEAT_BOLSTERS",
+     "firmness": 5
+    }
+   ],
+   "massageEnabled": false,
+   "massageMode": [
+    {
+     "massageMode": "OFF",
+     "massageZone": "LUMBAR"
+    },
+    {
+     "massageMode": "OFF",
+     "massageZone": "SEAT_CUSHION"
+    }
+   ],
+   "memory": {
+    "action": "SAVE",
+    "id": 1,
+    "label": "Label value"
+   },
+   "verticalPosition": 0
   }
  }
 }
