@@ -110,7 +110,9 @@ extension CoreHMI {
             else { throw Failure(description: "touch: gesture is \(TouchSequence.gestures.joined(separator: ", ")), not \"\(gesture)\"") }
             for step in steps { try await notify("UI.OnTouchEvent", step.parameters) }
         default:
-            throw Failure(description: "\(action.name) has no meaning on core's HMI API")
+            guard try await performRemoteControl(action.name, arguments) else {
+                throw Failure(description: "\(action.name) has no meaning on core's HMI API")
+            }
         }
     }
 

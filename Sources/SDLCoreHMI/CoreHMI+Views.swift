@@ -50,6 +50,7 @@ extension CoreHMI {
             return try await send(["jsonrpc": "2.0", "id": .int(id), "error": [
                 "code": .int(Int64(code.rawValue)), "message": .string(refusal.info), "data": ["method": .string(method)]]])
         }
+        if try await answerRemoteControl(id, method, params) { return }
         switch method {
         case "UI.Alert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
             guard views.modal == nil else {

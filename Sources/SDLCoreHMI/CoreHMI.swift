@@ -40,6 +40,8 @@ public actor CoreHMI: ScenarioDriver {
     private var lastRequestAt = ContinuousClock.now
     /// Requests core waits on until a person (a driver step) or a timeout ends them.
     var views = OpenViews()
+    /// The car's remote-control modules and the driver's consent question.
+    var interior = InteriorModules()
     /// The car's values as this HMI last reported them (VehicleInfo.GetVehicleData answers from here).
     var vehicleData: JSONObject = ["speed": 0, "rpm": 0]
     /// Answers for the next requests of a method instead of SUCCESS (`hmiResult`).

@@ -199,7 +199,7 @@ extension HeadUnitEmulator {
                [required("allowed", "boolean", "true: the app may; false: it may not")], shorthand: "allowed", aboutAnApp: false) {
             unit, a throws(EmulatorError) in
             guard let allowed = a.values["allowed"]?.boolValue else { throw .invalidAction("answerConsent needs a boolean \"allowed\"") }
-            try unit.answerConsent(allowed); return nil
+            try await unit.answerConsent(allowed); return nil
         },
         action("rcSettings", "the driver changes the remote-control settings (RC.OnRemoteControlSettings): every RC app gets OnRCStatus",
                [optional("allowed", "boolean", "remote control on or off"), optional("accessMode", "string", "AUTO_ALLOW, AUTO_DENY or ASK_DRIVER")],

@@ -243,7 +243,7 @@ public actor HeadUnitEmulator {
                 streams: Dictionary(uniqueKeysWithValues: app.streams.map { ($0.key == .audio ? "audio" : "video", $0.value) }),
                 navigation: app.navigation)
         }
-        return EmulatorSnapshot(apps: list, vehicleData: vehicleData, connections: connections.count)
+        return EmulatorSnapshot(apps: list, vehicleData: vehicleData, connections: connections.count, remoteControl: rcSnapshot)
     }
 
     // MARK: - Protocol

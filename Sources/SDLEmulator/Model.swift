@@ -251,13 +251,17 @@ public struct EmulatorSnapshot: Sendable, Hashable {
     public var vehicleData: JSONObject
     /// Links open now.
     public var connections: Int
+    /// Remote control: `allowed`, `accessMode`, `allocated` ("TYPE:moduleId" → app id) and,
+    /// while the driver is asked for consent, `askingDriver` (`appID`, `modules`).
+    public var remoteControl: JSONObject = [:]
 
     /// The app with this id, if registered.
     public func app(_ appID: String) -> AppSnapshot? { apps.first { $0.appID == appID } }
 
     /// The snapshot as the control channel's `snapshot` writes it.
     public var json: JSONValue {
-        ["apps": .array(apps.map(\.json)), "vehicleData": .object(vehicleData), "connections": .int(Int64(connections))]
+        ["apps": .array(apps.map(\.json)), "vehicleData": .object(vehicleData), "connections": .int(Int64(connections)),
+         "remoteControl": .object(remoteControl)]
     }
 }
 

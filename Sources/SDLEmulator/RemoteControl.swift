@@ -110,8 +110,10 @@ extension HeadUnitEmulator {
         }
     }
 
-    /// The driver answers the consent question on the screen (RC.GetInteriorVehicleDataConsent).
-    public func answerConsent(_ allowed: Bool) throws(EmulatorError) {
+    /// The driver answers the consent question on the screen (RC.GetInteriorVehicleDataConsent),
+    /// waiting a little for a request still on its way to ask it.
+    public func answerConsent(_ allowed: Bool, within timeout: Duration = .seconds(5)) async throws(EmulatorError) {
+        _ = await waitUntil(timeout: timeout) { $0.remoteControl["askingDriver"] != nil }
         guard let question = rc.question else { throw .invalidAction("answerConsent: no app is asking the driver for a module") }
         rc.question = nil
         guard let appID = apps[question.request.key]?.appID else { return }
@@ -122,6 +124,18 @@ extension HeadUnitEmulator {
             let answers = question.known.map { $0 ?? allowed }
             respond(question.request, "SUCCESS", ["allowed": .array(answers.map(JSONValue.bool))])
         }
+    }
+
+    /// The snapshot's `remoteControl`.
+    var rcSnapshot: JSONObject {
+        var snapshot: JSONObject = ["allowed": .bool(rc.allowed), "accessMode": .string(rc.accessMode),
+                                    "allocated": .object(JSONObject(uniqueKeysWithValues: rc.holders.compactMap { module, key in
+                                        apps[key].map { (module.label, JSONValue.string($0.appID)) } }))]
+        if let question = rc.question {
+            snapshot["askingDriver"] = ["appID": .string(apps[question.request.key]?.appID ?? ""),
+                                        "modules": .array(question.modules.map { .string($0.label) })]
+        }
+        return snapshot
     }
 
     /// The module becomes the app's; every RC app hears who holds what.

@@ -131,7 +131,7 @@ struct RemoteControlTests {
         #expect(refused["info"]?.stringValue?.hasSuffix("] is in use and the driver disallows this remote control RPC") == true)
         let remembered = try await first.request("SetInteriorVehicleData", climate(["fanSpeed": 30]))
         #expect(remembered.resultCode == "REJECTED" && remembered["info"] == nil, "core does not ask again")
-        await #expect(throws: EmulatorError.self) { try await headUnit.answerConsent(true) }
+        await #expect(throws: EmulatorError.self) { try await headUnit.answerConsent(true, within: .milliseconds(50)) }
         await headUnit.stop()
     }
 

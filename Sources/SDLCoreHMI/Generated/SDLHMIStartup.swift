@@ -11,6 +11,12 @@ enum SDLHMIStartup {
         return object.compactMapValues(\.objectValue)
     }()
 
+    /// What sdl_hmi answers RC.GetInteriorVehicleData for the default module of each type, by ModuleType.
+    static let interiorVehicleData: [String: JSONObject] = {
+        guard case .object(let object)? = try? JSONValue.parse(Array(interiorJSON.utf8)) else { fatalError("SDLHMIStartup.swift holds no JSON object") }
+        return object.compactMapValues(\.objectValue)
+    }()
+
     private static let json = #"""
 {
  "BasicCommunication.GetSystemInfo": {
@@ -2603,6 +2609,699 @@ enum SDLHMIStartup {
    "model": "Generic",
    "modelYear": "2019",
    "trim": "SE"
+  }
+ }
+}
+"""#
+
+    private static let interiorJSON = #"""
+{
+ "AUDIO": {
+  "audioControlData": {
+   "equalizerSettings": [
+    {
+     "channelId": 1,
+     "channelName": "Treble",
+     "channelSetting": 50
+    },
+    {
+     "channelId": 2,
+     "channelName": "Midrange",
+     "channelSetting": 50
+    },
+    {
+     "channelId": 3,
+     "channelName": "Bass",
+     "channelSetting": 50
+    },
+    {
+     "channelId": 4,
+     "channelName": "Name 4",
+     "channelSetting": 4
+    },
+    {
+     "channelId": 5,
+     "channelName": "Name 5",
+     "channelSetting": 5
+    },
+    {
+     "channelId": 6,
+     "channelName": "Name 6",
+     "channelSetting": 6
+    },
+    {
+     "channelId": 7,
+     "channelName": "Name 7",
+     "channelSetting": 7
+    },
+    {
+     "channelId": 8,
+     "channelName": "Name 8",
+     "channelSetting": 8
+    },
+    {
+     "channelId": 9,
+     "channelName": "Name 9",
+     "channelSetting": 9
+    },
+    {
+     "channelId": 10,
+     "channelName": "Name 10",
+     "channelSetting": 10
+    }
+   ],
+   "source": "CD",
+   "volume": 50
+  },
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "AUDIO"
+ },
+ "CLIMATE": {
+  "climateControlData": {
+   "acEnable": true,
+   "acMaxEnable": true,
+   "autoModeEnable": true,
+   "circulateAirEnable": true,
+   "climateEnable": true,
+   "currentTemperature": {
+    "unit": "CELSIUS",
+    "value": 20
+   },
+   "defrostZone": "FRONT",
+   "desiredTemperature": {
+    "unit": "CELSIUS",
+    "value": 25
+   },
+   "dualModeEnable": true,
+   "fanSpeed": 0,
+   "heatedMirrorsEnable": false,
+   "heatedRearWindowEnable": false,
+   "heatedSteeringWheelEnable": false,
+   "heatedWindshieldEnable": false,
+   "ventilationMode": "UPPER"
+  },
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "CLIMATE"
+ },
+ "HMI_SETTINGS": {
+  "hmiSettingsControlData": {
+   "displayMode": "DAY",
+   "distanceUnit": "MILES",
+   "temperatureUnit": "CELSIUS"
+  },
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "HMI_SETTINGS"
+ },
+ "LIGHT": {
+  "lightControlData": {
+   "lightState": [
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_HIGH_BEAM",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_HIGH_BEAM",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_LOW_BEAM",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_LOW_BEAM",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_PARKING_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_PARKING_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_FOG_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_FOG_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_DAYTIME_RUNNING_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_DAYTIME_RUNNING_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_LEFT_TURN_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FRONT_RIGHT_TURN_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_LEFT_FOG_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_RIGHT_FOG_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_LEFT_TAIL_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_RIGHT_TAIL_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_LEFT_BRAKE_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_RIGHT_BRAKE_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_LEFT_TURN_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_RIGHT_TURN_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_REGISTRATION_PLATE_LIGHT",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "HIGH_BEAMS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "LOW_BEAMS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "FOG_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "RUNNING_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "PARKING_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "BRAKE_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_REVERSING_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "SIDE_MARKER_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "LEFT_TURN_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "RIGHT_TURN_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "HAZARD_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_CARGO_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_TRUCK_BED_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "REAR_TRAILER_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "LEFT_SPOT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "RIGHT_SPOT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "LEFT_PUDDLE_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "RIGHT_PUDDLE_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "AMBIENT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "OVERHEAD_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "READING_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "TRUNK_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_FRONT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_REAR_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_LEFT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_RIGHT_LIGHTS",
+     "status": "OFF"
+    },
+    {
+     "color": {
+      "blue": 255,
+      "green": 255,
+      "red": 255
+     },
+     "density": 1,
+     "id": "EXTERIOR_ALL_LIGHTS",
+     "status": "OFF"
+    }
+   ]
+  },
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "LIGHT"
+ },
+ "RADIO": {
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "RADIO",
+  "radioControlData": {
+   "availableHdChannels": [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7
+   ],
+   "band": "FM",
+   "frequencyFraction": 9,
+   "frequencyInteger": 87,
+   "hdChannel": 1,
+   "hdRadioEnable": true,
+   "radioEnable": true,
+   "rdsData": {
+    "CT": "YYYY-MM-DDThh:mm:ss.sTZD",
+    "PI": "Sign",
+    "PS": "name",
+    "PTY": 1,
+    "REG": "Murica",
+    "RT": "radio",
+    "TA": true,
+    "TP": true
+   },
+   "signalChangeThreshold": 60,
+   "signalStrength": 50,
+   "sisData": {
+    "stationIDNumber": {
+     "countryCode": 101,
+     "fccFacilityId": 100
+    },
+    "stationLocation": {
+     "altitude": 0.1,
+     "latitudeDegrees": 0.1,
+     "longitudeDegrees": 0.1
+    },
+    "stationLongName": "Name2",
+    "stationMessage": "st mes",
+    "stationShortName": "Name1"
+   },
+   "state": "ACQUIRING"
+  }
+ },
+ "SEAT": {
+  "moduleId": "d38e4a05-b17c-28e3-9d38-e4a05b17c28e",
+  "moduleType": "SEAT",
+  "seatControlData": {
+   "backTiltAngle": 0,
+   "backVerticalPosition": 0,
+   "coolingEnabled": false,
+   "coolingLevel": 0,
+   "frontVerticalPosition": 0,
+   "headSupportHorizontalPosition": 0,
+   "headSupportVerticalPosition": 0,
+   "heatingEnabled": false,
+   "heatingLevel": 0,
+   "horizontalPosition": 0,
+   "massageCushionFirmness": [
+    {
+     "cushion": "TOP_LUMBAR",
+     "firmness": 1
+    },
+    {
+     "cushion": "MIDDLE_LUMBAR",
+     "firmness": 2
+    },
+    {
+     "cushion": "BOTTOM_LUMBAR",
+     "firmness": 3
+    },
+    {
+     "cushion": "BACK_BOLSTERS",
+     "firmness": 4
+    },
+    {
+     "cushion": "SEAT_BOLSTERS",
+     "firmness": 5
+    }
+   ],
+   "massageEnabled": false,
+   "massageMode": [
+    {
+     "massageMode": "OFF",
+     "massageZone": "LUMBAR"
+    },
+    {
+     "massageMode": "OFF",
+     "massageZone": "SEAT_CUSHION"
+    }
+   ],
+   "memory": {
+    "action": "SAVE",
+    "id": 1,
+    "label": "Label value"
+   },
+   "verticalPosition": 0
   }
  }
 }
