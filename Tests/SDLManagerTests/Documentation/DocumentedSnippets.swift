@@ -71,6 +71,16 @@ private enum DocumentedSnippets {
         _ = (response, answer)
     }
 
+    static func remoteControl(manager: SDLManager) async throws {
+        _ = try await manager.systemCapabilityManager.capability(.remoteControl, subscribe: true)
+        let climate = await manager.systemCapabilityManager.remoteControlCapability?.climateControlCapabilities?.first
+        let read = try await manager.send(GetInteriorVehicleData(moduleType: .climate, subscribe: true), timeout: nil)
+        let warmer = ModuleData(moduleType: .climate, climateControlData: ClimateControlData(desiredTemperature: Temperature(unit: .celsius, value: 21.5)))
+        _ = try await manager.send(SetInteriorVehicleData(moduleData: warmer), timeout: nil)   // the app now holds the module (OnRCStatus)
+        for await change in await manager.notifications(OnInteriorVehicleData.self) { print(change.moduleData) }  // the driver's too
+        _ = (climate, read)
+    }
+
     static func lockScreen(manager: SDLManager, lockScreen: some LockScreenView) async {
         for await state in await manager.lockScreenManager.states() {
             state.isShown ? lockScreen.show(warning: state.dismissalWarning) : lockScreen.hide()

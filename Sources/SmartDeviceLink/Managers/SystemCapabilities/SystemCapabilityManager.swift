@@ -34,6 +34,20 @@ public actor SystemCapabilityManager {
     /// The RPC spec version the head unit registered the app with (syncMsgVersion).
     public private(set) var rpcVersion: ProtocolVersion?
 
+    /// The remote-control modules (climate, radio, seats, ...) as last read or pushed: read them
+    /// with `capability(.remoteControl, subscribe: true)` first (a REMOTE_CONTROL app only).
+    public var remoteControlCapability: RemoteControlCapabilities? { systemCapabilities[.remoteControl]?.remoteControlCapability }
+    /// The app services the head unit knows of, as last read or pushed (`capability(.appServices)`).
+    public var appServicesCapabilities: AppServicesCapabilities? { systemCapabilities[.appServices]?.appServicesCapabilities }
+    /// The seats, as last read or pushed (`capability(.seatLocation)`).
+    public var seatLocationCapability: SeatLocationCapability? { systemCapabilities[.seatLocation]?.seatLocationCapability }
+    /// The phone, as last read or pushed (`capability(.phoneCall)`).
+    public var phoneCapability: PhoneCapability? { systemCapabilities[.phoneCall]?.phoneCapability }
+    /// Navigation, as last read or pushed (`capability(.navigation)`).
+    public var navigationCapability: NavigationCapability? { systemCapabilities[.navigation]?.navigationCapability }
+    /// Video streaming, as last read or pushed (`capability(.videoStreaming)`).
+    public var videoStreamingCapability: VideoStreamingCapability? { systemCapabilities[.videoStreaming]?.videoStreamingCapability }
+
     /// One broadcast per capability type, made on first use.
     private var observers: [SystemCapabilityType: Broadcast<SystemCapability>] = [:]
 
