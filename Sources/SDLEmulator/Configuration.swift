@@ -39,45 +39,6 @@ public struct VehicleDataPoint: Sendable, Hashable {
     }
 }
 
-/// The policy table: which RPCs an app may use in which HMI level (sdl_core's
-/// `functional_groupings` folded to one map per app).
-public struct PolicyTable: Sendable, Hashable {
-    /// RPC name → allowed HMI levels, for apps without their own entry (core's "default").
-    public var defaultPermissions: [String: Set<String>]
-    /// App id → its own RPC map, replacing the default one.
-    public var apps: [String: [String: Set<String>]]
-    /// The remote-control modules (ModuleType) each app may control, by app id, "default" for
-    /// the others; an app with none may control no module ("disallowed by vehicle settings").
-    /// By default every app may control all six, as `scripts/run-core` sets core's default entry.
-    public var moduleTypes: [String: [String]] = ["default": ["CLIMATE", "RADIO", "SEAT", "AUDIO", "LIGHT", "HMI_SETTINGS"]]
-
-    /// A table; by default every app gets core's default permissions.
-    public init(defaultPermissions: [String: Set<String>] = PolicyTable.base, apps: [String: [String: Set<String>]] = [:]) {
-        self.defaultPermissions = defaultPermissions
-        self.apps = apps
-    }
-
-    /// The permissions of `appID`.
-    public func permissions(for appID: String) -> [String: Set<String>] { apps[appID] ?? defaultPermissions }
-
-    /// The module types `appID` may control; nil: none (core: no moduleType in the app's policy).
-    /// An empty list means every type, as in core.
-    public func moduleTypes(for appID: String) -> [String]? {
-        guard let types = moduleTypes[appID] ?? moduleTypes["default"] else { return nil }
-        return types.isEmpty ? RCModel.types.map(\.type) : types
-    }
-
-    /// Whether `rpc` is allowed for `appID` in `hmiLevel`.
-    public func allows(_ rpc: String, appID: String, hmiLevel: HMILevel) -> Bool {
-        permissions(for: appID)[rpc]?.contains(hmiLevel.rawValue) ?? false
-    }
-
-    /// What sdl_core 8.2's preloaded policy table grants an app with the bench's groups
-    /// (`scripts/core-policy-groups`, which `scripts/run-core` gives core's default app):
-    /// generated from core's table, so the emulator's OnPermissionsChange is core's.
-    public static var base: [String: Set<String>] { coreLevels }
-}
-
 /// Everything that makes one emulated head unit: capabilities, policy table, language,
 /// storage, vehicle, microphone, protocol settings and the pace of time.
 public struct EmulatorConfiguration: Sendable {
@@ -266,7 +227,7 @@ public struct EmulatorConfiguration: Sendable {
         }
         if let v = json["policy"] {
             let object = try reader.object(v, path: "$.policy")
-            try reader.checkKeys(object, allowed: ["default", "apps", "moduleTypes"], path: "$.policy")
+            try reader.checkKeys(object, allowed: ["default", "apps", "moduleTypes", "appServices"], path: "$.policy")
             if let d = object["default"] { c.policy.defaultPermissions = try reader.permissions(d, path: "$.policy.default") }
             if let a = object["apps"] {
                 for (appID, map) in try reader.object(a, path: "$.policy.apps") {
@@ -276,6 +237,11 @@ public struct EmulatorConfiguration: Sendable {
             if let m = object["moduleTypes"] {
                 for (appID, types) in try reader.object(m, path: "$.policy.moduleTypes") {
                     c.policy.moduleTypes[appID] = types == .null ? nil : try reader.strings(types, path: "$.policy.moduleTypes.\(appID)")
+                }
+            }
+            if let s = object["appServices"] {
+                for (appID, types) in try reader.object(s, path: "$.policy.appServices") {
+                    c.policy.appServices[appID] = try reader.strings(types, path: "$.policy.appServices.\(appID)")
                 }
             }
         }

@@ -32,6 +32,10 @@ public enum EmulatorConfigurationSchema {
         "moduleTypes": {
           "type": "object", "description": "The remote-control modules each app may control, by appID, \"default\" for the others (default: all six); [] means all, null none.",
           "additionalProperties": {"type": ["array", "null"], "items": {"enum": ["CLIMATE", "RADIO", "SEAT", "AUDIO", "LIGHT", "HMI_SETTINGS"]}}
+        },
+        "appServices": {
+          "type": "object", "description": "The app service types each app may publish, by appID, \"default\" for the others (default: MEDIA, NAVIGATION, WEATHER); a manifest naming handledRPCs is refused.",
+          "additionalProperties": {"type": "array", "items": {"type": "string"}}
         }
       }
     },

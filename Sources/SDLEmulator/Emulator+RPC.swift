@@ -15,7 +15,15 @@ extension HeadUnitEmulator {
             answerUnreadable(key: key, functionID: functionID, correlationID: correlationID, info: error.reason)
             return
         }
-        guard packet.messageType == .request else { return }
+        switch packet.messageType {
+        case .response:
+            return providerAnswered(packet.correlationID, parameters, from: key)
+        case .notification:
+            if packet.functionID == OnAppServiceData.functionID { appServiceDataFromProvider(parameters, from: key) }
+            return
+        default:
+            break
+        }
         guard let name = RPCRegistry.functionName(forID: packet.functionID), name != "GenericResponse",
               packet.functionID < 0x8000 || packet.functionID >= 0x10000 else {
             // core: a function id it does not know gets a GenericResponse INVALID_DATA.
@@ -127,6 +135,10 @@ extension HeadUnitEmulator {
         reading(ButtonPress.self) { hu, request in hu.buttonPress(request) },
         reading(GetInteriorVehicleDataConsent.self) { hu, request in hu.getInteriorVehicleDataConsent(request) },
         reading(ReleaseInteriorVehicleDataModule.self) { hu, request in hu.releaseInteriorVehicleDataModule(request) },
+        reading(PublishAppService.self) { hu, request in hu.publishAppService(request) },
+        reading(UnpublishAppService.self) { hu, request in hu.unpublishAppService(request) },
+        reading(GetAppServiceData.self) { hu, request in hu.getAppServiceData(request) },
+        reading(PerformAppServiceInteraction.self) { hu, request in hu.performAppServiceInteraction(request) },
         reading(ShowConstantTBT.self) { hu, request in hu.navigationShown(request) },
         // core: with neither its list (or speech) nor soft buttons there is nothing to do.
         reading(UpdateTurnList.self) { hu, request in
@@ -190,6 +202,13 @@ extension HeadUnitEmulator {
         unsubscribeSoftButtons(after: request)
         answeredOnHMI(request, resultCode)
         emit(.rpcAnswered(appID: apps[request.key]?.appID, name: request.name, correlationID: request.correlationID, resultCode: resultCode))
+    }
+
+    /// Sends a request to an app (a consumer's, passed on to its provider).
+    func sendRequest(_ name: String, functionID: UInt32, correlationID: Int32, _ parameters: JSONObject, to key: SessionKey) {
+        let packet = RPCPacket(messageType: .request, functionID: functionID, correlationID: correlationID,
+                               json: JSONValue.object(parameters).serializedBytes())
+        send(packet, to: key, protected: isRPCProtected(key))
     }
 
     /// Sends a notification to an app.

@@ -62,6 +62,8 @@ public actor HeadUnitEmulator {
     var unavailableVehicleData: Set<String>
     /// Remote control: modules, who holds them, the driver's answers.
     var rc: RemoteControlState
+    /// App services: what is published, and the requests passed on to providers.
+    var appServices = AppServicesState()
     /// The HMI's answer to a GetVehicleData of unavailable items only.
     var unavailableAnswer: (resultCode: String, info: String?) = ("VEHICLE_DATA_NOT_AVAILABLE", nil)
     var timelineStarted = false

@@ -50,6 +50,7 @@ extension HeadUnitEmulator {
         }
         apps[key]?.hmiLevel = .full
         refreshStatus(key)
+        activateServices(of: key)
     }
 
     /// OnHashChange with a new hash of the app's resumption data, after each successful change.

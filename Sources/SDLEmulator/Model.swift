@@ -342,6 +342,8 @@ struct AppState: Sendable {
     var show: JSONObject = [:]
     var vehicleSubscriptions: Set<String> = []
     var interiorSubscriptions: Set<RCModule> = []
+    /// System capability types the app gets OnSystemCapabilityUpdated for (GetSystemCapability subscribe).
+    var capabilitySubscriptions: Set<String> = []
     var buttonSubscriptions: Set<String> = []
     var hashID: String?
     /// Modal UI (Alert, PerformInteraction, ScrollableMessage, Slider) and other pending requests.

@@ -144,6 +144,7 @@ extension HeadUnitEmulator {
         if let timer = streamEndTimers.removeValue(forKey: key) { cancelTimer(timer) }
         apps[key] = nil
         releaseModules(of: key)
+        unpublishServices(of: key)
         emit(.appUnregistered(appID: app.appID, reason: reason))
     }
 
@@ -167,6 +168,9 @@ extension HeadUnitEmulator {
 
     func getSystemCapability(_ request: IncomingRequest, _ query: GetSystemCapability) {
         let type = query.systemCapabilityType.rawValue
+        if let subscribe = query.subscribe, type != "DISPLAYS" {
+            if subscribe { apps[request.key]?.capabilitySubscriptions.insert(type) } else { apps[request.key]?.capabilitySubscriptions.remove(type) }
+        }
         let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
         var capability: JSONObject = ["systemCapabilityType": .string(type)]
         switch type {
@@ -190,7 +194,7 @@ extension HeadUnitEmulator {
         case "DRIVER_DISTRACTION":
             capability["driverDistractionCapability"] = Capabilities.coreSystemCapability("DRIVER_DISTRACTION", "driverDistractionCapability").map(JSONValue.object)
         case "APP_SERVICES":
-            capability["appServicesCapabilities"] = ["appServices": []]  // no app publishes a service here
+            capability["appServicesCapabilities"] = appServicesCapability
         case "REMOTE_CONTROL" where !(apps[request.key]?.appHMITypes.contains("REMOTE_CONTROL") ?? false):
             respond(request, "DISALLOWED")
             return

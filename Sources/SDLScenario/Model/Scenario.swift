@@ -144,6 +144,8 @@ public struct Step: Sendable {
         case protect(ProtectStep)
         /// Waits until a service runs protected (or checks that it runs unprotected).
         case expectProtected(ProtectedExpectation)
+        /// Answers a request the head unit sent the app (an app-service provider's).
+        case answer(AnswerStep)
     }
 
     /// The step in a few words, for reports: its label, else what it does.
@@ -152,6 +154,7 @@ public struct Step: Sendable {
         switch kind {
         case .send(let function, _, _, _, _): return "send \(function)"
         case .notify(let function, _): return "notify \(function)"
+        case .answer(let step): return "answer \(step.function) \(step.resultCode)"
         case .expect(let expectations, let order):
             let names = expectations.map(\.summary).joined(separator: ", ")
             return expectations.count == 1 ? "expect \(names)" : "expect \(order.rawValue) [\(names)]"

@@ -67,3 +67,14 @@ public enum ScenarioFiles {
         return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
     }
 }
+
+extension ScenarioParser {
+    /// The line and column of byte `offset` in a file, both from 1.
+    static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (Int, Int) {
+        var line = 1, column = 1
+        for byte in bytes.prefix(offset) {
+            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
+        }
+        return (line, column)
+    }
+}

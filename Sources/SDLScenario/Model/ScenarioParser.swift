@@ -59,21 +59,14 @@ public enum ScenarioParser {
         return scenario!
     }
 
-    static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (Int, Int) {
-        var line = 1, column = 1
-        for byte in bytes.prefix(offset) {
-            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
-        }
-        return (line, column)
-    }
-
     /// The step kinds, each a key of a step object.
     public static let stepKinds = [
         "send", "notify", "expect", "expectInOrder", "expectAnyOrder", "show", "menu", "alert",
         "subscribe", "unsubscribe", "getVehicleData", "audioPassThru", "putFile", "setAppIcon",
-        "wait", "repeat", "prompt", "driver", "stream", "exec", "streamVideo", "streamAudio", "showManeuver", "protect",
+        "wait", "repeat", "prompt", "driver", "stream", "exec", "streamVideo", "streamAudio", "showManeuver", "protect", "answer",
     ]
-    static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background", "unchecked", "as"]
+    static let stepModifiers = ["name", "params", "bulkFile", "response", "timeout", "capture", "background", "unchecked", "as",
+                                "resultCode", "request"]
     /// The kinds whose `timeout` is how long each of their requests waits for its response.
     static let requestingKinds: Set = ["send", "show", "menu", "alert", "subscribe", "unsubscribe", "getVehicleData",
                                        "audioPassThru", "putFile", "setAppIcon", "showManeuver"]
@@ -246,6 +239,8 @@ struct ScenarioReader {
             if let file = bulkFile { bulkFile = resolve(file) }
             let timeout = int(object["timeout"], "\(path).timeout", minimum: 1)
             return kind(.send(function: function, parameters: parameters, bulkFile: bulkFile, expect: response ?? .succeeds, timeoutMS: timeout))
+        case "answer":
+            return answerStep(object, path).flatMap { kind(.answer($0)) }
         case "expect":
             if case .object(let object) = value, object["transport"] != nil {
                 if !captures.isEmpty { issue("\(path).capture", "a transport event has nothing to capture") }

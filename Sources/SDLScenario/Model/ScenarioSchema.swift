@@ -75,6 +75,9 @@ public enum ScenarioSchema {
         "as": {"type": "string", "description": "In a scenario with several apps: the app this step acts as or expects for."},
         "send": {"type": "string", "description": "A request of the RPC spec, e.g. Show."},
         "notify": {"type": "string", "description": "A notification the app sends."},
+        "answer": {"type": "string", "description": "A request the head unit sends the app (an app-service provider's GetAppServiceData, PerformAppServiceInteraction): wait for it, then answer with resultCode and params."},
+        "resultCode": {"type": "string", "description": "The answer's result code (default SUCCESS)."},
+        "request": {"description": "On an answer step: what the head unit's request must hold (a matcher, as an expectation's params)."},
         "params": {"type": "object"},
         "bulkFile": {"type": "string"},
         "unchecked": {"type": "boolean", "description": "Send the params as written, even where the RPC spec forbids them: how does the head unit refuse them?"},
@@ -201,7 +204,8 @@ public enum ScenarioSchema {
         {"required": ["subscribe"]}, {"required": ["unsubscribe"]}, {"required": ["getVehicleData"]},
         {"required": ["audioPassThru"]}, {"required": ["putFile"]}, {"required": ["setAppIcon"]}, {"required": ["wait"]},
         {"required": ["repeat"]}, {"required": ["prompt"]}, {"required": ["driver"]}, {"required": ["stream"]}, {"required": ["exec"]},
-        {"required": ["streamVideo"]}, {"required": ["streamAudio"]}, {"required": ["showManeuver"]}, {"required": ["protect"]}
+        {"required": ["streamVideo"]}, {"required": ["streamAudio"]}, {"required": ["showManeuver"]}, {"required": ["protect"]},
+        {"required": ["answer"]}
       ]
     },
     "response": {

@@ -40,8 +40,8 @@ public struct ScenarioComparison: Sendable {
     /// differences between the head units, and not compared.
     public var setAside: [Difference]
 
-    /// Parameters whose values differ from run to run on any head unit.
-    static let volatileKeys: Set<String> = ["hashID", "correlationID", "fullAppID", "appID", "spaceAvailable"]
+    /// Parameters whose values differ from run to run on any head unit (core makes a service id from a random number).
+    static let volatileKeys: Set<String> = ["hashID", "correlationID", "fullAppID", "appID", "spaceAvailable", "serviceID"]
 
     /// Compares two runs of one scenario, leaving out the aspects in `ignored`.
     public init(left: ScenarioResult, right: ScenarioResult, ignoring ignored: Set<Aspect> = []) {
@@ -195,6 +195,11 @@ public struct ScenarioComparison: Sendable {
                 for key in Set(x.keys).union(y.keys).sorted() where !volatileKeys.contains(key) {
                     walk("\(path).\(key)", x[key], y[key], level + 1)
                 }
+                return
+            }
+            // Arrays of the same length element by element, so a volatile key inside one is left out too.
+            if level < depth, case .array(let x)? = a, case .array(let y)? = b, x.count == y.count {
+                for (index, pair) in zip(x, y).enumerated() { walk("\(path)[\(index)]", pair.0, pair.1, level + 1) }
                 return
             }
             details.append("\(path): \(a.map(short) ?? "absent") ≠ \(b.map(short) ?? "absent")")

@@ -325,6 +325,8 @@ actor RunContext {
     var actionsSinceExpectation = false
     /// ...less the messages expectations since then already matched (one window: see `expect`).
     var matched: Set<Int> = []
+    /// The head unit's requests an `answer` step answered, by place in the log.
+    var answered: Set<Int> = []
     /// Log position after the last action's response. `never` and `count` expectations start
     /// here: a notification already on the wire when the request went out (say the OnHashChange
     /// of the step before) comes before the response and belongs to the earlier step.

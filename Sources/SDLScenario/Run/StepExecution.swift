@@ -27,6 +27,10 @@ extension RunContext {
             let response = try await request(function, substitute(parameters), bulk: bulk, timeoutMS: timeoutMS)
             try await check(response, against: expect, function: function)
             try capture(step.captures, from: response.parameters)
+        case .answer(let answer):
+            await beginAction()
+            responseMark = await log.count
+            try await self.answer(answer, captures: step.captures)
         case .notify(let function, let parameters):
             await beginAction()
             responseMark = await log.count

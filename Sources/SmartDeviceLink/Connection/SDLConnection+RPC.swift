@@ -111,7 +111,7 @@ extension SDLConnection {
     }
 
     /// Frames an RPC message into the primary's outbox.
-    private func queue(_ packet: RPCPacket) throws(SDLError) {
+    func queue(_ packet: RPCPacket) throws(SDLError) {
         do {
             handle(try driver.perform { machine, now throws(ProtocolStateError) in try machine.send(packet, now: now) })
         } catch {

@@ -7,7 +7,7 @@ import Testing
 @Suite("sdl-run runs the examples against the embedded emulator")
 struct ExamplesTests {
     static let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
-    static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary", "navigation", "remote-control",
+    static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary", "navigation", "remote-control", "app-services",
                           "lock-screen", "protected", "multi-app"]
 
     /// The test's own folder for reports and recordings, removed after it.

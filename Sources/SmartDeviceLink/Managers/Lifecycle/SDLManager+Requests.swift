@@ -73,6 +73,11 @@ extension SDLManager: RequestSubmitting {
         try await currentSendPath().connection.notify(functionID: functionID, parameters: parameters)
     }
 
+    /// Answers a request the head unit sent the app (an app-service provider's; see ``requests(_:)``).
+    public nonisolated func respond(functionID: UInt32, correlationID: Int32, parameters: JSONObject, bulkData: [UInt8] = []) async throws(SDLError) {
+        try await currentSendPath().connection.respond(functionID: functionID, correlationID: correlationID, parameters: parameters, bulkData: bulkData)
+    }
+
     // MARK: - The send path
 
     /// Keeps ``sendPath`` equal to what `registeredSendPath()` would answer at once: set while

@@ -197,6 +197,16 @@ public actor SDLManager: RPCChannel {
         messageObservers.notifications(Notification.self, logger: logger)
     }
 
+    /// The head unit's requests of one kind from now on, over every link this manager opens:
+    /// what an app-service provider answers (GetAppServiceData, PerformAppServiceInteraction)
+    /// with ``HeadUnitRequest/respond(_:)``, on the link that is up then.
+    public func requests<Request: RPCRequest>(_ type: Request.Type) -> AsyncStream<HeadUnitRequest<Request>> {
+        messageObservers.requests(Request.self, logger: logger) { [weak self] functionID, correlationID, response, bulkData throws(SDLError) in
+            guard let self else { throw SDLError.notConnected }
+            try await self.respond(functionID: functionID, correlationID: correlationID, parameters: response, bulkData: bulkData)
+        }
+    }
+
     /// Calls `observer` with every frame of every link this manager opens (for traces).
     public func observeFrames(_ observer: @escaping @Sendable (FrameTraceEvent) -> Void) {
         frameObserver = observer
