@@ -27,14 +27,15 @@ extension ScenarioReader {
     /// the response's parameters checked against the spec as a send step's are.
     mutating func answerStep(_ object: JSONObject, _ path: String) -> AnswerStep? {
         guard let function = string(object["answer"], "\(path).answer") else { return nil }
-        if let problem = spec.functionProblem(function, .response) {
+        if let problem = spec.functionProblem(function, .request) {
             issue("\(path).answer", problem)
             return nil
         }
         let resultCode = string(object["resultCode"], "\(path).resultCode") ?? "SUCCESS"
-        if let problem = spec.enumProblem(enumName: "Result", value: resultCode) { issue("\(path).resultCode", problem) }
+        let codeProblem = spec.enumProblem(enumName: "Result", value: resultCode)
+        if let codeProblem { issue("\(path).resultCode", codeProblem) }
         let parameters = objectValue(object["params"], "\(path).params") ?? [:]
-        let response = AnswerStep(function: function, request: nil, resultCode: resultCode, parameters: parameters).response
+        let response = AnswerStep(function: function, request: nil, resultCode: codeProblem == nil ? resultCode : "SUCCESS", parameters: parameters).response
         for problem in spec.parameterProblems(function: function, type: .response, parameters: response) {
             issue("\(path).params\(problem.path.isEmpty ? "" : "." + problem.path)", problem.message)
         }

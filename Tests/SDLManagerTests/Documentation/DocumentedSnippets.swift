@@ -81,6 +81,16 @@ private enum DocumentedSnippets {
         _ = (climate, read)
     }
 
+    static func provider(manager: SDLManager) async throws {
+        let manifest = AppServiceManifest(serviceType: "WEATHER", serviceName: "Sunny", allowAppConsumers: true)
+        let published = try await manager.send(PublishAppService(appServiceManifest: manifest), timeout: nil)
+        for await asked in await manager.requests(GetAppServiceData.self) {
+            let data = AppServiceData(serviceType: "WEATHER", serviceID: published.appServiceRecord?.serviceID ?? "",
+                                      weatherServiceData: WeatherServiceData(location: LocationDetails(locationName: "Home")))
+            try await asked.respond(GetAppServiceDataResponse(success: true, resultCode: .success, serviceData: data))
+        }
+    }
+
     static func lockScreen(manager: SDLManager, lockScreen: some LockScreenView) async {
         for await state in await manager.lockScreenManager.states() {
             state.isShown ? lockScreen.show(warning: state.dismissalWarning) : lockScreen.hide()

@@ -32,6 +32,9 @@ struct ValidateCommandTests {
         ("timeout-on-background.json", "$.steps[0].background", "not by response/capture/timeout here"),
         ("unchecked-on-expect.json", "$.steps[0].unchecked", "only a send or notify step"),
         ("lock-screen-status.json", "$.steps[0].expect.lockScreen", "did you mean \"REQUIRED\"?"),
+        ("answer-typo.json", "$.steps[0].answer", "did you mean \"GetAppServiceData\"?"),
+        ("answer-result-code.json", "$.steps[0].resultCode", "did you mean \"SUCCESS\"?"),
+        ("answer-request-key.json", "$.steps[0].request.serviceTipe", "did you mean \"serviceType\"?"),
     ]
 
     @Test("validate names the location and the fix", arguments: cases)
