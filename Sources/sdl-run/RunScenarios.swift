@@ -271,7 +271,7 @@ struct RunScenarios: AsyncParsableCommand {
             }
         }
         var target = ScenarioTarget(name: options.name, makeTransport: { try options.makeTransport()! }, driver: driver)
-        // Over TCP each app has a connection of its own; a USB or Bluetooth link carries one session here.
+        // Over TCP each app has a connection of its own; a USB or Bluetooth link is shared, a session per app.
         target.allowsSeveralApps = options.tcp != nil
         return target
     }

@@ -91,16 +91,30 @@ struct MultiAppTests {
         #expect(Set(received.compactMap { $0["app"]?.stringValue }) == ["player", "radio", "nav"])
     }
 
-    @Test("a target that carries one app says so before anything is sent")
-    func oneAppTarget() async throws {
+    @Test("a target whose link is one (USB, Bluetooth) carries every app on it, a session each, as a router service does")
+    func sharedLink() async throws {
         let scenario = try ScenarioParser.load(path: Self.example)
-        var target = EmbeddedEmulator.target(configuration: .standard)
-        target.name = "USB"
+        let emulator = HeadUnitEmulator(configuration: .standard)
+        let links = Locked(0)
+        let events = await emulator.events()
+        let registered = Task {
+            var sessions: [UInt8] = []
+            for await event in events {
+                if case .appRegistered(_, _, let session, _) = event { sessions.append(session) }
+                if sessions.count == 3 { break }
+            }
+            return sessions
+        }
+        var target = ScenarioTarget(name: "USB", makeTransport: {
+            links.withLock { $0 += 1 }
+            let (app, headUnit) = MemoryTransport.pair()
+            Task { await emulator.serve(headUnit) }
+            return app
+        }, driver: ControlCommandDriver { command in await emulator.control(command) }, finish: { await emulator.stop() })
         target.allowsSeveralApps = false
         let result = await ScenarioRunner(promptPolicy: .fail).run(scenario, on: target)
-        #expect(result.status == .connectionFailed)
-        #expect(result.message?.hasPrefix("USB carries one app; a scenario with several apps runs on the embedded emulator or over TCP") == true,
-                "\(result.message ?? "")")
-        #expect(result.sent.isEmpty)
+        #expect(result.status == .passed, "\(result.steps.compactMap(\.message))")
+        #expect(await registered.value.sorted() == [1, 2, 3], "three sessions of one connection")
+        #expect(links.withLock { $0 } == 2, "the runner's check of the target, then the one link the apps share")
     }
 }

@@ -78,7 +78,8 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
 
     /// Prints a request or notification sent.
     public func sent(_ message: SentMessage) {
-        var line = "\(time(message.timeMS))  " + appTag(message.app) + paint("→ \(message.function)", .request)
+        let answer = message.isResponse ? " answered \(message.parameters["resultCode"]?.stringValue ?? "?")" : ""
+        var line = "\(time(message.timeMS))  " + appTag(message.app) + paint("→ \(message.function)\(answer)", .request)
         if verbose { line += " " + JSONValue.object(message.parameters).description }
         write(line)
     }

@@ -37,6 +37,7 @@ public enum JSONResultWriter {
                 var entry: JSONObject = ["timeMS": time(message.timeMS), "function": .string(message.function),
                                          "parameters": .object(message.parameters)]
                 if let app = message.app { entry["app"] = .string(app) }
+                if message.isResponse { entry["type"] = "response" }  // an answer to the head unit's request
                 return .object(entry)
             }),
             "received": .array(result.messages.map { message in

@@ -105,7 +105,7 @@ extension [ScenarioResult] {
     }
 }
 
-/// A request or notification the scenario sent.
+/// A request or notification the scenario sent, or its answer to a request of the head unit.
 public struct SentMessage: Sendable {
     /// Milliseconds since the scenario started.
     public var timeMS: Double
@@ -117,6 +117,8 @@ public struct SentMessage: Sendable {
     public var parameters: JSONObject
     /// Which app sent it (its `as` name), in a scenario with several.
     public var app: String?
+    /// It answers a request the head unit sent (an `answer` step), with the result code in `parameters`.
+    public var isResponse = false
 
     /// A message sent `timeMS` into the scenario.
     public init(timeMS: Double, function: String, correlationID: Int32?, parameters: JSONObject) {

@@ -61,7 +61,8 @@ public struct ScenarioTarget: Sendable {
     /// How long the head unit may take to accept the app: StartService, then RegisterAppInterface.
     public var registrationTimeout: Duration = .seconds(20)
     /// Whether each app of a scenario with several may have a transport of its own (TCP, the
-    /// embedded emulator); a USB or Bluetooth link carries one app here.
+    /// embedded emulator); false: one link carries them all, each on a session of its own
+    /// (``SharedLink``), as a USB or Bluetooth link does.
     public var allowsSeveralApps = true
 
     /// A target reached through `makeTransport`.
@@ -186,20 +187,22 @@ public struct ScenarioRunner: Sendable {
         // Each app's lifecycle manager registers it and reconnects when the link drops
         // mid-scenario (a driver step may drop it on purpose); one transport choice: the target,
         // a session of its own per app.
+        let kind: TransportKind
         do {
-            _ = try target.makeTransport()  // a target that cannot even make its transport fails here, once
+            kind = try target.makeTransport().kind  // a target that cannot even make its transport fails here, once
         } catch {
             return await finish(.connectionFailed, "\(error)", [], sent: [])
         }
-        if scenario.apps.count > 1, !target.allowsSeveralApps {
-            return await finish(.connectionFailed, "\(target.name) carries one app; a scenario with several apps runs on the embedded emulator "
-                                + "or over TCP (each app a connection of its own)", [], sent: [])
-        }
         let transports = EventLog<TransportEvent>(start: start)
         let roster = scenario.apps.isEmpty ? [(name: String?.none, app: scenario.app)] : scenario.apps.map { (name: Optional($0.name), app: $0.app) }
+        // Several apps on a link that is one (USB, Bluetooth): a session each on it, as a router service does.
+        let shared = roster.count > 1 && !target.allowsSeveralApps
+            ? SharedLink(kind: kind, target.makeTransport) : nil
         var sessions: [AppSession] = []
         for (name, app) in roster {
-            sessions.append(await AppSession(name: name, app: app, runner: self, target: target))
+            var appTarget = target
+            if let shared { appTarget.makeTransport = { shared.session(name ?? app.appName) } }
+            sessions.append(await AppSession(name: name, app: app, runner: self, target: appTarget))
         }
         let context = RunContext(scenario: scenario, managers: Dictionary(uniqueKeysWithValues: sessions.map { ($0.name ?? "", $0.manager) }),
                                  log: log, transports: transports, driver: target.driver, reporter: reporter,

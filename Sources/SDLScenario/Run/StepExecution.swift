@@ -146,6 +146,7 @@ extension RunContext {
         }
         var message = SentMessage(timeMS: nowMS, function: function, correlationID: nil, parameters: parameters)
         message.app = app ?? currentApp
+        message.isResponse = type == .response
         sent.append(message)
         reporter?.sent(message)
         return id
