@@ -20,6 +20,11 @@ status=${PIPESTATUS[0]}
 links=$(grep -c "primary connected: Bluetooth RFCOMM" "$work/run.out")
 [ "$links" = $((${#examples[@]} + 1)) ] || fail "the head unit connected $links times, not $((${#examples[@]} + 1))"
 
+# Three apps on the one RFCOMM link, a session each, as a router service carries a phone's apps.
+"$SDL_RUN" "$work/examples/multi-app.json" --bt --bt-adapter hci1 --wait 90 --control 127.0.0.1:12346 | tee "$work/multi.out"
+[ "${PIPESTATUS[0]}" = 0 ] || fail "multi-app.json did not pass over one RFCOMM link"
+grep -q "\[nav\] ⇄ primary connected: Bluetooth.*, session of nav$" "$work/multi.out" || fail "the navigation app's session is not on the Bluetooth link"
+
 # The head unit's radio switched off mid-run: the run says the link was lost and waits for the
 # head unit again; the emulator connects again once its radio is back, and the app is resumed.
 # (Switching the phone's radio off instead trips a kernel bug in Debian's 6.1: the head unit's

@@ -8,7 +8,9 @@ source Tests/Lab/support/lib.sh
 [ -n "${SDL_CORE_BIN:-}" ] || skip "no sdl_core built on this machine (scripts/build-core builds one in about 40 minutes)"
 source Tests/Lab/support/bluetooth.sh
 btmgmt --index 1 discov on >/dev/null || fail "cannot make hci1 discoverable"
-start core scripts/run-core --dir "$work/core"
+# Without the two vehicle-data groups: core 8.2 over RFCOMM here loses a message above about
+# 16 KiB, and the OnPermissionsChange of every group is 16.6 KB (docs/sdl-core.md).
+start core scripts/run-core --dir "$work/core" --without VehicleInfo-3 --without DrivingCharacteristics-3
 for _ in $(seq 1200); do (exec 3<>/dev/tcp/127.0.0.1/8087) 2>/dev/null && break; sleep 0.1; done
 (exec 3<>/dev/tcp/127.0.0.1/8087) 2>/dev/null || fail "core did not open its HMI WebSocket within 120 s"
 bluetoothctl --timeout 15 scan on >"$work/scan.log" 2>&1

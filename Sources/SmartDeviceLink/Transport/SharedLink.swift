@@ -12,6 +12,8 @@ public actor SharedLink {
     private let make: @Sendable () throws -> any SDLTransport
     /// The real link's kind, which each session reports as its own.
     nonisolated let kind: TransportKind
+    /// The real link's description once it is made, which each session's names.
+    nonisolated let linkDescription = Locked<String?>(nil)
     private var link: (any SDLTransport)?
     private var opening: Task<any SDLTransport, any Error>?
     private var decoder = FrameDecoder(fromHeadUnit: true)
@@ -42,6 +44,7 @@ public actor SharedLink {
         let task = opening ?? Task { [make] in
             let link = try make()
             try await link.open()
+            self.linkDescription.withLock { $0 = link.description }
             return link
         }
         opening = task
@@ -146,7 +149,7 @@ public final class SessionTransport: SDLTransport {
         (stream, continuation) = AsyncThrowingStream.makeStream()
     }
 
-    public var description: String { "session of \(label) on a shared link" }
+    public var description: String { "\(shared.linkDescription.withLock { $0 } ?? "shared link"), session of \(label)" }
     public var kind: TransportKind { shared.kind }
     public var incoming: AsyncThrowingStream<[UInt8], any Error> { stream }
 
