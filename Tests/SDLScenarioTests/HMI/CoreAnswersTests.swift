@@ -34,7 +34,7 @@ struct CoreAnswersTests {
         let core = try Self.answers(fixtures.appendingPathComponent("answers.jsonl").path)
         let emulator = try Self.answers(trace)
         #expect(core.count == emulator.count, "core answered \(core.count) requests, the emulator \(emulator.count)")
-        #expect(core.count > 20, "the recording holds \(core.count) answers")
+        #expect(core.count >= 20, "the recording holds \(core.count) answers")
         #expect(core.allSatisfy { $0.answeredBy == "core" || $0.answeredBy == "hmi" }, "each recorded answer says whose it is")
         for (index, (theirs, ours)) in zip(core, emulator).enumerated() {
             let whose = theirs.answeredBy == "hmi" ? "sdl_hmi's answer" : "core's own answer"
