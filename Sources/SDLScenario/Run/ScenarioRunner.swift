@@ -62,7 +62,7 @@ public struct ScenarioTarget: Sendable {
     public var registrationTimeout: Duration = .seconds(20)
     /// Whether each app of a scenario with several may have a transport of its own (TCP, the
     /// embedded emulator); false: one link carries them all, each on a session of its own
-    /// (``SharedLink``), as a USB or Bluetooth link does.
+    /// (the library's `SharedLink`), as a USB or Bluetooth link does.
     public var allowsSeveralApps = true
 
     /// A target reached through `makeTransport`.
