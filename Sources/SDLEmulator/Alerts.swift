@@ -57,6 +57,22 @@ extension HeadUnitEmulator {
         refreshStatus(request.key)
     }
 
+    /// SubtleAlert: as an Alert to the app (systemContext ALERT, SUCCESS after `duration`, 5000
+    /// ms by default, or at a soft button), with core's own check of what it needs.
+    func subtleAlert(_ request: IncomingRequest, _ alert: SubtleAlert) {
+        guard let app = apps[request.key] else { return }
+        guard alert.alertText1 != nil || alert.alertText2 != nil || !(alert.ttsChunks ?? []).isEmpty else {
+            return respond(request, "INVALID_DATA", info: "Mandatory parameters are missing")  // subtle_alert_request.cc
+        }
+        guard !rejectedBehindModal(request, of: app) else { return }
+        let hasButtons = !(alert.softButtons ?? []).isEmpty
+        let token = after(hasButtons ? nil : alert.duration ?? 5000) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
+        apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token,
+                                             softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [], cancelID: alert.cancelID)
+        apps[request.key]?.systemContext = .alert
+        refreshStatus(request.key)
+    }
+
     /// Ends the modal UI of an app with a response; `token` nil means whatever is shown.
     func finishModal(_ key: SessionKey, token: Int?, resultCode: String, info: String? = nil, _ extra: JSONObject = [:]) {
         guard let modal = apps[key]?.modal, token == nil || modal.token == token else { return }

@@ -208,6 +208,14 @@ extension HeadUnitEmulator {
             try unit.setRemoteControlSettings(allowed: a.values["allowed"]?.boolValue, accessMode: a.values["accessMode"]?.stringValue)
             return nil
         },
+        action("setWayPoints", "the driver sets a new route: apps subscribed to waypoints get OnWayPointChange",
+               [required("wayPoints", "array", "LocationDetails objects, e.g. [{\"locationName\": \"Home\", \"coordinate\": {...}}]")],
+               shorthand: "wayPoints", aboutAnApp: false) { unit, a throws(EmulatorError) in
+            guard let points = a.values["wayPoints"]?.arrayValue?.compactMap(\.objectValue) else {
+                throw .invalidAction("setWayPoints needs an array \"wayPoints\" of LocationDetails objects")
+            }
+            unit.setWayPoints(points); return nil
+        },
         action("touch", "the user touches the video screen of a navigation app: OnTouchEvent sequences of a gesture",
                [required("gesture", "string", "tap, doubleTap, pan or pinch"),
                 optional("x", "integer", "where (the pinch's center, the pan's start); the screen's center when left out"),

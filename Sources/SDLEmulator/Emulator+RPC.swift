@@ -139,6 +139,16 @@ extension HeadUnitEmulator {
         reading(UnpublishAppService.self) { hu, request in hu.unpublishAppService(request) },
         reading(GetAppServiceData.self) { hu, request in hu.getAppServiceData(request) },
         reading(PerformAppServiceInteraction.self) { hu, request in hu.performAppServiceInteraction(request) },
+        decoding(SubtleAlert.self) { $0.subtleAlert($1, $2) },
+        reading(CloseApplication.self) { hu, request in hu.closeApplication(request) },
+        reading(GetWayPoints.self) { hu, request in hu.getWayPoints(request) },
+        reading(SubscribeWayPoints.self) { hu, request in hu.subscribeWayPoints(request, subscribe: true) },
+        reading(UnsubscribeWayPoints.self) { hu, request in hu.subscribeWayPoints(request, subscribe: false) },
+        decoding(ReadDID.self) { $0.readDID($1, $2) },
+        decoding(GetDTCs.self) { $0.getDTCs($1, $2) },
+        reading(DiagnosticMessage.self) { hu, request in hu.diagnosticMessage(request) },
+        reading(EncodedSyncPData.self) { hu, request in hu.encodedSyncPData(request) },
+        decoding(GetFile.self) { $0.getFile($1, $2) },
         reading(ShowConstantTBT.self) { hu, request in hu.navigationShown(request) },
         // core: with neither its list (or speech) nor soft buttons there is nothing to do.
         reading(UpdateTurnList.self) { hu, request in

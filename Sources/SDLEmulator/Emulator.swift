@@ -64,6 +64,8 @@ public actor HeadUnitEmulator {
     var rc: RemoteControlState
     /// App services: what is published, and the requests passed on to providers.
     var appServices = AppServicesState()
+    /// The route's waypoints (GetWayPoints, OnWayPointChange): sdl_hmi's four placeholders at first.
+    var wayPoints: [JSONObject] = HMIAnswers.wayPoints
     /// The HMI's answer to a GetVehicleData of unavailable items only.
     var unavailableAnswer: (resultCode: String, info: String?) = ("VEHICLE_DATA_NOT_AVAILABLE", nil)
     var timelineStarted = false

@@ -5,6 +5,17 @@ import SmartDeviceLink
 /// `Tests/SDLScenarioTests/Fixtures/core-app/answers.jsonl`, each answer marked "hmi", and read
 /// from sdl_hmi's sources where a recording cannot reach).
 enum HMIAnswers {
+    /// sdl_hmi's answer to Navigation.GetWayPoints: four copies of one placeholder point.
+    static let wayPoints: [JSONObject] = Array(repeating: [
+        "coordinate": ["latitudeDegrees": 0, "longitudeDegrees": 0], "locationName": "locationName", "addressLines": ["addressLines"],
+        "locationDescription": "locationDescription", "phoneNumber": "phoneNumber",
+        "locationImage": ["value": "images/common/defaultButtonImage.png", "imageType": "DYNAMIC"],
+        "searchAddress": ["countryName": "countryName", "countryCode": "countryCode", "postalCode": "postalCode",
+                          "administrativeArea": "administrativeArea", "subAdministrativeArea": "subAdministrativeArea",
+                          "locality": "locality", "subLocality": "subLocality", "thoroughfare": "thoroughfare",
+                          "subThoroughfare": "subThoroughfare"],
+    ], count: 4)
+
     /// The languages sdl_hmi offers for UI, VR and TTS (its `sdlLanguagesList`, which it
     /// answers GetSupportedLanguages with): a ChangeRegistration to another is
     /// UNSUPPORTED_RESOURCE from core.

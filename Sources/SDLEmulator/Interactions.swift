@@ -160,6 +160,7 @@ extension HeadUnitEmulator {
             return
         }
         apps[request.key]?.sentLocations.append(location)
+        wayPoints.append(Self.wayPoint(of: request.parameters))
         respond(request, "SUCCESS")
     }
 }

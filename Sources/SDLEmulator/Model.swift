@@ -344,6 +344,7 @@ struct AppState: Sendable {
     var interiorSubscriptions: Set<RCModule> = []
     /// System capability types the app gets OnSystemCapabilityUpdated for (GetSystemCapability subscribe).
     var capabilitySubscriptions: Set<String> = []
+    var wayPointsSubscribed = false
     var buttonSubscriptions: Set<String> = []
     var hashID: String?
     /// Modal UI (Alert, PerformInteraction, ScrollableMessage, Slider) and other pending requests.

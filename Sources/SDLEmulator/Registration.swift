@@ -104,6 +104,19 @@ extension HeadUnitEmulator {
         removeApp(request.key, reason: "UnregisterAppInterface", keepResumption: false)
     }
 
+    /// CloseApplication: the HMI takes the app off the screen (BACKGROUND from FULL or LIMITED),
+    /// then core puts it in NONE and answers (measured on core 8.2 with sdl_hmi).
+    func closeApplication(_ request: IncomingRequest) {
+        if let app = apps[request.key], app.isForeground {
+            apps[request.key]?.hmiLevel = .background
+            refreshStatus(request.key)
+        }
+        apps[request.key]?.hmiLevel = .none
+        refreshStatus(request.key)
+        releaseModules(of: request.key)
+        respond(request, "SUCCESS")
+    }
+
     /// ChangeRegistration: languages and names; a name taken by another app is DUPLICATE_NAME.
     func changeRegistration(_ request: IncomingRequest, _ change: ChangeRegistration) {
         guard var app = apps[request.key] else { return }
