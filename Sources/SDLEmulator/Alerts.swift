@@ -39,13 +39,8 @@ extension HeadUnitEmulator {
             return
         }
         guard !rejectedBehindModal(request, of: app) else { return }
-        // With soft buttons core gives the HMI duration 0 and sets no timeout of its own: the
-        // alert stays until a button is pressed (alert_request.cc).
-        let hasButtons = !(alert.softButtons ?? []).isEmpty
-        let token = after(hasButtons ? nil : alert.duration ?? 5000) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
-        apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token,
-                                             softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [], cancelID: alert.cancelID)
-        apps[request.key]?.systemContext = .alert
+        let token = showAlert(request, duration: alert.duration, softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [],
+                              cancelID: alert.cancelID)
         if !tts.isEmpty {
             apps[request.key]?.attenuated = true
             _ = after(configuration.speakDurationMs) { hu in
@@ -65,12 +60,18 @@ extension HeadUnitEmulator {
             return respond(request, "INVALID_DATA", info: "Mandatory parameters are missing")  // subtle_alert_request.cc
         }
         guard !rejectedBehindModal(request, of: app) else { return }
-        let hasButtons = !(alert.softButtons ?? []).isEmpty
-        let token = after(hasButtons ? nil : alert.duration ?? 5000) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
-        apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token,
-                                             softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [], cancelID: alert.cancelID)
-        apps[request.key]?.systemContext = .alert
+        _ = showAlert(request, duration: alert.duration, softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [], cancelID: alert.cancelID)
         refreshStatus(request.key)
+    }
+
+    /// Puts an alert on the screen (systemContext ALERT) until `duration` (5000 ms) ends, or,
+    /// with soft buttons, until one is pressed: core then gives the HMI duration 0 and sets no
+    /// timeout of its own (alert_request.cc). Returns the alert's timer token.
+    private func showAlert(_ request: IncomingRequest, duration: Int?, softButtonIDs: [Int], cancelID: Int?) -> Int {
+        let token = after(softButtonIDs.isEmpty ? duration ?? 5000 : nil) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
+        apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token, softButtonIDs: softButtonIDs, cancelID: cancelID)
+        apps[request.key]?.systemContext = .alert
+        return token
     }
 
     /// Ends the modal UI of an app with a response; `token` nil means whatever is shown.
