@@ -107,7 +107,7 @@ struct RegistrationTests {
 
     @Test("An unknown function id gets GenericResponse INVALID_DATA; a known RPC the emulator lacks UNSUPPORTED_REQUEST (core)")
     func neverSilence() async throws {
-        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.policy.defaultPermissions["SubtleAlert"] = ["NONE", "FULL"] })
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration { $0.policy.defaultPermissions["CreateWindow"] = ["NONE", "FULL"] })
         let app = try await TestApp.connect(headUnit)
         try await app.register()
         // SDLConnection matches responses by correlation id, so the GenericResponse answers the request.
@@ -115,8 +115,8 @@ struct RegistrationTests {
         #expect(unknown.functionID == 31)
         #expect(unknown.resultCode == "INVALID_DATA")
         #expect(unknown.success == false)
-        let subtle = try await app.request("SubtleAlert", ["alertText1": "not modelled"])
-        #expect(subtle.resultCode == "UNSUPPORTED_REQUEST")
+        let widget = try await app.request("CreateWindow", ["windowID": 1, "windowName": "not modelled", "type": "WIDGET"])
+        #expect(widget.resultCode == "UNSUPPORTED_REQUEST")
         await headUnit.stop()
     }
 
