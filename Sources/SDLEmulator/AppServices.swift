@@ -124,10 +124,7 @@ extension HeadUnitEmulator {
               configuration.policy.appServiceTypes(for: app.appID).contains(type),
               appServices.services.contains(where: { $0.id == data["serviceID"]?.stringValue && $0.provider == key && $0.active && $0.type == type })
         else { return }
-        for consumer in apps.values.sorted(by: { $0.registrationOrder < $1.registrationOrder })
-        where appServices.subscribers[consumer.key]?.contains(type) == true && mayReceive(consumer.key, "OnAppServiceData") {
-            notify(consumer.key, "OnAppServiceData", parameters)
-        }
+        notifySubscribers("OnAppServiceData", parameters) { appServices.subscribers[$0.key]?.contains(type) == true }
     }
 
     /// GetSystemCapability APP_SERVICES: every published service, in core's order (by id).
@@ -168,7 +165,7 @@ extension HeadUnitEmulator {
     private func broadcastServices(_ changes: [(index: Int, reason: String)]) {
         let updates: [JSONValue] = changes.map { ["updateReason": .string($0.reason), "updatedAppServiceRecord": appServices.services[$0.index].record] }
         let capability: JSONObject = ["systemCapability": ["systemCapabilityType": "APP_SERVICES", "appServicesCapabilities": ["appServices": .array(updates)]]]
-        for app in apps.values.sorted(by: { $0.registrationOrder < $1.registrationOrder }) where app.capabilitySubscriptions.contains("APP_SERVICES") {
+        for app in appsInOrder where app.capabilitySubscriptions.contains("APP_SERVICES") {
             notify(app.key, "OnSystemCapabilityUpdated", capability)
         }
     }

@@ -235,7 +235,7 @@ public actor HeadUnitEmulator {
 
     /// The state of every registered app and of the vehicle.
     public func snapshot() -> EmulatorSnapshot {
-        let list = apps.values.sorted { $0.registrationOrder < $1.registrationOrder }.map { app in
+        let list = appsInOrder.map { app in
             AppSnapshot(
                 appID: app.appID, appName: app.appName, sessionID: app.key.session, isMedia: app.isMedia,
                 hmiLevel: app.hmiLevel, audioStreamingState: app.audioStreamingState, systemContext: app.systemContext,

@@ -68,8 +68,17 @@ extension HeadUnitEmulator {
             guard let app = apps.values.first(where: { $0.appID == appID }) else { throw .unknownApp(appID) }
             return app.key
         }
-        guard let app = apps.values.max(by: { $0.registrationOrder < $1.registrationOrder }) else { throw .noAppRegistered }
+        guard let app = appsInOrder.last else { throw .noAppRegistered }
         return app.key
+    }
+
+    /// The registered apps in the order they registered, the order core walks them in.
+    var appsInOrder: [AppState] { apps.values.sorted { $0.registrationOrder < $1.registrationOrder } }
+
+    /// Sends `name` to every app `subscribed` picks whose policy lets it receive the
+    /// notification in its HMI level, in registration order.
+    func notifySubscribers(_ name: String, _ parameters: JSONObject, _ subscribed: (AppState) -> Bool) {
+        for app in appsInOrder where subscribed(app) && mayReceive(app.key, name) { notify(app.key, name, parameters) }
     }
 
     /// Whether the policy lets `key`'s app receive the notification `name` in its level.

@@ -5,6 +5,8 @@ public import SmartDeviceLink
 struct RemoteControlState: Sendable {
     var allowed: Bool
     var accessMode: String
+    /// Every module of the capabilities, in core's order, with whether several apps may use it.
+    let modules: [(module: RCModule, multipleAccess: Bool)]
     var data: [RCModule: JSONObject] = [:]
     var holders: [RCModule: SessionKey] = [:]
     /// The driver's answers by app id (core keeps them per app and device).
@@ -17,6 +19,7 @@ struct RemoteControlState: Sendable {
     init(_ settings: RemoteControlSettings) {
         allowed = settings.allowed
         accessMode = settings.accessMode
+        modules = RCModel.modules(settings.capability ?? [:])
     }
 }
 
@@ -61,14 +64,15 @@ extension HeadUnitEmulator {
         return true
     }
 
-    var rcModules: [(module: RCModule, multipleAccess: Bool)] { RCModel.modules(configuration.remoteControl.capability ?? [:]) }
-
     /// The module a request means: its moduleId, or core's default for the type (the first of the capabilities).
     func rcModule(_ type: String, id: String?) -> RCModule {
-        RCModule(type: type, id: id ?? rcModules.first { $0.module.type == type }?.module.id ?? "")
+        RCModule(type: type, id: id ?? rc.modules.first { $0.module.type == type }?.module.id ?? "")
     }
 
-    func rcModuleExists(_ module: RCModule) -> Bool { rcModules.contains { $0.module == module } }
+    func rcModuleExists(_ module: RCModule) -> Bool { rc.modules.contains { $0.module == module } }
+
+    /// Whether several apps may use the module (its moduleInfo's allowMultipleAccess, true when left out).
+    func allowsMultipleAccess(_ module: RCModule) -> Bool { rc.modules.first { $0.module == module }?.multipleAccess ?? true }
 
     func rcData(_ module: RCModule) -> JSONObject { rc.data[module] ?? RCModel.initialData(module.type) }
 
@@ -76,7 +80,7 @@ extension HeadUnitEmulator {
         guard let holder = rc.holders[module], holder != key else { return .allowed }
         if rc.refused[key]?.contains(module) == true { return .rejected }
         guard apps[key]?.hmiLevel == .full else { return .rejected }
-        guard rcModules.first(where: { $0.module == module })?.multipleAccess ?? true else { return .rejected }
+        guard allowsMultipleAccess(module) else { return .rejected }
         switch rc.accessMode {
         case "AUTO_DENY": return .inUse
         case "ASK_DRIVER": return .askDriver
@@ -148,11 +152,9 @@ extension HeadUnitEmulator {
     /// OnRCStatus to each REMOTE_CONTROL app (or only `key`'s, at its registration): its
     /// modules, the free ones in the capabilities' order, and whether RC is allowed.
     func sendRCStatus(only key: SessionKey? = nil) {
-        let targets = key.map { [$0] } ?? apps.values.filter { $0.appHMITypes.contains("REMOTE_CONTROL") }
-            .sorted { $0.registrationOrder < $1.registrationOrder }.map(\.key)
-        for target in targets where apps[target]?.appHMITypes.contains("REMOTE_CONTROL") == true {
+        for target in key.map({ [$0] }) ?? appsInOrder.map(\.key) where apps[target]?.appHMITypes.contains("REMOTE_CONTROL") == true {
             let mine = rc.allowed ? rc.holders.filter { $0.value == target }.keys.sorted() : []
-            let free = rc.allowed ? rcModules.map(\.module).filter { rc.holders[$0] == nil } : []
+            let free = rc.allowed ? rc.modules.map(\.module).filter { rc.holders[$0] == nil } : []
             notify(target, "OnRCStatus", ["allocatedModules": .array(mine.map(\.json)), "freeModules": .array(free.map(\.json)),
                                           "allowed": .bool(rc.allowed)])
         }
@@ -174,10 +176,7 @@ extension HeadUnitEmulator {
         rc.data[module] = rcData(module).merging(changes) { $1 }
         let notification: JSONObject = ["moduleData": ["moduleType": .string(module.type), "moduleId": .string(module.id),
                                                        dataKey: .object(changes)]]
-        for app in apps.values.sorted(by: { $0.registrationOrder < $1.registrationOrder })
-        where app.interiorSubscriptions.contains(module) && mayReceive(app.key, "OnInteriorVehicleData") {
-            notify(app.key, "OnInteriorVehicleData", notification)
-        }
+        notifySubscribers("OnInteriorVehicleData", notification) { $0.interiorSubscriptions.contains(module) }
     }
 
     /// The driver turns a knob: `moduleData` as the spec's ModuleData (moduleType, its data,

@@ -92,7 +92,7 @@ extension HeadUnitEmulator {
         let appID = apps[request.key]?.appID ?? ""
         let known = modules.map { module -> Bool? in
             let free = access(module, for: request.key)
-            guard rcModules.first(where: { $0.module == module })?.multipleAccess ?? true else { return free == .allowed }
+            guard allowsMultipleAccess(module) else { return free == .allowed }
             switch rc.accessMode {
             case "AUTO_ALLOW": return true
             case "AUTO_DENY": return free == .allowed

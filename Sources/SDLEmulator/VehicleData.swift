@@ -109,7 +109,7 @@ extension HeadUnitEmulator {
             vehicleData[name] = value
             unavailableVehicleData.remove(name)
         }
-        for app in apps.values.sorted(by: { $0.registrationOrder < $1.registrationOrder }) {
+        for app in appsInOrder {
             let mine = values.filter { app.vehicleSubscriptions.contains($0.key) }
             guard !mine.isEmpty, mayReceive(app.key, "OnVehicleData") else { continue }
             notify(app.key, "OnVehicleData", mine)

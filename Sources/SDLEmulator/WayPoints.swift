@@ -30,9 +30,6 @@ extension HeadUnitEmulator {
     /// The driver sets a new route: the subscribed apps get OnWayPointChange with its points.
     public func setWayPoints(_ points: [JSONObject]) {
         wayPoints = points
-        for app in apps.values.sorted(by: { $0.registrationOrder < $1.registrationOrder })
-        where app.wayPointsSubscribed && mayReceive(app.key, "OnWayPointChange") {
-            notify(app.key, "OnWayPointChange", ["wayPoints": .array(points.map(JSONValue.object))])
-        }
+        notifySubscribers("OnWayPointChange", ["wayPoints": .array(points.map(JSONValue.object))]) { $0.wayPointsSubscribed }
     }
 }
