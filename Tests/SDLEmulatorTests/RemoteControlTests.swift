@@ -166,7 +166,6 @@ struct RemoteControlTests {
     }
 
     private func waitForQuestion(_ headUnit: HeadUnitEmulator) async throws {
-        for _ in 0..<500 where await headUnit.rc.question == nil { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(await headUnit.rc.question != nil, "the driver is asked")
+        #expect(await headUnit.waitUntil(timeout: .seconds(1)) { $0.remoteControl["askingDriver"] != nil }, "the driver is asked")
     }
 }
