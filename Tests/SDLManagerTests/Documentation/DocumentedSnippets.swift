@@ -91,6 +91,18 @@ private enum DocumentedSnippets {
         }
     }
 
+    struct Vault: PolicyUpdateEncryption {
+        func decrypt(_ snapshot: [UInt8]) async throws -> [UInt8] { snapshot }   // the OEM's own
+        func encrypt(_ update: [UInt8]) async throws -> [UInt8] { update }
+    }
+
+    static func policyUpdates() async {
+        var configuration = SDLConfiguration(appName: "Fleet", appID: "fleet-0001", transports: [.usb()])
+        configuration.systemRequests.encryption = Vault()
+        let manager = SDLManager(configuration: configuration)
+        for await event in await manager.systemRequestManager.events() { print(event) }   // "policy table update via http://…: the head unit answered SUCCESS"
+    }
+
     static func lockScreen(manager: SDLManager, lockScreen: some LockScreenView) async {
         for await state in await manager.lockScreenManager.states() {
             state.isShown ? lockScreen.show(warning: state.dismissalWarning) : lockScreen.hide()

@@ -56,6 +56,8 @@ public struct SDLConfiguration: Sendable {
     /// How the app shows its lock screen, and whether the head unit's icon is downloaded
     /// (``LockScreenConfiguration/enabled``, as sdl_ios).
     public var lockScreen: LockScreenConfiguration = .enabled
+    /// The policy table updates and cloud app icons the app carries for the head unit by itself.
+    public var systemRequests = SystemRequestConfiguration()
     /// The app's certificate and key for protected services (TLS inside the protocol, the
     /// app the server); nil: none, and a head unit that requires protection refuses them.
     /// With it the RPC service is protected by itself once the head unit's policy requires

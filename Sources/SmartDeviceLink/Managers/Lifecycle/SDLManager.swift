@@ -48,6 +48,8 @@ public actor SDLManager: RPCChannel {
     public nonisolated let navigationManager: NavigationManager
     /// Whether the app must lock its screen (HMI level, driver distraction), and the head unit's icon for it.
     public nonisolated let lockScreenManager: LockScreenManager
+    /// Policy table updates and cloud app icons: the OnSystemRequest the app answers by itself.
+    public nonisolated let systemRequestManager: SystemRequestManager
 
     /// Decides the configuration to re-register with after the head unit's language changed
     /// (OnAppInterfaceUnregistered LANGUAGE_CHANGE); nil keeps the old one with the new languages.
@@ -92,6 +94,8 @@ public actor SDLManager: RPCChannel {
         self.touchManager = TouchManager(channel: relay, clock: configuration.clock)
         self.navigationManager = NavigationManager(channel: relay)
         self.lockScreenManager = LockScreenManager(configuration: configuration.lockScreen)
+        self.systemRequestManager = SystemRequestManager(configuration: configuration.systemRequests, channel: relay,
+                                                         logger: Logger(label: SDLLogModule.lifecycle.label))
         relay.attach(self)
     }
 
@@ -129,6 +133,7 @@ public actor SDLManager: RPCChannel {
     /// Unregisters (UnregisterAppInterface, then EndService) and closes the link.
     public func stop() async {
         stopping = true
+        await systemRequestManager.cancelAll()
         if let connection {
             if registration != nil { _ = try? await connection.send(UnregisterAppInterface(), timeout: .seconds(2)) }
             await connection.stop()
@@ -401,8 +406,11 @@ public actor SDLManager: RPCChannel {
         case OnDriverDistraction.functionID:
             if let distraction = try? envelope.decoded(as: OnDriverDistraction.self) { await lockScreenManager.update(distraction) }
         case OnSystemRequest.functionID:
-            if let request = try? envelope.decoded(as: OnSystemRequest.self), request.requestType == .lockScreenIconUrl, let url = request.url {
+            guard let request = try? envelope.decoded(as: OnSystemRequest.self) else { break }
+            if request.requestType == .lockScreenIconUrl, let url = request.url {
                 await lockScreenManager.iconOffered(at: url)
+            } else {
+                await systemRequestManager.received(request)
             }
         case OnAppInterfaceUnregistered.functionID:
             if let notice = try? envelope.decoded(as: OnAppInterfaceUnregistered.self) { await unregistered(notice.reason) }
