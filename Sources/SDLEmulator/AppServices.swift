@@ -37,7 +37,7 @@ extension HeadUnitEmulator {
     func publishAppService(_ request: IncomingRequest) {
         guard let manifest = request.parameters["appServiceManifest"]?.objectValue, let app = apps[request.key] else { return }
         let type = manifest["serviceType"]?.stringValue ?? "", handled = manifest["handledRPCs"]?.arrayValue ?? []
-        guard configuration.policy.appServiceTypes(for: app.appID).contains(type), handled.isEmpty else {
+        guard policy.appServiceTypes(for: app.appID).contains(type), handled.isEmpty else {
             respond(request, "DISALLOWED", info: "Service disallowed by policies")
             return
         }
@@ -121,7 +121,7 @@ extension HeadUnitEmulator {
     /// is its own and active (core drops it silently otherwise).
     func appServiceDataFromProvider(_ parameters: JSONObject, from key: SessionKey) {
         guard let data = parameters["serviceData"], let type = data["serviceType"]?.stringValue, let app = apps[key],
-              configuration.policy.appServiceTypes(for: app.appID).contains(type),
+              policy.appServiceTypes(for: app.appID).contains(type),
               appServices.services.contains(where: { $0.id == data["serviceID"]?.stringValue && $0.provider == key && $0.active && $0.type == type })
         else { return }
         notifySubscribers("OnAppServiceData", parameters) { appServices.subscribers[$0.key]?.contains(type) == true }

@@ -119,6 +119,8 @@ public struct EmulatorConfiguration: Sendable {
     public var lockScreen = LockScreenPolicy()
     /// Remote control: allowed, the access mode and the modules (sdl_hmi's by default).
     public var remoteControl = RemoteControlSettings()
+    /// Where policy table updates go (the policy server's URL).
+    public var policyUpdate = PolicyUpdateSettings()
 
     /// The main display's templates (displayCapabilities.templatesAvailable).
     public var templatesAvailable: [String] {
@@ -188,7 +190,7 @@ public struct EmulatorConfiguration: Sendable {
         "microphone", "audioPassThruChunkMs", "speakDurationMs", "secondaryTransport", "heartbeatTimeoutMs",
         "protocol", "malformedLimit", "floodLimit", "resumption", "vehicleType", "systemSoftwareVersion", "systemHardwareVersion",
         "softButtonsPerFunction", "videoStreaming", "phoneCapability", "navigationCapability", "stopStreamingTimeoutMs", "recordings", "lockScreen",
-        "security", "remoteControl",
+        "security", "remoteControl", "policyUpdate",
     ]
 
     /// Reads a JSON configuration; every key is optional and defaults to ``standard``.
@@ -342,6 +344,7 @@ public struct EmulatorConfiguration: Sendable {
         if let v = json["navigationCapability"] { c.navigationCapability = v == .null ? nil : try reader.object(v, path: "$.navigationCapability") }
         if let v = json["lockScreen"] { c.lockScreen = try LockScreenPolicy.read(v, over: c.lockScreen, reader: reader) }
         if let v = json["remoteControl"] { c.remoteControl = try RemoteControlSettings.read(v, over: c.remoteControl, reader: reader) }
+        if let v = json["policyUpdate"] { c.policyUpdate = try PolicyUpdateSettings.read(v, over: c.policyUpdate, reader: reader) }
         if let v = json["security"] { c.security = try EmulatorSecurity.read(v, reader: reader) }
         if let v = json["stopStreamingTimeoutMs"] { c.stopStreamingTimeoutMs = max(0, try reader.int(v, path: "$.stopStreamingTimeoutMs")) }
         if let v = json["recordings"] { c.recordingDirectory = try reader.string(v, path: "$.recordings") }

@@ -113,6 +113,13 @@ public enum EmulatorConfigurationSchema {
       }
     },
     "systemHardwareVersion": {"type": "string", "description": "What core takes from the HMI's GetSystemInfo for the StartServiceACK."},
+    "policyUpdate": {
+      "type": "object", "additionalProperties": false,
+      "description": "Policy table updates (OnSystemRequest PROPRIETARY): where the app is told to take the snapshot.",
+      "properties": {
+        "url": {"type": "string", "description": "The policy server's URL (core's endpoint 0x07; default core's placeholder http://x.x.x.x:3000/api/1/policies/proprietary)."}
+      }
+    },
     "remoteControl": {
       "type": "object", "additionalProperties": false,
       "description": "Remote control as the HMI sets it (RC.OnRemoteControlSettings, RC.GetCapabilities).",

@@ -216,6 +216,10 @@ extension HeadUnitEmulator {
             }
             unit.setWayPoints(points); return nil
         },
+        action("updatePolicy", "the driver asks for a policy table update (sdl_hmi's Update SDL): the app core picks gets the snapshot to carry to the policy server (OnSystemRequest PROPRIETARY)",
+               aboutAnApp: false) { unit, _ throws(EmulatorError) in
+            try unit.startPolicyUpdate(); return nil
+        },
         action("touch", "the user touches the video screen of a navigation app: OnTouchEvent sequences of a gesture",
                [required("gesture", "string", "tap, doubleTap, pan or pinch"),
                 optional("x", "integer", "where (the pinch's center, the pan's start); the screen's center when left out"),

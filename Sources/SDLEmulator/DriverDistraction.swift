@@ -48,13 +48,13 @@ extension HeadUnitEmulator {
     func sendDriverDistraction(to key: SessionKey) {
         guard let app = apps[key] else { return }
         var parameters: JSONObject = ["state": driverDistracted ? "DD_ON" : "DD_OFF"]
-        let policy = configuration.lockScreen
-        if let enabled = policy.dismissalEnabled {
-            let warning = policy.dismissalWarning ?? ""
+        let lockScreen = configuration.lockScreen
+        if let enabled = lockScreen.dismissalEnabled {
+            let warning = lockScreen.dismissalWarning ?? ""
             parameters["lockScreenDismissalEnabled"] = .bool(enabled && !warning.isEmpty)
             if enabled && !warning.isEmpty { parameters["lockScreenDismissalWarning"] = .string(warning) }
         }
-        if configuration.policy.allows("OnDriverDistraction", appID: app.appID, hmiLevel: app.hmiLevel) {
+        if policy.allows("OnDriverDistraction", appID: app.appID, hmiLevel: app.hmiLevel) {
             apps[key]?.postponedDriverDistraction = nil
             notify(key, "OnDriverDistraction", parameters)
         } else {
@@ -65,7 +65,7 @@ extension HeadUnitEmulator {
     /// After an HMI level change: the OnDriverDistraction core postponed, if now allowed.
     func sendPostponedDriverDistraction(to key: SessionKey) {
         guard let app = apps[key], let parameters = app.postponedDriverDistraction,
-              configuration.policy.allows("OnDriverDistraction", appID: app.appID, hmiLevel: app.hmiLevel) else { return }
+              policy.allows("OnDriverDistraction", appID: app.appID, hmiLevel: app.hmiLevel) else { return }
         apps[key]?.postponedDriverDistraction = nil
         notify(key, "OnDriverDistraction", parameters)
     }

@@ -70,7 +70,7 @@ extension HeadUnitEmulator {
             return
         }
         // Policies: an RPC outside the levels the app's table allows is DISALLOWED, with no side effect.
-        guard configuration.policy.allows(request.name, appID: app.appID, hmiLevel: app.hmiLevel) else {
+        guard policy.allows(request.name, appID: app.appID, hmiLevel: app.hmiLevel) else {
             // core answers a policy refusal without info (seen on 8.2).
             respond(request, "DISALLOWED")
             return
@@ -149,6 +149,9 @@ extension HeadUnitEmulator {
         reading(DiagnosticMessage.self) { hu, request in hu.diagnosticMessage(request) },
         reading(EncodedSyncPData.self) { hu, request in hu.encodedSyncPData(request) },
         decoding(GetFile.self) { $0.getFile($1, $2) },
+        decoding(SystemRequest.self) { $0.systemRequest($1, $2) },
+        decoding(GetCloudAppProperties.self) { $0.getCloudAppProperties($1, $2) },
+        decoding(SetCloudAppProperties.self) { $0.setCloudAppProperties($1, $2) },
         reading(ShowConstantTBT.self) { hu, request in hu.navigationShown(request) },
         // core: with neither its list (or speech) nor soft buttons there is nothing to do.
         reading(UpdateTurnList.self) { hu, request in

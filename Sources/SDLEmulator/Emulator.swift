@@ -62,6 +62,13 @@ public actor HeadUnitEmulator {
     var unavailableVehicleData: Set<String>
     /// Remote control: modules, who holds them, the driver's answers.
     var rc: RemoteControlState
+    /// The policy table now: the configuration's, as policy table updates changed it.
+    var policy: PolicyTable
+    var policyUpdate = PolicyUpdateState()
+    /// Cloud app properties by app id, as SetCloudAppProperties left them.
+    var cloudApps: [String: JSONObject] = [:]
+    /// The icons of enabled cloud apps, by app id.
+    var cloudIcons: [String: CloudIcon] = [:]
     /// App services: what is published, and the requests passed on to providers.
     var appServices = AppServicesState()
     /// The route's waypoints (GetWayPoints, OnWayPointChange): sdl_hmi's four placeholders at first.
@@ -105,6 +112,7 @@ public actor HeadUnitEmulator {
         self.vehicleData = configuration.vehicleData
         self.unavailableVehicleData = configuration.unavailableVehicleData
         self.rc = RemoteControlState(configuration.remoteControl)
+        self.policy = configuration.policy
         if let directory = configuration.storageDirectory {
             storageRoot = directory
         } else {

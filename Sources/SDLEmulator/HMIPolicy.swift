@@ -17,7 +17,7 @@ extension HeadUnitEmulator {
     /// the parameters core's table names for it (the vehicle data items), sorted as core sends them.
     func sendPermissions(_ key: SessionKey) {
         guard let app = apps[key] else { return }
-        let permissions = configuration.policy.permissions(for: app.appID)
+        let permissions = policy.permissions(for: app.appID)
         let encrypted = configuration.security?.encryptionRequired ?? []
         let items = permissions.sorted { $0.key < $1.key }.map { rpc, allowed -> JSONValue in
             let levels = ["BACKGROUND", "FULL", "LIMITED", "NONE"].filter(allowed.contains)
@@ -84,6 +84,6 @@ extension HeadUnitEmulator {
     /// Whether the policy lets `key`'s app receive the notification `name` in its level.
     func mayReceive(_ key: SessionKey, _ name: String) -> Bool {
         guard let app = apps[key] else { return false }
-        return configuration.policy.allows(name, appID: app.appID, hmiLevel: app.hmiLevel)
+        return policy.allows(name, appID: app.appID, hmiLevel: app.hmiLevel)
     }
 }

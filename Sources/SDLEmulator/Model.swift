@@ -87,6 +87,8 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
     case securityFailed(connection: Int, sessionID: UInt8, reason: String)
     /// What sdl_core would have sent its HMI for an app's request (see ``HMIView``).
     case hmiMessage(appID: String, method: String, parameters: JSONObject)
+    /// A policy table update came back: applied, or refused as core refuses a table it cannot read.
+    case policyUpdate(applied: Bool)
 
     public var description: String {
         switch self {
@@ -109,6 +111,7 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
         case .serviceProtected(let c, let s, let service): return "connection \(c): session \(s) protected \(service)"
         case .securityFailed(let c, let s, let r): return "connection \(c): session \(s) protection failed: \(r)"
         case .hmiMessage(let id, let method, _): return "HMI ← \(method) for \(id)"
+        case .policyUpdate(let applied): return applied ? "policy table update applied" : "policy table update refused: not a policy table core reads"
         }
     }
 
@@ -146,6 +149,8 @@ public enum EmulatorEvent: Sendable, Hashable, CustomStringConvertible {
             return ["event": "securityFailed", "connection": .int(Int64(c)), "sessionID": .int(Int64(s)), "reason": .string(r)]
         case .hmiMessage(let id, let method, let parameters):
             return ["event": "hmiMessage", "appID": .string(id), "method": .string(method), "parameters": .object(parameters)]
+        case .policyUpdate(let applied):
+            return ["event": "policyUpdate", "applied": .bool(applied)]
         }
     }
 }

@@ -7,6 +7,9 @@ public struct PolicyTable: Sendable, Hashable {
     public var defaultPermissions: [String: Set<String>]
     /// App id → its own RPC map, replacing the default one.
     public var apps: [String: [String: Set<String>]]
+    /// The functional group names behind the maps, by app id and "default", as a policy
+    /// table update gave them (a snapshot names them); the bench's groups at first.
+    public var groups: [String: [String]] = ["default": PolicyTable.coreGroups]
     /// The remote-control modules (ModuleType) each app may control, by app id, "default" for
     /// the others; an app with none may control no module ("disallowed by vehicle settings").
     /// By default every app may control all six, as `scripts/run-core` sets core's default entry.
@@ -17,6 +20,12 @@ public struct PolicyTable: Sendable, Hashable {
         self.defaultPermissions = defaultPermissions
         self.apps = apps
     }
+
+    /// The group names of the default policy.
+    var groupNames: [String] { groups["default"] ?? [] }
+
+    /// The group names of `appID`'s own policy (none known: empty).
+    func groupNames(for appID: String) -> [String] { groups[appID] ?? [] }
 
     /// The permissions of `appID`.
     public func permissions(for appID: String) -> [String: Set<String>] { apps[appID] ?? defaultPermissions }

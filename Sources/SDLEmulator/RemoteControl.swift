@@ -57,7 +57,7 @@ extension HeadUnitEmulator {
             respond(request, "UNSUPPORTED_RESOURCE", info: "Accessing not supported module")
             return false
         }
-        guard configuration.policy.moduleTypes(for: app.appID)?.contains(type) ?? false else {
+        guard policy.moduleTypes(for: app.appID)?.contains(type) ?? false else {
             respond(request, "DISALLOWED", info: "The RPC is disallowed by vehicle settings")
             return false
         }

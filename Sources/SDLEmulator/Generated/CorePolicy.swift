@@ -99,4 +99,25 @@ extension PolicyTable {
         "SubscribeVehicleData": ["accPedalPosition", "airbagStatus", "beltStatus", "bodyInformation", "climateData", "cloudAppVehicleID", "clusterModeStatus", "deviceStatus", "driverBraking", "eCallInfo", "electronicParkBrakeStatus", "emergencyEvent", "engineOilLife", "engineTorque", "externalTemperature", "fuelLevel", "fuelLevel_State", "fuelRange", "gearStatus", "gps", "handsOffSteering", "headLampStatus", "instantFuelConsumption", "myKey", "odometer", "prndl", "rpm", "seatOccupancy", "speed", "stabilityControlsStatus", "steeringWheelAngle", "tirePressure", "turnSignal", "windowStatus", "wiperStatus"],
         "UnsubscribeVehicleData": ["accPedalPosition", "airbagStatus", "beltStatus", "bodyInformation", "climateData", "cloudAppVehicleID", "clusterModeStatus", "deviceStatus", "driverBraking", "eCallInfo", "electronicParkBrakeStatus", "emergencyEvent", "engineOilLife", "engineTorque", "externalTemperature", "fuelLevel", "fuelLevel_State", "fuelRange", "gearStatus", "gps", "handsOffSteering", "headLampStatus", "instantFuelConsumption", "myKey", "odometer", "prndl", "rpm", "seatOccupancy", "speed", "stabilityControlsStatus", "steeringWheelAngle", "tirePressure", "turnSignal", "windowStatus", "wiperStatus"],
     ]
+
+    /// The functional groups those are, as a policy table snapshot names them.
+    static let coreGroups: [String] = [
+        "Base-4",
+        "Location-1",
+        "VehicleInfo-3",
+        "DrivingCharacteristics-3",
+        "PropriataryData-1",
+        "Emergency-1",
+        "Navigation-1",
+        "SendLocation",
+        "DialNumber",
+        "WayPoints",
+        "BackgroundAPT",
+        "OnKeyboardInputOnlyGroup",
+        "OnTouchEventOnlyGroup",
+        "HapticGroup",
+        "RemoteControl",
+        "AppServiceProvider",
+        "AppServiceConsumer",
+    ]
 }
