@@ -101,6 +101,8 @@ extension CoreHMI {
             setResults[method, default: []].append((code, arguments["info"]?.stringValue))
         case "endCall":
             try await notify("BasicCommunication.OnEventChanged", ["eventName": "PHONE_CALL", "isActive": false])
+        case "updatePolicy":
+            try await requestPolicyUpdate()
         case "touch":
             // UI.OnTouchEvent carries no app: core gives it to the navigation app in FULL.
             let point = arguments["x"]?.intValue.map { (Int($0), Int(arguments["y"]?.intValue ?? 190)) } ?? (400, 190)  // the center of core 8.2's 800×380 video screen

@@ -51,6 +51,7 @@ extension CoreHMI {
                 "code": .int(Int64(code.rawValue)), "message": .string(refusal.info), "data": ["method": .string(method)]]])
         }
         if try await answerRemoteControl(id, method, params) { return }
+        if try await answerPolicyUpdate(id, method, params) { return }
         switch method {
         case "UI.Alert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
             guard views.modal == nil else {

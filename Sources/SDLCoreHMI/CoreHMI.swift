@@ -46,6 +46,8 @@ public actor CoreHMI: ScenarioDriver {
     var vehicleData: JSONObject = ["speed": 0, "rpm": 0]
     /// Answers for the next requests of a method instead of SUCCESS (`hmiResult`).
     var setResults: [String: [(code: HMIResult, info: String?)]] = [:]
+    /// Whether core's policy table updates get the HMI's part (see `playPolicyUpdates`).
+    var playsPolicyUpdates = false
     /// Each app's keyboard keypressMode, from UI.SetGlobalProperties.
     var keypressModes: [Int64: String] = [:]
     /// Vehicle data items the HMI answers with an error, and its info text.

@@ -13,7 +13,7 @@ struct SDLRun: AsyncParsableCommand {
             3 could not connect or the head unit refused the app.
             """,
         version: SDLRun.version,
-        subcommands: [RunScenarios.self, Compare.self, Register.self, Emulate.self, Validate.self, Schema.self, Replay.self, Watch.self, Relay.self, Console.self,
+        subcommands: [RunScenarios.self, Compare.self, Register.self, Emulate.self, Validate.self, Schema.self, Replay.self, Watch.self, Relay.self, Console.self, PolicyServerCommand.self,
                       Report.self],
         defaultSubcommand: RunScenarios.self
     )

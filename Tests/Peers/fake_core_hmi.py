@@ -4,8 +4,11 @@
 Listens on a WebSocket (127.0.0.1, a free port, printed as the first line), answers
 MB.registerComponent with a component id and MB.subscribeTo with success, and after
 BasicCommunication.OnReady asks UI.GetLanguage, announces an app (HMI app id 654, policy
-app id "app-x") and shows two alerts at once. Answers SDL.ActivateApp. Prints every message it receives as
-one JSON line on stdout. Uses Debian's python3-websockets.
+app id "app-x") and shows two alerts at once. Answers SDL.ActivateApp. On SDL.UpdateSDL it plays
+core's side of a policy table update: BasicCommunication.PolicyUpdate, and once the HMI has
+said which file to send (BasicCommunication.OnSystemRequest), BasicCommunication.SystemRequest
+with the file the app brought back. Prints every message it receives as one JSON line on
+stdout. Uses Debian's python3-websockets.
 """
 import asyncio
 import json
@@ -38,6 +41,13 @@ async def serve(ws, path=None):
             await ws.send(json.dumps({"id": 8, "jsonrpc": "2.0", "method": "UI.Alert", "params": {
                 "appID": 654, "duration": 0, "softButtons": [{"softButtonID": 1, "text": "Yes", "type": "TEXT"}]}}))
             await ws.send(json.dumps({"id": 9, "jsonrpc": "2.0", "method": "UI.Alert", "params": {"appID": 654, "duration": 3000}}))
+        elif method == "SDL.UpdateSDL":
+            await ws.send(json.dumps({"id": message["id"], "jsonrpc": "2.0", "result": {"code": 0, "method": method, "result": "UPDATING"}}))
+            await ws.send(json.dumps({"id": 20, "jsonrpc": "2.0", "method": "BasicCommunication.PolicyUpdate", "params": {
+                "file": "/tmp/fs/mp/images/ivsu_cache/sdl_snapshot.json", "timeout": 60, "retry": [1, 5, 25, 125, 625]}}))
+        elif method == "BasicCommunication.OnSystemRequest":
+            await ws.send(json.dumps({"id": 21, "jsonrpc": "2.0", "method": "BasicCommunication.SystemRequest", "params": {
+                "requestType": "PROPRIETARY", "fileName": "/tmp/fs/mp/images/ivsu_cache/0SYNC", "appID": 654}}))
         elif method == "SDL.ActivateApp":
             await ws.send(json.dumps({"id": message["id"], "jsonrpc": "2.0",
                                       "result": {"code": 0, "method": "SDL.ActivateApp"}}))

@@ -31,6 +31,9 @@ struct MatcherTests {
         (#"{"gps": {"latitudeDegrees": 1}}"#, #"{"gps": {"latitudeDegrees": 1, "longitudeDegrees": 2}}"#, true),
         (#"{"gps": {"$eq": {"latitudeDegrees": 1}}}"#, #"{"gps": {"latitudeDegrees": 1, "longitudeDegrees": 2}}"#, false),
         (#"{"tirePressure": [1, 2]}"#, #"{"tirePressure": [1, 2, 3]}"#, false),
+        (#"{"fuelRange": {"$contains": {"type": "GASOLINE"}}}"#, #"{"fuelRange": [{"type": "DIESEL"}, {"type": "GASOLINE", "range": 9}]}"#, true),
+        (#"{"fuelRange": {"$contains": {"type": "GASOLINE"}}}"#, #"{"fuelRange": [{"type": "DIESEL"}]}"#, false),
+        (#"{"fuelRange": {"$contains": {"type": "GASOLINE"}}}"#, #"{"fuelRange": {"type": "GASOLINE"}}"#, false),
     ])
     func operators(matcher: String, value: String, matches: Bool) throws {
         let m = try scenario(expect: matcher)

@@ -7,7 +7,8 @@ public import SmartDeviceLink
 /// subset); an array must have the same length with each element matching. Operators
 /// are objects with one `$` key: `{"$eq": v}` (exact, whole value), `{"$regex": "^Hi"}`,
 /// `{"$range": [min, max]}` (`null` for an open end), `{"$oneOf": [a, b]}`, `{"$absent": true}`,
-/// `{"$any": true}` (present, any value). A string `"${name}"` stands for a captured variable.
+/// `{"$any": true}` (present, any value), `{"$contains": m}` (an array with an element that
+/// matches `m`). A string `"${name}"` stands for a captured variable.
 public indirect enum Matcher: Sendable {
     /// Equal to this value (numbers by value).
     case equals(JSONValue)
@@ -27,9 +28,11 @@ public indirect enum Matcher: Sendable {
     case present
     /// Equal to the variable's value when matched.
     case variable(String)
+    /// An array with at least one element that matches.
+    case contains(Matcher)
 
     /// The operators a scenario may use.
-    public static let operators = ["$eq", "$regex", "$range", "$oneOf", "$absent", "$any"]
+    public static let operators = ["$eq", "$regex", "$range", "$oneOf", "$absent", "$any", "$contains"]
 
     /// Checks `value` (nil when the key is missing); returns why it does not match, or nil.
     public func mismatch(_ value: JSONValue?, at path: String, variables: [String: JSONValue]) -> String? {
@@ -77,6 +80,10 @@ public indirect enum Matcher: Sendable {
         case .oneOf(let options):
             return options.contains { $0.numericallyEquals(value) } ? nil
                 : "\(path): expected one of \(JSONValue.array(options).description), found \(value.description)"
+        case .contains(let element):
+            guard case .array(let items) = value else { return "\(path): expected an array, found \(value.description)" }
+            return items.contains { element.mismatch($0, at: path, variables: variables) == nil } ? nil
+                : "\(path): none of its \(items.count) elements is \(element.expectation)"
         case .absent, .present, .variable:
             return nil
         }
@@ -94,6 +101,7 @@ public indirect enum Matcher: Sendable {
         case .absent: return "absent"
         case .present: return "any value"
         case .variable(let name): return "${\(name)}"
+        case .contains(let element): return "an array with \(element.expectation)"
         }
     }
 }

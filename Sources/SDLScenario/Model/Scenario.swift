@@ -15,6 +15,9 @@ public struct Scenario: Sendable {
     public var apps: [ScenarioApp] = []
     /// Emulator configuration, used only when running against the embedded emulator.
     public var emulator: JSONObject?
+    /// The policy server the run starts for a policy table update; nil: none, and the apps
+    /// leave OnSystemRequest PROPRIETARY to the test (a test rig reaches out to no OEM's cloud).
+    public var policyServer: PolicyServerSpec?
     /// Default time an expectation waits, in milliseconds.
     public var defaultTimeoutMS: Int
     /// The steps, in order.
@@ -72,6 +75,9 @@ public struct AppDescription: Sendable {
         // A test rig follows the lock screen's status but does not reach out to the web for
         // the head unit's icon (core's default policy names one on imgur.com).
         configuration.lockScreen.fetchIcon = false
+        // On when the scenario has a policyServer: the update and the icons it names come from there.
+        configuration.systemRequests.cloudAppIcons = false
+        configuration.systemRequests.policyUpdates = false
         configuration.security = security
         return configuration
     }

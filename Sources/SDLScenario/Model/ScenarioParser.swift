@@ -151,7 +151,7 @@ struct ScenarioReader {
 
     mutating func scenario(_ json: JSONValue, source: String) -> Scenario? {
         guard let root = objectValue(json, "$") else { return nil }
-        unknownKeys(root, allowed: ["$schema", "name", "description", "tags", "app", "apps", "emulator", "defaults", "steps"], "$")
+        unknownKeys(root, allowed: ["$schema", "name", "description", "tags", "app", "apps", "emulator", "policyServer", "defaults", "steps"], "$")
         let name = string(root["name"], "$.name") ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
         let apps = root["apps"].map { self.apps($0, "$.apps", alsoApp: root["app"] != nil) } ?? []
         appNames = apps.map(\.name)
@@ -169,10 +169,11 @@ struct ScenarioReader {
         let steps = self.steps(rawSteps, "$.steps")
         checkVariables(rawSteps, "$.steps")
         let tags = strings(root["tags"], "$.tags") ?? []
+        let policyServer = self.policyServer(root["policyServer"], "$.policyServer")
         guard let app else { return nil }
         return Scenario(name: name, description: string(root["description"], "$.description"), app: app, apps: apps,
-                        emulator: emulator, defaultTimeoutMS: timeout, steps: steps, source: source, tags: tags,
-                        variables: predefined)
+                        emulator: emulator, policyServer: policyServer, defaultTimeoutMS: timeout, steps: steps, source: source,
+                        tags: tags, variables: predefined)
     }
 
     mutating func steps(_ items: [JSONValue], _ path: String) -> [Step] {
@@ -459,6 +460,7 @@ struct ScenarioReader {
                 return .oneOf(options)
             case "$absent": return .absent
             case "$any": return .present
+            case "$contains": return .contains(matcher(argument, "\(path).$contains"))
             default:
                 issue("\(path).\(op)", "unknown operator" + suggestion(op, Matcher.operators))
                 return .present

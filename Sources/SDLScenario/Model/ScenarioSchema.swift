@@ -33,6 +33,15 @@ public enum ScenarioSchema {
                 "properties": {"as": {"type": "string", "description": "The name steps use for this app."}}}
     },
     "emulator": {"type": "object", "description": "Emulator configuration; used only against the embedded emulator."},
+    "policyServer": {
+      "type": "object", "additionalProperties": false, "required": ["update"],
+      "description": "A policy server the run starts for a policy table update; the app carries the head unit's snapshot there and the answer back.",
+      "properties": {
+        "update": {"type": "string", "description": "The policy table update it answers with: a JSON file beside the scenario, a policy_table object, bare or in sdl_server's data array."},
+        "listen": {"type": "string", "description": "host:port (default 127.0.0.1:3000, sdl_server's); on sdl_core, the URL its policy table names (scripts/run-core --policy-url)."},
+        "files": {"type": "object", "additionalProperties": {"type": "string"}, "description": "What a GET of each path answers: a file beside the scenario, e.g. a cloud app's icon the update names."}
+      }
+    },
     "defaults": {
       "type": "object",
       "additionalProperties": false,
@@ -266,7 +275,8 @@ public enum ScenarioSchema {
         {"type": ["string", "number", "boolean", "null", "array"]},
         {"type": "object", "properties": {
           "$eq": {}, "$regex": {"type": "string"}, "$range": {"type": "array", "minItems": 2, "maxItems": 2},
-          "$oneOf": {"type": "array", "minItems": 1}, "$absent": {"const": true}, "$any": {"const": true}
+          "$oneOf": {"type": "array", "minItems": 1}, "$absent": {"const": true}, "$any": {"const": true},
+          "$contains": {"$ref": "#/$defs/matcher"}
         }}
       ]
     },

@@ -14,7 +14,7 @@ struct AppSession: Sendable {
     private var transportRecorder: Task<Void, Never>?
 
     /// A manager for `app` on a transport `target` makes, set up as `runner` says.
-    init(name: String?, app: AppDescription, runner: ScenarioRunner, target: ScenarioTarget) async {
+    init(name: String?, app: AppDescription, runner: ScenarioRunner, target: ScenarioTarget, policyUpdates: Bool) async {
         self.name = name
         self.app = app
         let makeTransport = target.makeTransport
@@ -24,6 +24,8 @@ struct AppSession: Sendable {
             currentLink.withLock { $0 = link }
             return link
         }])
+        configuration.systemRequests.policyUpdates = policyUpdates
+        configuration.systemRequests.cloudAppIcons = policyUpdates
         configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(200), maximumAttempts: 5)
         configuration.registrationTimeout = target.registrationTimeout
         configuration.secondaryTransports = runner.secondaryTransports

@@ -11,7 +11,23 @@ public enum EmbeddedEmulator {
         var configuration = EmulatorConfiguration.standard
         if let json = scenario.emulator { configuration = try EmulatorConfiguration(json: json) }
         if configuration.recordingDirectory == nil { configuration.recordingDirectory = recordings }
-        return target(configuration: configuration)
+        guard let spec = scenario.policyServer else { return target(configuration: configuration) }
+        // The emulator's policy table names the server, wherever it came up (port 0: a free one).
+        let server: PolicyServer
+        do {
+            server = try PolicyServer(spec)
+        } catch {
+            throw EmulatorConfigurationError(path: "$.policyServer", reason: error.description)
+        }
+        configuration.policyUpdate.url = server.url
+        var emulator = target(configuration: configuration)
+        let finish = emulator.finish
+        emulator.finish = {
+            await finish()
+            server.stop()
+        }
+        emulator.startsPolicyServer = true
+        return emulator
     }
 
     /// A fresh emulator with `configuration`, reached through an in-memory link.

@@ -13,12 +13,16 @@ public protocol ScenarioDriver: Sendable {
     func hmiMessages() async -> AsyncStream<HMIMessage>?
     /// The file the head unit recorded the app's "audio" or "video" stream to, if it records.
     func recording(of service: String) async -> String?
+    /// Whether the HMI plays its part of the policy table updates the head unit starts
+    /// (on for a scenario with a policy server), set before each scenario.
+    func playPolicyUpdates(_ on: Bool) async
 }
 
 extension ScenarioDriver {
     public var dropsTheLink: Bool { true }
     public func hmiMessages() async -> AsyncStream<HMIMessage>? { nil }
     public func recording(of service: String) async -> String? { nil }
+    public func playPolicyUpdates(_ on: Bool) async {}
 }
 
 /// A request or notification the head unit's HMI was sent (by sdl_core, or what the
@@ -64,6 +68,9 @@ public struct ScenarioTarget: Sendable {
     /// embedded emulator); false: one link carries them all, each on a session of its own
     /// (the library's `SharedLink`), as a USB or Bluetooth link does.
     public var allowsSeveralApps = true
+    /// Whether the target runs the scenario's policy server itself (the embedded emulator,
+    /// which must know its URL); otherwise the run starts it where the scenario says.
+    public var startsPolicyServer = false
 
     /// A target reached through `makeTransport`.
     public init(name: String, makeTransport: @escaping @Sendable () throws -> any SDLTransport,
@@ -167,8 +174,11 @@ public struct ScenarioRunner: Sendable {
         let log = MessageLog(start: start)
         var hmiMessages: MessageLog?
         let strict = strict
+        // The scenario's policy server, where the head unit's policy table sends the app.
+        var policyServer: PolicyServer?
         func finish(_ status: ScenarioResult.Status, _ message: String?, _ steps: [StepResult], sent: [SentMessage]) async -> ScenarioResult {
             await target.finish()
+            policyServer?.stop()
             let messages = await log.messages
             var result = ScenarioResult(
                 name: scenario.name, source: scenario.source, target: target.name, status: status, message: message,
@@ -193,6 +203,14 @@ public struct ScenarioRunner: Sendable {
         } catch {
             return await finish(.connectionFailed, "\(error)", [], sent: [])
         }
+        await target.driver?.playPolicyUpdates(scenario.policyServer != nil)
+        if let spec = scenario.policyServer, !target.startsPolicyServer {
+            do {
+                policyServer = try PolicyServer(spec)
+            } catch {
+                return await finish(.connectionFailed, error.description, [], sent: [])
+            }
+        }
         let transports = EventLog<TransportEvent>(start: start)
         let roster = scenario.apps.isEmpty ? [(name: String?.none, app: scenario.app)] : scenario.apps.map { (name: Optional($0.name), app: $0.app) }
         // Several apps on a link that is one (USB, Bluetooth): a session each on it, as a router service does.
@@ -202,7 +220,8 @@ public struct ScenarioRunner: Sendable {
         for (name, app) in roster {
             var appTarget = target
             if let shared { appTarget.makeTransport = { shared.session(name ?? app.appName) } }
-            sessions.append(await AppSession(name: name, app: app, runner: self, target: appTarget))
+            sessions.append(await AppSession(name: name, app: app, runner: self, target: appTarget,
+                                             policyUpdates: scenario.policyServer != nil))
         }
         let context = RunContext(scenario: scenario, managers: Dictionary(uniqueKeysWithValues: sessions.map { ($0.name ?? "", $0.manager) }),
                                  log: log, transports: transports, driver: target.driver, reporter: reporter,

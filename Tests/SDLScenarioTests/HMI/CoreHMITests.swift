@@ -64,6 +64,35 @@ struct CoreHMITests {
         await hmi.stop()
     }
 
+    @Test("a policy table update as sdl_hmi plays it: SDL.UpdateSDL, the snapshot's file named to core with sdl_hmi's parameters, the app's answer handed to core's policy manager")
+    func policyUpdate() async throws {
+        let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
+        defer { core.stop() }
+        let hmi = try CoreHMI(url: "ws://127.0.0.1:\(core.firstLine)")
+        try await hmi.start()
+        var methods: [String] = []
+        func next() async throws -> JSONObject {
+            let line = await core.nextLine()
+            guard case .object(let message) = try JSONValue.parse(Array(line.utf8)) else { throw CoreHMI.Failure(description: line) }
+            return message
+        }
+        // What the HMI says at start and to the alerts is the other test's; skip to OnReady's aftermath.
+        while try await next()["method"] != "BasicCommunication.OnSystemTimeReady" {}
+        for _ in 0..<3 { _ = try await next() }
+        try await hmi.perform(DriverAction(name: "updatePolicy"))
+        var messages: [JSONObject] = []
+        while messages.last?["method"] != "SDL.OnReceivedPolicyUpdate" {
+            let message = try await next()
+            messages.append(message)
+            methods.append(message["method"]?.stringValue ?? "result \(message["id"]?.intValue ?? -1)")
+        }
+        #expect(methods == ["SDL.UpdateSDL", "result 20", "BasicCommunication.OnSystemRequest", "result 21", "SDL.OnReceivedPolicyUpdate"])
+        #expect(messages[2]["params"] == ["requestType": "PROPRIETARY", "fileType": "JSON", "timeout": 1000,
+                                          "fileName": "/tmp/fs/mp/images/ivsu_cache/sdl_snapshot.json"])
+        #expect(messages[4]["params"] == ["policyfile": "/tmp/fs/mp/images/ivsu_cache/0SYNC"])
+        await hmi.stop()
+    }
+
     @Test("configured answers (--hmi-config) go over the generic HMI's: UI.GetLanguage answered with DE-DE")
     func configuredAnswers() async throws {
         let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
