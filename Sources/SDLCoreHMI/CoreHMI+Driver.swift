@@ -101,6 +101,25 @@ extension CoreHMI {
             setResults[method, default: []].append((code, arguments["info"]?.stringValue))
         case "endCall":
             try await notify("BasicCommunication.OnEventChanged", ["eventName": "PHONE_CALL", "isActive": false])
+        case "setWayPoints":
+            guard let points = arguments["wayPoints"]?.arrayValue, !points.isEmpty else {
+                throw Failure(description: "setWayPoints needs an array \"wayPoints\" of LocationDetails objects")
+            }
+            wayPoints = points
+            try await notify("Navigation.OnWayPointChange", ["wayPoints": .array(points)])
+        case "updateSubMenu":
+            var parameters: JSONObject = ["appID": .int(try await appID()), "menuID": .int(try integer("menuID"))]
+            if let cells = arguments["updateSubCells"]?.boolValue { parameters["updateSubCells"] = .bool(cells) }
+            try await notify("UI.OnUpdateSubMenu", parameters)
+        case "updateFile":
+            guard let name = arguments["fileName"]?.stringValue else { throw Failure(description: "updateFile needs a string fileName") }
+            try await notify("UI.OnUpdateFile", ["appID": .int(try await appID()), "fileName": .string(name)])
+        case "pressSubtleAlert":
+            // As sdl_hmi on a tap of the alert's body: it closes, the app is activated, core is told.
+            let view = try openView(["UI.SubtleAlert"], for: "pressSubtleAlert")
+            try await closeView(.success)
+            _ = try await call("SDL.ActivateApp", ["appID": .int(view.appID)])
+            try await notify("UI.OnSubtleAlertPressed", ["appID": .int(view.appID)])
         case "updatePolicy":
             try await requestPolicyUpdate()
         case "touch":

@@ -53,7 +53,7 @@ extension CoreHMI {
         if try await answerRemoteControl(id, method, params) { return }
         if try await answerPolicyUpdate(id, method, params) { return }
         switch method {
-        case "UI.Alert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
+        case "UI.Alert", "UI.SubtleAlert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
             guard views.modal == nil else {
                 // The official sdl_hmi's words where it refuses the same, which core passes on
                 // to the app with REJECTED; our own for the rest.
@@ -72,11 +72,12 @@ extension CoreHMI {
         case "UI.CancelInteraction":
             // As smartdevicelink/generic_hmi (UIController): the open view of that function ends
             // ABORTED and this succeeds; with none, IGNORED in its words.
-            let cancellable: [Int64: String] = [10: "UI.PerformInteraction", 12: "UI.Alert", 25: "UI.ScrollableMessage"]
+            let cancellable: [Int64: String] = [10: "UI.PerformInteraction", 12: "UI.Alert", 25: "UI.ScrollableMessage", 64: "UI.SubtleAlert"]
             guard let view = views.modal, let function = params["functionID"]?.intValue, cancellable[function] == view.method else {
                 return try await answer(id, method, .ignored, info: CoreHMIAnswers.cancelIgnoredInfo)
             }
-            try await closeView(.aborted)
+            // sdl_hmi closes a subtle alert as if it had run its time.
+            try await closeView(view.method == "UI.SubtleAlert" ? .success : .aborted)
             try await answer(id, method)
         case "UI.EndAudioPassThru":
             guard views.modal?.method == "UI.PerformAudioPassThru" else {
@@ -94,6 +95,8 @@ extension CoreHMI {
             try await answer(id, method)
             try await notify("BasicCommunication.OnAppDeactivated", ["appID": .int(appID)])
             try await notify("BasicCommunication.OnEventChanged", ["eventName": "PHONE_CALL", "isActive": true])
+        case "Navigation.GetWayPoints":
+            try await answer(id, method, .success, ["appID": .int(appID), "wayPoints": .array(wayPoints)])
         case "VehicleInfo.GetVehicleData":
             let asked = params.keys.filter { params[$0]?.boolValue == true }
             if let name = asked.sorted().first(where: { unavailableData[$0] != nil }), let failure = unavailableData[name] {
@@ -134,6 +137,9 @@ extension CoreHMI {
         views.keyboardText = ""
         let (context, limit, ending): (String, Int64?, HMIResult) = switch method {
         case "UI.Alert": ("ALERT", params["duration"]?.intValue, .success)
+        // sdl_hmi: 10 s when core sends no duration (it sends none with soft buttons), then
+        // ABORTED if it had buttons nobody pressed.
+        case "UI.SubtleAlert": ("ALERT", params["duration"]?.intValue.flatMap { $0 > 0 ? $0 : nil } ?? 10_000, buttons.isEmpty ? .success : .aborted)
         case "UI.ScrollableMessage": ("HMI_OBSCURED", params["timeout"]?.intValue, .success)
         case "UI.PerformInteraction": ("HMI_OBSCURED", params["timeout"]?.intValue, .timedOut)
         default: ("HMI_OBSCURED", params["maxDuration"]?.intValue, .success)  // UI.PerformAudioPassThru

@@ -46,6 +46,8 @@ public actor CoreHMI: ScenarioDriver {
     var vehicleData: JSONObject = ["speed": 0, "rpm": 0]
     /// Answers for the next requests of a method instead of SUCCESS (`hmiResult`).
     var setResults: [String: [(code: HMIResult, info: String?)]] = [:]
+    /// The driver's route: Navigation.GetWayPoints answers it, `setWayPoints` changes it.
+    var wayPoints = CoreHMIAnswers.wayPoints
     /// Whether core's policy table updates get the HMI's part (see `playPolicyUpdates`).
     var playsPolicyUpdates = false
     /// Each app's keyboard keypressMode, from UI.SetGlobalProperties.

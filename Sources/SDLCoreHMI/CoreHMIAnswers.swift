@@ -24,6 +24,18 @@ enum CoreHMIAnswers {
     }
 
 
+    /// sdl_hmi's route at start (NavigationModel): four copies of one placeholder point, which
+    /// it answers Navigation.GetWayPoints with until the driver sets another.
+    static let wayPoints: [JSONValue] = Array(repeating: [
+        "coordinate": ["latitudeDegrees": 0, "longitudeDegrees": 0], "locationName": "locationName", "addressLines": ["addressLines"],
+        "locationDescription": "locationDescription", "phoneNumber": "phoneNumber",
+        "locationImage": ["value": "images/common/defaultButtonImage.png", "imageType": "DYNAMIC"],
+        "searchAddress": ["countryName": "countryName", "countryCode": "countryCode", "postalCode": "postalCode",
+                          "administrativeArea": "administrativeArea", "subAdministrativeArea": "subAdministrativeArea",
+                          "locality": "locality", "subLocality": "subLocality", "thoroughfare": "thoroughfare",
+                          "subThoroughfare": "subThoroughfare"],
+    ], count: 4)
+
     /// The result (without `code` and `method`) of `method` asked with `params`.
     static func result(for method: String, params: JSONObject) -> JSONObject {
         // The head unit is the one the official sdl_hmi presents: its answers to core's

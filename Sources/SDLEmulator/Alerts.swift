@@ -39,7 +39,7 @@ extension HeadUnitEmulator {
             return
         }
         guard !rejectedBehindModal(request, of: app) else { return }
-        let token = showAlert(request, duration: alert.duration, softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [],
+        let token = showAlert(request, kind: .alert, duration: alert.duration, softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [],
                               cancelID: alert.cancelID)
         if !tts.isEmpty {
             apps[request.key]?.attenuated = true
@@ -52,24 +52,40 @@ extension HeadUnitEmulator {
         refreshStatus(request.key)
     }
 
-    /// SubtleAlert: as an Alert to the app (systemContext ALERT, SUCCESS after `duration`, 5000
-    /// ms by default, or at a soft button), with core's own check of what it needs.
+    /// SubtleAlert: systemContext ALERT while shown, with core's own check of what it needs.
+    /// sdl_hmi ends it after `duration` (10 s when core sends none, which it does not with soft
+    /// buttons): SUCCESS, or ABORTED when it had soft buttons nobody pressed; a soft button ends
+    /// it SUCCESS, and so does a press on the alert itself (`pressSubtleAlert`).
     func subtleAlert(_ request: IncomingRequest, _ alert: SubtleAlert) {
         guard let app = apps[request.key] else { return }
         guard alert.alertText1 != nil || alert.alertText2 != nil || !(alert.ttsChunks ?? []).isEmpty else {
             return respond(request, "INVALID_DATA", info: "Mandatory parameters are missing")  // subtle_alert_request.cc
         }
         guard !rejectedBehindModal(request, of: app) else { return }
-        _ = showAlert(request, duration: alert.duration, softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [], cancelID: alert.cancelID)
+        let buttons = alert.softButtons?.map(\.softButtonID) ?? []
+        let duration = (buttons.isEmpty ? alert.duration : nil).flatMap { $0 > 0 ? $0 : nil } ?? 10_000
+        let token = after(duration) { $0.finishModal(request.key, token: nil, resultCode: buttons.isEmpty ? "SUCCESS" : "ABORTED") }
+        apps[request.key]?.modal = PendingUI(kind: .subtleAlert, request: request, token: token, softButtonIDs: buttons, cancelID: alert.cancelID)
+        apps[request.key]?.systemContext = .alert
         refreshStatus(request.key)
+    }
+
+    /// The driver taps the subtle alert (not a button), as on sdl_hmi: it closes (SUCCESS), the
+    /// app is activated, and it gets OnSubtleAlertPressed.
+    func pressSubtleAlert(appID: String?) async throws(EmulatorError) {
+        let key = try resolve(appID)
+        guard apps[key]?.modal?.kind == .subtleAlert, let app = apps[key] else { throw .invalidAction("pressSubtleAlert: no subtle alert is shown") }
+        finishModal(key, token: nil, resultCode: "SUCCESS")
+        try await activateApp(app.appID)
+        notify(key, "OnSubtleAlertPressed", [:])
     }
 
     /// Puts an alert on the screen (systemContext ALERT) until `duration` (5000 ms) ends, or,
     /// with soft buttons, until one is pressed: core then gives the HMI duration 0 and sets no
     /// timeout of its own (alert_request.cc). Returns the alert's timer token.
-    private func showAlert(_ request: IncomingRequest, duration: Int?, softButtonIDs: [Int], cancelID: Int?) -> Int {
+    private func showAlert(_ request: IncomingRequest, kind: PendingUI.Kind, duration: Int?, softButtonIDs: [Int], cancelID: Int?) -> Int {
         let token = after(softButtonIDs.isEmpty ? duration ?? 5000 : nil) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
-        apps[request.key]?.modal = PendingUI(kind: .alert, request: request, token: token, softButtonIDs: softButtonIDs, cancelID: cancelID)
+        apps[request.key]?.modal = PendingUI(kind: kind, request: request, token: token, softButtonIDs: softButtonIDs, cancelID: cancelID)
         apps[request.key]?.systemContext = .alert
         return token
     }

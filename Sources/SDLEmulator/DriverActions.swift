@@ -216,6 +216,19 @@ extension HeadUnitEmulator {
             }
             unit.setWayPoints(points); return nil
         },
+        action("pressSubtleAlert", "the user taps the subtle alert (not a button): it closes, the app comes to FULL and gets OnSubtleAlertPressed") { unit, a throws(EmulatorError) in
+            try await unit.pressSubtleAlert(appID: a.appID); return nil
+        },
+        action("updateSubMenu", "the HMI asks the app to fill a submenu it is about to show (OnUpdateSubMenu)",
+               [required("menuID", "integer", "the submenu's id"), optional("updateSubCells", "boolean", "whether its submenus too")],
+               shorthand: "menuID") { unit, a throws(EmulatorError) in
+            try unit.requestSubMenuUpdate(try a.int("menuID"), updateSubCells: a.values["updateSubCells"]?.boolValue, appID: a.appID)
+            return nil
+        },
+        action("updateFile", "the HMI asks the app for a file again, e.g. an image it lost (OnUpdateFile)",
+               [required("fileName", "string", "the file's name")], shorthand: "fileName") { unit, a throws(EmulatorError) in
+            try unit.requestFileUpdate(try a.string("fileName"), appID: a.appID); return nil
+        },
         action("updatePolicy", "the driver asks for a policy table update (sdl_hmi's Update SDL): the app core picks gets the snapshot to carry to the policy server (OnSystemRequest PROPRIETARY)",
                aboutAnApp: false) { unit, _ throws(EmulatorError) in
             try unit.startPolicyUpdate(); return nil

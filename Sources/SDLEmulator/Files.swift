@@ -168,6 +168,16 @@ struct StoredFileKey: Equatable {
     var name: String
 }
 
+extension HeadUnitEmulator {
+    /// The HMI asks the app for a file again (UI.OnUpdateFile): core passes on the name
+    /// without its path (OnUpdateFile).
+    func requestFileUpdate(_ fileName: String, appID: String?) throws(EmulatorError) {
+        let key = try resolve(appID)
+        let name = fileName.split(separator: "/").last.map(String.init) ?? fileName
+        if mayReceive(key, "OnUpdateFile") { notify(key, "OnUpdateFile", ["fileName": .string(name)]) }
+    }
+}
+
 /// The file an upload is writing to, kept open from chunk to chunk.
 ///
 /// core opens, appends and closes the file for every chunk; opening and closing were a

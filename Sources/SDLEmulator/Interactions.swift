@@ -110,7 +110,7 @@ extension HeadUnitEmulator {
     func cancelInteraction(_ request: IncomingRequest, _ cancel: CancelInteraction) {
         let kinds: [Int: PendingUI.Kind] = [
             Int(Alert.functionID): .alert, Int(PerformInteraction.functionID): .interaction,
-            Int(ScrollableMessage.functionID): .scrollable, Int(Slider.functionID): .slider,
+            Int(ScrollableMessage.functionID): .scrollable, Int(Slider.functionID): .slider, Int(SubtleAlert.functionID): .subtleAlert,
         ]
         guard let kind = kinds[cancel.functionID] else {
             respond(request, "INVALID_ID")  // cancel_interaction_request.cc says no more
@@ -122,7 +122,8 @@ extension HeadUnitEmulator {
             return
         }
         if modal.keyboardText != nil { notify(request.key, "OnKeyboardInput", ["event": "ENTRY_ABORTED"]) }
-        finishModal(request.key, token: nil, resultCode: "ABORTED")
+        // sdl_hmi closes a subtle alert as if it had run its time: SUCCESS.
+        finishModal(request.key, token: nil, resultCode: kind == .subtleAlert ? "SUCCESS" : "ABORTED")
         respond(request, "SUCCESS")
     }
 

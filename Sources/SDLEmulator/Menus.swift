@@ -133,4 +133,13 @@ extension HeadUnitEmulator {
         respond(request, "SUCCESS")
         hashChanged(request.key)
     }
+
+    /// The HMI asks the app to fill a submenu it is about to show (UI.OnUpdateSubMenu, passed
+    /// on by core without a check: OnUpdateSubMenu).
+    func requestSubMenuUpdate(_ menuID: Int, updateSubCells: Bool?, appID: String?) throws(EmulatorError) {
+        let key = try resolve(appID)
+        var parameters: JSONObject = ["menuID": .int(Int64(menuID))]
+        if let updateSubCells { parameters["updateSubCells"] = .bool(updateSubCells) }
+        if mayReceive(key, "OnUpdateSubMenu") { notify(key, "OnUpdateSubMenu", parameters) }
+    }
 }

@@ -299,7 +299,7 @@ struct IncomingRequest: Sendable {
 
 /// A request answered later (Alert, PerformInteraction, Speak, ...).
 struct PendingUI: Sendable {
-    enum Kind: Sendable { case alert, interaction, speak, scrollable, slider, audioPassThru }
+    enum Kind: Sendable { case alert, subtleAlert, interaction, speak, scrollable, slider, audioPassThru }
     var kind: Kind
     var request: IncomingRequest
     var token: Int

@@ -28,7 +28,10 @@ struct PolicyServerCommand: AsyncParsableCommand {
                                                           valueName: "/path=file"))
     var files: [String] = []
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
+        logging.bootstrap()
         let address = try Emulate.endpoint(listen, option: "--listen")
         let output = JSONLineWriter()
         var served: [String: [UInt8]] = [:]

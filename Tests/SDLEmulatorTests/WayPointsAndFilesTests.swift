@@ -56,4 +56,31 @@ struct WayPointsAndFilesTests {
         #expect(try await app.next("OnHMIStatus")["hmiLevel"] == "NONE")
         await headUnit.stop()
     }
+
+    @Test("a subtle alert with buttons nobody presses ends ABORTED after sdl_hmi's 10 s; a tap on none shown is the driver's mistake")
+    func subtleAlertWithButtons() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        #expect(await headUnit.control(["action": "pressSubtleAlert"])["ok"] == false)
+        let buttons: JSONValue = [["type": "TEXT", "text": "OK", "softButtonID": 5, "isHighlighted": false, "systemAction": "DEFAULT_ACTION"]]
+        let alert = try await app.request("SubtleAlert", ["alertText1": "Hello", "duration": 3000, "softButtons": buttons])
+        #expect(alert.resultCode == "ABORTED", "the duration is not sent with buttons; sdl_hmi's own 10 s end it")
+        await headUnit.stop()
+    }
+
+    @Test("the HMI asks for a submenu's cells and for a file again: OnUpdateSubMenu, OnUpdateFile without the path; not in NONE")
+    func hmiRequests() async throws {
+        let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
+        let app = try await activeApp(headUnit)
+        #expect(await headUnit.control(["action": "updateSubMenu", "menuID": 7, "updateSubCells": true])["ok"] == true)
+        #expect(try await app.next("OnUpdateSubMenu").parameters == ["menuID": 7, "updateSubCells": true])
+        #expect(await headUnit.control(["action": "updateFile", "fileName": "/var/sdl/icons/cover.png"])["ok"] == true)
+        #expect(try await app.next("OnUpdateFile").parameters == ["fileName": "cover.png"])
+        try await headUnit.exitApp()
+        _ = try await app.next("OnHMIStatus")
+        #expect(await headUnit.control(["action": "updateSubMenu", "menuID": 7])["ok"] == true)
+        try await app.sync()
+        #expect(await app.inbox.take("OnUpdateSubMenu").isEmpty, "the policy gives it only in BACKGROUND, FULL and LIMITED")
+        await headUnit.stop()
+    }
 }

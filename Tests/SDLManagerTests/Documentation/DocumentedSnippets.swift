@@ -91,12 +91,11 @@ private enum DocumentedSnippets {
         }
     }
 
-    struct Vault: PolicyUpdateEncryption {
-        func decrypt(_ snapshot: [UInt8]) async throws -> [UInt8] { snapshot }   // the OEM's own
-        func encrypt(_ update: [UInt8]) async throws -> [UInt8] { update }
-    }
-
     static func policyUpdates() async {
+        struct Vault: PolicyUpdateEncryption {
+            func decrypt(_ snapshot: [UInt8]) async throws -> [UInt8] { snapshot }   // the OEM's own
+            func encrypt(_ update: [UInt8]) async throws -> [UInt8] { update }
+        }
         var configuration = SDLConfiguration(appName: "Fleet", appID: "fleet-0001", transports: [.usb()])
         configuration.systemRequests.encryption = Vault()
         let manager = SDLManager(configuration: configuration)
