@@ -95,6 +95,16 @@ extension CoreHMI {
             try await answer(id, method)
             try await notify("BasicCommunication.OnAppDeactivated", ["appID": .int(appID)])
             try await notify("BasicCommunication.OnEventChanged", ["eventName": "PHONE_CALL", "isActive": true])
+        case "Navigation.SendLocation":
+            // sdl_hmi keeps each location sent among its waypoints (NavigationController.sendLocation).
+            var point: JSONObject = [:]
+            if let latitude = params["latitudeDegrees"], let longitude = params["longitudeDegrees"] {
+                point["coordinate"] = ["latitudeDegrees": latitude, "longitudeDegrees": longitude]
+            }
+            for key in ["locationName", "addressLines", "locationDescription", "phoneNumber", "locationImage"] { point[key] = params[key] }
+            point["searchAddress"] = params["address"]
+            wayPoints.append(.object(point))
+            try await answer(id, method)
         case "Navigation.GetWayPoints":
             try await answer(id, method, .success, ["appID": .int(appID), "wayPoints": .array(wayPoints)])
         case "VehicleInfo.GetVehicleData":

@@ -7,7 +7,8 @@ BasicCommunication.OnReady asks UI.GetLanguage, announces an app (HMI app id 654
 app id "app-x") and shows two alerts at once. Answers SDL.ActivateApp. On SDL.UpdateSDL it plays
 core's side of a policy table update: BasicCommunication.PolicyUpdate, and once the HMI has
 said which file to send (BasicCommunication.OnSystemRequest), BasicCommunication.SystemRequest
-with the file the app brought back. Prints every message it receives as one JSON line on
+with the file the app brought back. After Navigation.OnWayPointChange an app sends a location
+and asks for the waypoints (Navigation.SendLocation, Navigation.GetWayPoints). Prints every message it receives as one JSON line on
 stdout. Uses Debian's python3-websockets.
 """
 import asyncio
@@ -48,6 +49,11 @@ async def serve(ws, path=None):
         elif method == "BasicCommunication.OnSystemRequest":
             await ws.send(json.dumps({"id": 21, "jsonrpc": "2.0", "method": "BasicCommunication.SystemRequest", "params": {
                 "requestType": "PROPRIETARY", "fileName": "/tmp/fs/mp/images/ivsu_cache/0SYNC", "appID": 654}}))
+        elif method == "Navigation.OnWayPointChange":
+            await ws.send(json.dumps({"id": 30, "jsonrpc": "2.0", "method": "Navigation.SendLocation", "params": {
+                "appID": 654, "latitudeDegrees": 42.33, "longitudeDegrees": -83.05, "locationName": "Detroit"}}))
+            await ws.send(json.dumps({"id": 31, "jsonrpc": "2.0", "method": "Navigation.GetWayPoints", "params": {
+                "appID": 654, "wayPointType": "ALL"}}))
         elif method == "SDL.ActivateApp":
             await ws.send(json.dumps({"id": message["id"], "jsonrpc": "2.0",
                                       "result": {"code": 0, "method": "SDL.ActivateApp"}}))

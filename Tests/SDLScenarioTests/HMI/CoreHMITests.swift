@@ -93,6 +93,29 @@ struct CoreHMITests {
         await hmi.stop()
     }
 
+    @Test("the driver's route as sdl_hmi keeps it: setWayPoints tells core, a location an app sends joins it, GetWayPoints answers both")
+    func wayPoints() async throws {
+        let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
+        defer { core.stop() }
+        let hmi = try CoreHMI(url: "ws://127.0.0.1:\(core.firstLine)")
+        try await hmi.start()
+        func next() async throws -> JSONObject {
+            let line = await core.nextLine()
+            guard case .object(let message) = try JSONValue.parse(Array(line.utf8)) else { throw CoreHMI.Failure(description: line) }
+            return message
+        }
+        while try await next()["method"] != "BasicCommunication.OnSystemTimeReady" {}
+        for _ in 0..<3 { _ = try await next() }
+        let home: JSONValue = ["locationName": "Home", "coordinate": ["latitudeDegrees": 1, "longitudeDegrees": 2]]
+        try await hmi.perform(DriverAction(name: "setWayPoints", arguments: ["wayPoints": [home]]))
+        #expect(try await next() == ["jsonrpc": "2.0", "method": "Navigation.OnWayPointChange", "params": ["wayPoints": [home]]])
+        #expect(try await next()["id"] == 30)
+        let answer = try await next()
+        #expect(answer["id"] == 31 && answer["result"]?["wayPoints"] == [home, ["locationName": "Detroit",
+                "coordinate": ["latitudeDegrees": 42.33, "longitudeDegrees": -83.05]]], "\(answer)")
+        await hmi.stop()
+    }
+
     @Test("configured answers (--hmi-config) go over the generic HMI's: UI.GetLanguage answered with DE-DE")
     func configuredAnswers() async throws {
         let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
