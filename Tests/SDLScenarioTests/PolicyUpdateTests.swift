@@ -129,6 +129,7 @@ struct PolicyUpdateTests {
 
     @Test("a scenario's policyServer is checked when it loads: the update file, the address, the files it serves", arguments: [
         (#"{"update": "missing.json"}"#, "$.policyServer.update: cannot read"),
+        (#"{"update": "/dev/zero"}"#, "$.policyServer.update: cannot read /dev/zero"),
         (#"{"update": "not-a-table.json"}"#, "has no \"policy_table\" object"),
         (#"{"update": "update.json", "listen": "3000"}"#, "$.policyServer.listen: expected host:port"),
         (#"{"update": "update.json", "files": {"icon.png": "update.json"}}"#, "a path the server answers starts with /"),

@@ -39,7 +39,10 @@ extension ScenarioReader {
             guard served.hasPrefix("/") else { issue("\(path).files.\(served)", "a path the server answers starts with /"); continue }
             guard let name = string(file, "\(path).files.\(served)") else { continue }
             let resolved = resolve(name)
-            if !FileManager.default.isReadableFile(atPath: resolved) { issue("\(path).files.\(served)", "cannot read \(resolved)") }
+            let type = (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType
+            if type != .typeRegular || !FileManager.default.isReadableFile(atPath: resolved) {
+                issue("\(path).files.\(served)", "cannot read \(resolved) (a file beside the scenario)")
+            }
             files[served] = resolved
         }
         return PolicyServerSpec(update: update, host: String(parts[0]), port: port, files: files)

@@ -76,7 +76,9 @@ public final class PolicyServer: @unchecked Sendable {
     /// Reads a policy table update file: JSON with a `policy_table` object, bare or in
     /// sdl_server's `{"data": [...]}`.
     public static func readUpdate(at path: String) throws(PolicyServerError) -> [UInt8] {
-        guard let bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
+        // A file, not a device or a pipe that never ends (/dev/zero, a FIFO).
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        guard type == .typeRegular, let bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
             throw PolicyServerError(description: "policy server: cannot read \(path)")
         }
         guard var table = try? JSONValue.parse(bytes) else {
