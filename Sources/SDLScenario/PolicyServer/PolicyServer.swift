@@ -76,9 +76,16 @@ public final class PolicyServer: @unchecked Sendable {
     /// Reads a policy table update file: JSON with a `policy_table` object, bare or in
     /// sdl_server's `{"data": [...]}`.
     public static func readUpdate(at path: String) throws(PolicyServerError) -> [UInt8] {
-        // A file, not a device or a pipe that never ends (/dev/zero, a FIFO).
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        guard type == .typeRegular, let bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
+        // A file, not a device or a pipe that never ends (/dev/zero, a FIFO), nor one that
+        // could not be a policy table (a whole table is a few hundred KB).
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw PolicyServerError(description: "policy server: cannot read \(path)")
+        }
+        guard (attributes?[.size] as? NSNumber)?.intValue ?? 0 <= 16 << 20 else {
+            throw PolicyServerError(description: "policy server: \(path) is larger than 16 MB, more than any policy table")
+        }
+        guard let bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
             throw PolicyServerError(description: "policy server: cannot read \(path)")
         }
         guard var table = try? JSONValue.parse(bytes) else {
