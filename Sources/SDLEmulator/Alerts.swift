@@ -39,8 +39,11 @@ extension HeadUnitEmulator {
             return
         }
         guard !rejectedBehindModal(request, of: app) else { return }
-        let token = showAlert(request, kind: .alert, duration: alert.duration, softButtonIDs: alert.softButtons?.map(\.softButtonID) ?? [],
-                              cancelID: alert.cancelID)
+        // With soft buttons core gives the HMI duration 0 and sets no timeout of its own: the
+        // alert stays until one is pressed (alert_request.cc).
+        let buttons = alert.softButtons?.map(\.softButtonID) ?? []
+        let token = showAlert(request, kind: .alert, for: buttons.isEmpty ? alert.duration ?? 5000 : nil, ending: "SUCCESS",
+                              softButtonIDs: buttons, cancelID: alert.cancelID)
         if !tts.isEmpty {
             apps[request.key]?.attenuated = true
             _ = after(configuration.speakDurationMs) { hu in
@@ -64,9 +67,8 @@ extension HeadUnitEmulator {
         guard !rejectedBehindModal(request, of: app) else { return }
         let buttons = alert.softButtons?.map(\.softButtonID) ?? []
         let duration = (buttons.isEmpty ? alert.duration : nil).flatMap { $0 > 0 ? $0 : nil } ?? 10_000
-        let token = after(duration) { $0.finishModal(request.key, token: nil, resultCode: buttons.isEmpty ? "SUCCESS" : "ABORTED") }
-        apps[request.key]?.modal = PendingUI(kind: .subtleAlert, request: request, token: token, softButtonIDs: buttons, cancelID: alert.cancelID)
-        apps[request.key]?.systemContext = .alert
+        _ = showAlert(request, kind: .subtleAlert, for: duration, ending: buttons.isEmpty ? "SUCCESS" : "ABORTED",
+                      softButtonIDs: buttons, cancelID: alert.cancelID)
         refreshStatus(request.key)
     }
 
@@ -80,11 +82,11 @@ extension HeadUnitEmulator {
         notify(key, "OnSubtleAlertPressed", [:])
     }
 
-    /// Puts an alert on the screen (systemContext ALERT) until `duration` (5000 ms) ends, or,
-    /// with soft buttons, until one is pressed: core then gives the HMI duration 0 and sets no
-    /// timeout of its own (alert_request.cc). Returns the alert's timer token.
-    private func showAlert(_ request: IncomingRequest, kind: PendingUI.Kind, duration: Int?, softButtonIDs: [Int], cancelID: Int?) -> Int {
-        let token = after(softButtonIDs.isEmpty ? duration ?? 5000 : nil) { $0.finishModal(request.key, token: nil, resultCode: "SUCCESS") }
+    /// Puts an alert on the screen (systemContext ALERT) until `milliseconds` end, with
+    /// `ending` then (nil: until the driver or the app ends it). Returns its timer token.
+    private func showAlert(_ request: IncomingRequest, kind: PendingUI.Kind, for milliseconds: Int?, ending: String,
+                           softButtonIDs: [Int], cancelID: Int?) -> Int {
+        let token = after(milliseconds) { $0.finishModal(request.key, token: nil, resultCode: ending) }
         apps[request.key]?.modal = PendingUI(kind: kind, request: request, token: token, softButtonIDs: softButtonIDs, cancelID: cancelID)
         apps[request.key]?.systemContext = .alert
         return token

@@ -19,7 +19,7 @@ extension HeadUnitEmulator {
     func updateCloudApps(_ appPolicies: JSONObject) {
         for (appID, entry) in appPolicies where !["default", "device", "pre_DataConsent"].contains(appID) {
             guard case .object(let fields) = entry else { continue }
-            var properties: JSONObject = ["appID": .string(appID), "enabled": false, "nicknames": []]
+            var properties = Self.newCloudEntry(appID)
             for (policyKey, rpcKey) in Self.cloudKeys { if let value = fields[policyKey] { properties[rpcKey] = value } }
             cloudApps[appID] = properties
             // Only an enabled cloud app with an endpoint is one core connects to, and asks an icon for.
@@ -50,7 +50,7 @@ extension HeadUnitEmulator {
     /// Any app id gets an entry, as core adds one to its policy table.
     func setCloudAppProperties(_ request: IncomingRequest, _ set: SetCloudAppProperties) {
         let given = set.properties.json.objectValue ?? [:]
-        var properties = cloudAppProperties(set.properties.appID) ?? ["appID": .string(set.properties.appID), "enabled": false, "nicknames": []]
+        var properties = cloudAppProperties(set.properties.appID) ?? Self.newCloudEntry(set.properties.appID)
         for (key, value) in given { properties[key] = value }
         cloudApps[set.properties.appID] = properties
         respond(request, "SUCCESS")
@@ -61,6 +61,11 @@ extension HeadUnitEmulator {
     private func cloudAppProperties(_ appID: String) -> JSONObject? {
         if let known = cloudApps[appID] { return known }
         guard policy.apps[appID] != nil || apps.values.contains(where: { $0.appID == appID }) else { return nil }
-        return ["appID": .string(appID), "enabled": false, "nicknames": []]
+        return Self.newCloudEntry(appID)
+    }
+
+    /// An entry core has no cloud properties for: disabled, no nicknames.
+    private static func newCloudEntry(_ appID: String) -> JSONObject {
+        ["appID": .string(appID), "enabled": false, "nicknames": []]
     }
 }

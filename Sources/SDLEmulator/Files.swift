@@ -126,10 +126,7 @@ extension HeadUnitEmulator {
             respond(request, "REJECTED")  // core says nothing more (delete_file_request.cc; seen on 8.2)
             return
         }
-        let stored = StoredFileKey(appID: app.appID, name: name)
-        storage.close(ifWriting: stored)
-        try? FileManager.default.removeItem(atPath: path(of: stored))
-        files[app.appID]?[name] = nil
+        removeStoredFile(StoredFileKey(appID: app.appID, name: name))
         if appIcons[app.appID] == name { appIcons[app.appID] = nil }
         apps[request.key]?.fileRequests.deleteFile += 1
         respond(request, "SUCCESS", ["spaceAvailable": .int(Int64(spaceAvailable(app.appID)))])
@@ -150,13 +147,17 @@ extension HeadUnitEmulator {
         respond(request, "SUCCESS")
     }
 
+    /// A stored file goes: from the disk (its upload's open file closed first) and from the list.
+    func removeStoredFile(_ stored: StoredFileKey) {
+        storage.close(ifWriting: stored)
+        try? FileManager.default.removeItem(atPath: path(of: stored))
+        files[stored.appID]?[stored.name] = nil
+    }
+
     /// Session (non-persistent) files go when the app unregisters or drops.
     func deleteSessionFiles(of appID: String) {
         for file in (files[appID] ?? [:]).values where !file.persistent {
-            let stored = StoredFileKey(appID: appID, name: file.name)
-            storage.close(ifWriting: stored)
-            try? FileManager.default.removeItem(atPath: path(of: stored))
-            files[appID]?[file.name] = nil
+            removeStoredFile(StoredFileKey(appID: appID, name: file.name))
             if appIcons[appID] == file.name { appIcons[appID] = nil }
         }
     }

@@ -88,13 +88,12 @@ extension HeadUnitEmulator {
         var data = Array(request.bulkData)
         if data.isEmpty {
             // Without bulk data core takes the app's own stored file of that name (and moves it away).
-            guard let appID = apps[request.key]?.appID, files[appID]?[fileName] != nil,
-                  let stored = FileManager.default.contents(atPath: path(of: StoredFileKey(appID: appID, name: fileName))) else {
-                return respond(request, "REJECTED")
-            }
-            files[appID]?[fileName] = nil
-            try? FileManager.default.removeItem(atPath: path(of: StoredFileKey(appID: appID, name: fileName)))
-            data = Array(stored)
+            guard let appID = apps[request.key]?.appID, files[appID]?[fileName] != nil else { return respond(request, "REJECTED") }
+            let stored = StoredFileKey(appID: appID, name: fileName)
+            storage.close(ifWriting: stored)
+            guard let contents = FileManager.default.contents(atPath: path(of: stored)) else { return respond(request, "REJECTED") }
+            removeStoredFile(stored)
+            data = Array(contents)
         }
         switch system.requestType {
         case .proprietary, .http:

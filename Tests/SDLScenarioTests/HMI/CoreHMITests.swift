@@ -10,6 +10,29 @@ import Testing
 struct CoreHMITests {
     static let peer = CommandRunner.packageRoot.appendingPathComponent("Tests/Peers/fake_core_hmi.py").path
 
+    /// The next message the HMI sent the fake core.
+    static func message(from core: BackgroundProcess) async throws -> JSONObject {
+        let line = await core.nextLine()
+        guard case .object(let message) = try JSONValue.parse(Array(line.utf8)) else { throw CoreHMI.Failure(description: line) }
+        return message
+    }
+
+    /// The fake core, and sdl-run's HMI on it past what it says at start and to the alerts the
+    /// core shows then (`drivesCore` checks those).
+    static func startedPastStartUp() async throws -> (BackgroundProcess, CoreHMI) {
+        let core = try await BackgroundProcess("/usr/bin/python3", [peer])
+        do {
+            let hmi = try CoreHMI(url: "ws://127.0.0.1:\(core.firstLine)")
+            try await hmi.start()
+            while try await message(from: core)["method"] != "BasicCommunication.OnSystemTimeReady" {}
+            for _ in 0..<3 { _ = try await message(from: core) }
+            return (core, hmi)
+        } catch {
+            core.stop()
+            throw error
+        }
+    }
+
     @Test("it registers the components, subscribes, says OnReady, answers core's requests; driver steps become SDL.ActivateApp, UI.OnCommand and VehicleInfo.OnVehicleData with core's app id")
     func drivesCore() async throws {
         let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
@@ -19,8 +42,7 @@ struct CoreHMITests {
         try await hmi.start()
         var seen: [JSONObject] = []
         func next() async throws -> JSONObject {
-            let line = await core.nextLine()
-            guard case .object(let message) = try JSONValue.parse(Array(line.utf8)) else { throw CoreHMI.Failure(description: line) }
+            let message = try await Self.message(from: core)
             seen.append(message)
             return message
         }
@@ -66,23 +88,13 @@ struct CoreHMITests {
 
     @Test("a policy table update as sdl_hmi plays it: SDL.UpdateSDL, the snapshot's file named to core with sdl_hmi's parameters, the app's answer handed to core's policy manager")
     func policyUpdate() async throws {
-        let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
+        let (core, hmi) = try await Self.startedPastStartUp()
         defer { core.stop() }
-        let hmi = try CoreHMI(url: "ws://127.0.0.1:\(core.firstLine)")
-        try await hmi.start()
         var methods: [String] = []
-        func next() async throws -> JSONObject {
-            let line = await core.nextLine()
-            guard case .object(let message) = try JSONValue.parse(Array(line.utf8)) else { throw CoreHMI.Failure(description: line) }
-            return message
-        }
-        // What the HMI says at start and to the alerts is the other test's; skip to OnReady's aftermath.
-        while try await next()["method"] != "BasicCommunication.OnSystemTimeReady" {}
-        for _ in 0..<3 { _ = try await next() }
         try await hmi.perform(DriverAction(name: "updatePolicy"))
         var messages: [JSONObject] = []
         while messages.last?["method"] != "SDL.OnReceivedPolicyUpdate" {
-            let message = try await next()
+            let message = try await Self.message(from: core)
             messages.append(message)
             methods.append(message["method"]?.stringValue ?? "result \(message["id"]?.intValue ?? -1)")
         }
@@ -95,17 +107,9 @@ struct CoreHMITests {
 
     @Test("the driver's route as sdl_hmi keeps it: setWayPoints tells core, a location an app sends joins it, GetWayPoints answers both")
     func wayPoints() async throws {
-        let core = try await BackgroundProcess("/usr/bin/python3", [Self.peer])
+        let (core, hmi) = try await Self.startedPastStartUp()
         defer { core.stop() }
-        let hmi = try CoreHMI(url: "ws://127.0.0.1:\(core.firstLine)")
-        try await hmi.start()
-        func next() async throws -> JSONObject {
-            let line = await core.nextLine()
-            guard case .object(let message) = try JSONValue.parse(Array(line.utf8)) else { throw CoreHMI.Failure(description: line) }
-            return message
-        }
-        while try await next()["method"] != "BasicCommunication.OnSystemTimeReady" {}
-        for _ in 0..<3 { _ = try await next() }
+        func next() async throws -> JSONObject { try await Self.message(from: core) }
         let home: JSONValue = ["locationName": "Home", "coordinate": ["latitudeDegrees": 1, "longitudeDegrees": 2]]
         try await hmi.perform(DriverAction(name: "setWayPoints", arguments: ["wayPoints": [home]]))
         #expect(try await next() == ["jsonrpc": "2.0", "method": "Navigation.OnWayPointChange", "params": ["wayPoints": [home]]])

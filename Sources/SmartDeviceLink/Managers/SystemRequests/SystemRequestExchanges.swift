@@ -26,9 +26,9 @@ extension SystemRequestManager {
             throw SystemRequestFailure("the head unit's snapshot is not {\"HTTPRequest\": {\"body\": …}} JSON (\(snapshot.count) bytes)")
         }
         let headers = http["headers"]?.objectValue ?? [:]
-        let answer = try await post(Array(body.utf8), to: url, method: headers["RequestMethod"]?.stringValue ?? "POST",
-                                    contentType: headers["ContentType"]?.stringValue ?? "application/json",
-                                    timeout: timeout(headers))
+        let answer = try await fetch(headers["RequestMethod"]?.stringValue ?? "POST", url, from: "the policy server",
+                                     contentType: headers["ContentType"]?.stringValue ?? "application/json", body: Array(body.utf8),
+                                     timeout: timeout(headers))
         guard let encryption = configuration.encryption else {
             // Core reads the update as JSON; anything else would only be refused there, later and silently.
             guard case .object? = try? JSONValue.parse(answer) else {
@@ -45,21 +45,13 @@ extension SystemRequestManager {
     nonisolated func http(_ request: OnSystemRequest) async throws(SystemRequestFailure) -> [UInt8] {
         let url = try webURL(request)
         guard let snapshot = request.bulkData, !snapshot.isEmpty else { throw SystemRequestFailure("the head unit sent no snapshot to post") }
-        return try await post(snapshot, to: url, method: "POST", contentType: "application/json", timeout: configuration.timeout)
+        return try await fetch("POST", url, from: "the policy server", contentType: "application/json", body: snapshot,
+                               timeout: configuration.timeout)
     }
 
     /// ICON_URL: the cloud app's icon, fetched for the head unit.
     nonisolated func icon(_ request: OnSystemRequest) async throws(SystemRequestFailure) -> [UInt8] {
-        let url = try webURL(request)
-        let answer: HTTPExchange.Answer
-        do {
-            answer = try await HTTPExchange.run("GET", url, timeout: configuration.timeout, limit: configuration.sizeLimit)
-        } catch {
-            throw SystemRequestFailure("no answer: \(error.reason)")
-        }
-        guard (200..<300).contains(answer.status) else { throw SystemRequestFailure("the server answered HTTP \(answer.status)") }
-        guard !answer.body.isEmpty else { throw SystemRequestFailure("the server answered with no icon") }
-        return answer.body
+        try await fetch("GET", try webURL(request), from: "the icon's server", timeout: configuration.timeout, emptyAnswer: "no icon")
     }
 
     /// Sends what the server gave to the head unit.
@@ -72,17 +64,18 @@ extension SystemRequestManager {
         }
     }
 
-    private nonisolated func post(_ body: [UInt8], to url: URL, method: String, contentType: String,
-                                  timeout: Duration) async throws(SystemRequestFailure) -> [UInt8] {
+    /// The body `server` answers `method` with: a 2xx with something in it, or why not.
+    private nonisolated func fetch(_ method: String, _ url: URL, from server: String, contentType: String? = nil, body: [UInt8]? = nil,
+                                   timeout: Duration, emptyAnswer: String = "nothing") async throws(SystemRequestFailure) -> [UInt8] {
         let answer: HTTPExchange.Answer
         do {
-            answer = try await HTTPExchange.run(method, url, headers: ["Content-Type": contentType], body: body,
+            answer = try await HTTPExchange.run(method, url, headers: contentType.map { ["Content-Type": $0] } ?? [:], body: body,
                                                 timeout: timeout, limit: configuration.sizeLimit)
         } catch {
-            throw SystemRequestFailure("no answer from the policy server: \(error.reason)")
+            throw SystemRequestFailure("no answer from \(server): \(error.reason)")
         }
-        guard (200..<300).contains(answer.status) else { throw SystemRequestFailure("the policy server answered HTTP \(answer.status)") }
-        guard !answer.body.isEmpty else { throw SystemRequestFailure("the policy server answered with nothing") }
+        guard (200..<300).contains(answer.status) else { throw SystemRequestFailure("\(server) answered HTTP \(answer.status)") }
+        guard !answer.body.isEmpty else { throw SystemRequestFailure("\(server) answered with \(emptyAnswer)") }
         return answer.body
     }
 
