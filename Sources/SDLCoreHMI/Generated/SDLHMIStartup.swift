@@ -11,6 +11,13 @@ enum SDLHMIStartup {
         return object.compactMapValues(\.objectValue)
     }()
 
+    /// The DisplayCapability sdl_hmi pushes (BasicCommunication.OnSystemCapabilityUpdated DISPLAYS)
+    /// for an app's main window, by template; core hands it to the app unchanged.
+    static let displays: [String: JSONObject] = {
+        guard case .object(let object)? = try? JSONValue.parse(Array(displaysJSON.utf8)) else { fatalError("SDLHMIStartup.swift holds no JSON object") }
+        return object.compactMapValues(\.objectValue)
+    }()
+
     /// What sdl_hmi answers RC.GetInteriorVehicleData for the default module of each type, by ModuleType.
     static let interiorVehicleData: [String: JSONObject] = {
         guard case .object(let object)? = try? JSONValue.parse(Array(interiorJSON.utf8)) else { fatalError("SDLHMIStartup.swift holds no JSON object") }
@@ -3303,6 +3310,1867 @@ enum SDLHMIStartup {
    },
    "verticalPosition": 0
   }
+ }
+}
+"""#
+
+    private static let displaysJSON = #"""
+{
+ "MEDIA": {
+  "displayName": "SDL_HMI",
+  "windowCapabilities": [
+   {
+    "buttonCapabilities": [
+     {
+      "longPressAvailable": true,
+      "name": "OK",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PLAY_PAUSE",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "SEEKLEFT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "SEEKRIGHT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "TUNEUP",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "TUNEDOWN",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "CUSTOM_BUTTON",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     }
+    ],
+    "imageFields": [
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "softButtonImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "choiceImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "choiceSecondaryImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "vrHelpItem"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "turnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "menuIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "cmdIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "graphic"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "secondaryGraphic"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTNextTurnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTNextTurnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 65,
+       "resolutionWidth": 105
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "alertIcon"
+     }
+    ],
+    "imageTypeSupported": [
+     "DYNAMIC",
+     "STATIC"
+    ],
+    "softButtonCapabilities": [
+     {
+      "imageSupported": true,
+      "longPressAvailable": true,
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     }
+    ],
+    "templatesAvailable": [
+     "MEDIA",
+     "NON-MEDIA",
+     "NAV_FULLSCREEN_MAP",
+     "WEB_VIEW",
+     "ONSCREEN_PRESETS"
+    ],
+    "textFields": [
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "statusBar",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mediaClock",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mediaTrack",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "templateTitle",
+      "rows": 1,
+      "width": 100
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText3",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertSoftButtonText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "scrollableMessageBody",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "initialInteractionText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "navigationText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "navigationText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "ETA",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "totalDistance",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "audioPassThruDisplayText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "audioPassThruDisplayText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "sliderHeader",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "sliderFooter",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "menuName",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "secondaryText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "tertiaryText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "timeToDestination",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "turnText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "menuTitle",
+      "rows": 1,
+      "width": 10
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "locationName",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "locationDescription",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "addressLines",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "phoneNumber",
+      "rows": 1,
+      "width": 500
+     }
+    ]
+   }
+  ],
+  "windowTypeSupported": [
+   {
+    "maximumNumberOfWindows": 1,
+    "type": "MAIN"
+   },
+   {
+    "maximumNumberOfWindows": 16,
+    "type": "WIDGET"
+   }
+  ]
+ },
+ "NAV_FULLSCREEN_MAP": {
+  "displayName": "SDL_HMI",
+  "windowCapabilities": [
+   {
+    "buttonCapabilities": [
+     {
+      "longPressAvailable": true,
+      "name": "NAV_CENTER_LOCATION",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_ZOOM_IN",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_ZOOM_OUT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_PAN_UP",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_PAN_UP_RIGHT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_PAN_RIGHT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_PAN_DOWN_RIGHT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_PAN_DOWN",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_PAN_DOWN_LEFT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_PAN_LEFT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_PAN_UP_LEFT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_TILT_TOGGLE",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_ROTATE_CLOCKWISE",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_ROTATE_COUNTERCLOCKWISE",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "NAV_HEADING_TOGGLE",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "CUSTOM_BUTTON",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     }
+    ],
+    "imageFields": [
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "choiceImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "choiceSecondaryImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "vrHelpItem"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "turnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "menuIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "cmdIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTNextTurnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTNextTurnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 65,
+       "resolutionWidth": 105
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "alertIcon"
+     }
+    ],
+    "imageTypeSupported": [
+     "DYNAMIC",
+     "STATIC"
+    ],
+    "softButtonCapabilities": [
+     {
+      "imageSupported": true,
+      "longPressAvailable": true,
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     }
+    ],
+    "templatesAvailable": [
+     "MEDIA",
+     "NON-MEDIA",
+     "NAV_FULLSCREEN_MAP",
+     "WEB_VIEW",
+     "ONSCREEN_PRESETS"
+    ],
+    "textFields": [
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField3",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField4",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "statusBar",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mediaClock",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mediaTrack",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "templateTitle",
+      "rows": 1,
+      "width": 100
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText3",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertSoftButtonText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "scrollableMessageBody",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "initialInteractionText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "navigationText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "navigationText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "ETA",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "totalDistance",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "audioPassThruDisplayText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "audioPassThruDisplayText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "sliderHeader",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "sliderFooter",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "menuName",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "secondaryText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "tertiaryText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "timeToDestination",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "turnText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "menuTitle",
+      "rows": 1,
+      "width": 15
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "locationName",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "locationDescription",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "addressLines",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "phoneNumber",
+      "rows": 1,
+      "width": 500
+     }
+    ]
+   }
+  ],
+  "windowTypeSupported": [
+   {
+    "maximumNumberOfWindows": 1,
+    "type": "MAIN"
+   },
+   {
+    "maximumNumberOfWindows": 16,
+    "type": "WIDGET"
+   }
+  ]
+ },
+ "NON-MEDIA": {
+  "displayName": "SDL_HMI",
+  "windowCapabilities": [
+   {
+    "buttonCapabilities": [
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_0",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_1",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_2",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_3",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_4",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_5",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_6",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_7",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_8",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_9",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "CUSTOM_BUTTON",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     }
+    ],
+    "imageFields": [
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "softButtonImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "choiceImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "choiceSecondaryImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "vrHelpItem"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "turnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "menuIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "cmdIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "graphic"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "secondaryGraphic"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTNextTurnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTNextTurnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 65,
+       "resolutionWidth": 105
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "alertIcon"
+     }
+    ],
+    "imageTypeSupported": [
+     "DYNAMIC",
+     "STATIC"
+    ],
+    "numCustomPresetsAvailable": 8,
+    "softButtonCapabilities": [
+     {
+      "imageSupported": true,
+      "longPressAvailable": true,
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     }
+    ],
+    "templatesAvailable": [
+     "MEDIA",
+     "NON-MEDIA",
+     "NAV_FULLSCREEN_MAP",
+     "WEB_VIEW",
+     "ONSCREEN_PRESETS"
+    ],
+    "textFields": [
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField3",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField4",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "statusBar",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mediaClock",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mediaTrack",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "templateTitle",
+      "rows": 1,
+      "width": 100
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText3",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertSoftButtonText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "scrollableMessageBody",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "initialInteractionText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "navigationText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "navigationText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "ETA",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "totalDistance",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "audioPassThruDisplayText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "audioPassThruDisplayText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "sliderHeader",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "sliderFooter",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "menuName",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "secondaryText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "tertiaryText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "timeToDestination",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "turnText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "menuTitle",
+      "rows": 1,
+      "width": 12
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "locationName",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "locationDescription",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "addressLines",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "phoneNumber",
+      "rows": 1,
+      "width": 500
+     }
+    ]
+   }
+  ],
+  "windowTypeSupported": [
+   {
+    "maximumNumberOfWindows": 1,
+    "type": "MAIN"
+   },
+   {
+    "maximumNumberOfWindows": 16,
+    "type": "WIDGET"
+   }
+  ]
+ },
+ "ONSCREEN_PRESETS": {
+  "displayName": "SDL_HMI",
+  "windowCapabilities": [
+   {
+    "buttonCapabilities": [
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_0",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_1",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_2",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_3",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_4",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_5",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_6",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_7",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_8",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PRESET_9",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "OK",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "PLAY_PAUSE",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "SEEKLEFT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "SEEKRIGHT",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "TUNEUP",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "TUNEDOWN",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     },
+     {
+      "longPressAvailable": true,
+      "name": "CUSTOM_BUTTON",
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     }
+    ],
+    "imageFields": [
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "softButtonImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "choiceImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "choiceSecondaryImage"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "vrHelpItem"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "turnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "menuIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "cmdIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "graphic"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "secondaryGraphic"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTNextTurnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 64,
+       "resolutionWidth": 64
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "showConstantTBTNextTurnIcon"
+     },
+     {
+      "imageResolution": {
+       "resolutionHeight": 65,
+       "resolutionWidth": 105
+      },
+      "imageTypeSupported": [
+       "GRAPHIC_BMP",
+       "GRAPHIC_JPEG",
+       "GRAPHIC_PNG"
+      ],
+      "name": "alertIcon"
+     }
+    ],
+    "imageTypeSupported": [
+     "DYNAMIC",
+     "STATIC"
+    ],
+    "numCustomPresetsAvailable": 10,
+    "softButtonCapabilities": [
+     {
+      "imageSupported": true,
+      "longPressAvailable": true,
+      "shortPressAvailable": true,
+      "upDownAvailable": true
+     }
+    ],
+    "templatesAvailable": [
+     "MEDIA",
+     "NON-MEDIA",
+     "NAV_FULLSCREEN_MAP",
+     "WEB_VIEW",
+     "ONSCREEN_PRESETS"
+    ],
+    "textFields": [
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mainField2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "statusBar",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mediaClock",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "mediaTrack",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "templateTitle",
+      "rows": 1,
+      "width": 100
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "alertText3",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "subtleAlertSoftButtonText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "scrollableMessageBody",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "initialInteractionText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "navigationText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "navigationText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "ETA",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "totalDistance",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "audioPassThruDisplayText1",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "audioPassThruDisplayText2",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "sliderHeader",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "sliderFooter",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "menuName",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "secondaryText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "tertiaryText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "timeToDestination",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "turnText",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "menuTitle",
+      "rows": 1,
+      "width": 10
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "locationName",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "locationDescription",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "addressLines",
+      "rows": 1,
+      "width": 500
+     },
+     {
+      "characterSet": "UTF_8",
+      "name": "phoneNumber",
+      "rows": 1,
+      "width": 500
+     }
+    ]
+   }
+  ],
+  "windowTypeSupported": [
+   {
+    "maximumNumberOfWindows": 1,
+    "type": "MAIN"
+   },
+   {
+    "maximumNumberOfWindows": 16,
+    "type": "WIDGET"
+   }
+  ]
  }
 }
 """#
