@@ -51,12 +51,13 @@ extension ScenarioReader {
 
 extension PolicyServer {
     /// The server a scenario's `policyServer` describes, started.
-    public convenience init(_ spec: PolicyServerSpec) throws(PolicyServerError) {
+    /// The server of a scenario; with `namedAs`, the address the update's URLs were written for.
+    public convenience init(_ spec: PolicyServerSpec, namedAs origin: String? = nil) throws(PolicyServerError) {
         var files: [String: [UInt8]] = [:]
         for (served, path) in spec.files {
             guard let bytes = FileManager.default.contents(atPath: path) else { throw PolicyServerError(description: "policy server: cannot read \(path)") }
             files[served] = Array(bytes)
         }
-        try self.init(update: try PolicyServer.readUpdate(at: spec.update), files: files, host: spec.host, port: spec.port)
+        try self.init(update: try PolicyServer.readUpdate(at: spec.update), files: files, host: spec.host, port: spec.port, namedAs: origin)
     }
 }

@@ -25,10 +25,11 @@ public final class PolicyServer: @unchecked Sendable {
     private let stopped = Locked(false)
 
     /// Serves `update` (the answer to every POST) on `host`:`port` (0: a free port);
-    /// `received` hears of each snapshot as it arrives.
+    /// `received` hears of each snapshot as it arrives. With `namedAs` ("host:port", the
+    /// address the update's URLs give for this server), those URLs are pointed to where it
+    /// came up.
     public init(update: [UInt8], files: [String: [UInt8]] = [:], host: String = "127.0.0.1", port: UInt16 = 3000,
-                received observer: (@Sendable (_ snapshot: [UInt8]) -> Void)? = nil) throws(PolicyServerError) {
-        self.update = update
+                namedAs origin: String? = nil, received observer: (@Sendable (_ snapshot: [UInt8]) -> Void)? = nil) throws(PolicyServerError) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw PolicyServerError(description: "policy server: no socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
@@ -53,7 +54,15 @@ public final class PolicyServer: @unchecked Sendable {
         self.listener = listener
         let boundPort = UInt16(bigEndian: address.sin_port)
         self.address = "\(host):\(boundPort)"
-        url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)/api/1/policies/proprietary"
+        let reachable = "\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)"
+        url = "http://\(reachable)/api/1/policies/proprietary"
+        if let origin, origin != reachable, case .object(let table)? = try? JSONValue.parse(update) {
+            // The update is JSON: the origin appears in it only inside strings, so the text swap is safe.
+            let text = JSONValue.object(table).serialized().replacingOccurrences(of: "http://\(origin)/", with: "http://\(reachable)/")
+            self.update = Array(text.utf8)
+        } else {
+            self.update = update
+        }
         let snapshots = self.snapshots, update = self.update
         let record: @Sendable ([UInt8]) -> Void = { snapshot in
             snapshots.withLock { $0.append(snapshot) }

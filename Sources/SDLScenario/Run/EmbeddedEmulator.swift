@@ -11,11 +11,15 @@ public enum EmbeddedEmulator {
         var configuration = EmulatorConfiguration.standard
         if let json = scenario.emulator { configuration = try EmulatorConfiguration(json: json) }
         if configuration.recordingDirectory == nil { configuration.recordingDirectory = recordings }
-        guard let spec = scenario.policyServer else { return target(configuration: configuration) }
-        // The emulator's policy table names the server, wherever it came up (port 0: a free one).
+        guard var spec = scenario.policyServer else { return target(configuration: configuration) }
+        // Nobody outside reaches this server: it takes a free port, so runs side by side do
+        // not collide; the emulator's policy table names it, and URLs of the update that
+        // name the scenario's address (a served icon's) are pointed to it.
+        let origin = "\(spec.host == "0.0.0.0" ? "127.0.0.1" : spec.host):\(spec.port)"
+        spec.port = 0
         let server: PolicyServer
         do {
-            server = try PolicyServer(spec)
+            server = try PolicyServer(spec, namedAs: origin)
         } catch {
             throw EmulatorConfigurationError(path: "$.policyServer", reason: error.description)
         }
