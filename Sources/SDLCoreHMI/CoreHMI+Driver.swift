@@ -122,6 +122,8 @@ extension CoreHMI {
             try await notify("UI.OnSubtleAlertPressed", ["appID": .int(view.appID)])
         case "updatePolicy":
             try await requestPolicyUpdate()
+        case "showWidget":
+            try await showWidget(appID: try await appID(), windowID: try integer("windowID"), visible: arguments["visible"]?.boolValue ?? true)
         case "touch":
             // UI.OnTouchEvent carries no app: core gives it to the navigation app in FULL.
             let point = arguments["x"]?.intValue.map { (Int($0), Int(arguments["y"]?.intValue ?? 190)) } ?? (400, 190)  // the center of core 8.2's 800×380 video screen

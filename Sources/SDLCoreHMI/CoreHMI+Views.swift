@@ -52,6 +52,7 @@ extension CoreHMI {
         }
         if try await answerRemoteControl(id, method, params) { return }
         if try await answerPolicyUpdate(id, method, params) { return }
+        if try await answerWindows(id, method, params) { return }
         switch method {
         case "UI.Alert", "UI.SubtleAlert", "UI.ScrollableMessage", "UI.PerformInteraction", "UI.PerformAudioPassThru":
             guard views.modal == nil else {

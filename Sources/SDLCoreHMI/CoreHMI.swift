@@ -50,6 +50,8 @@ public actor CoreHMI: ScenarioDriver {
     var wayPoints = CoreHMIAnswers.wayPoints
     /// Whether core's policy table updates get the HMI's part (see `playPolicyUpdates`).
     var playsPolicyUpdates = false
+    /// Each app's template, its widgets on screen: the display as sdl_hmi tells core of it.
+    var displays = HMIDisplays()
     /// Each app's keyboard keypressMode, from UI.SetGlobalProperties.
     var keypressModes: [Int64: String] = [:]
     /// Vehicle data items the HMI answers with an error, and its info text.
@@ -229,6 +231,7 @@ public actor CoreHMI: ScenarioDriver {
                 apps.append((app["policyAppID"]?.stringValue ?? "", hmiID))
                 if app["isMediaApplication"]?.boolValue == true { mediaApps.insert(hmiID) }
                 wakeAppWaiters()
+                do { try await appRegistered(app, hmiID: hmiID) } catch { ended("\(error)") }
             } else if method == "BasicCommunication.OnAppUnregistered", let hmiID = params["appID"]?.intValue {
                 // The next scenario's driver steps are about the app that registers next.
                 apps.removeAll { $0.hmiID == hmiID }

@@ -145,13 +145,21 @@ extension HeadUnitEmulator {
             respond(request, "INVALID_DATA")  // show_request.cc: nothing to show
             return
         }
-        if let template = p["templateConfiguration"]?["template"]?.stringValue, let refused = refusedTemplate(template, for: request.key) {
+        let template = p["templateConfiguration"]?["template"]?.stringValue
+        if let template, let refused = refusedTemplate(template, for: request.key) {
             respond(request, "REJECTED", info: refused)
             return
         }
+        if showOnWidget(request) { return }
         let fields = displayTextFields
         let unsupported = Self.showTextKeys.filter { p[$0] != nil && !fields.contains($0) }
-        apps.update(request.key) { $0.show.merge(p) { _, new in new } }
+        apps.update(request.key) { app in
+            app.show.merge(p) { _, new in new }
+            // sdl_hmi shows the main window's fields on the widgets that copy it too.
+            for (id, window) in app.windows where window.duplicateUpdatesFromWindowID == 0 {
+                app.windows[id]?.show.merge(p) { _, new in new }
+            }
+        }
         if (p["graphic"] != nil || p["secondaryGraphic"] != nil),
            configuration.capabilities["displayCapabilities"]?["graphicSupported"]?.boolValue == false {
             respond(request, "UNSUPPORTED_RESOURCE", success: true, info: "the display shows no graphics")
@@ -160,6 +168,7 @@ extension HeadUnitEmulator {
         } else {
             respond(request, "SUCCESS")
         }
+        if let template { templateChanged(request.key, to: template) }
     }
 
     /// Speak: ATTENUATED audio for audible apps while speaking, SUCCESS after the speech.

@@ -108,8 +108,9 @@ public struct EmulatorConfiguration: Sendable {
     /// The languages the HMI supports for UI, VR and TTS (its GetSupportedLanguages): a
     /// ChangeRegistration to another is UNSUPPORTED_RESOURCE. sdl_hmi's 37 by default.
     public var supportedLanguages: [String] = HMIAnswers.supportedLanguages
-    /// Menu layouts the main window offers (DISPLAYS capability, menuLayoutsAvailable).
-    public var menuLayoutsAvailable: [String] = ["LIST", "TILES"]
+    /// Menu layouts the main window offers (DISPLAYS capability, menuLayoutsAvailable); nil:
+    /// the window does not say, as sdl_hmi's does not (an app then may use any).
+    public var menuLayoutsAvailable: [String]? = nil
     /// GetSystemCapability PHONE_CALL and NAVIGATION: core 8.2's with sdl_hmi as its HMI,
     /// whatever hmiCapabilities' flags say; nil: the head unit has none (DATA_NOT_AVAILABLE, as core).
     public var phoneCapability: JSONObject? = Capabilities.coreSystemCapability("PHONE_CALL", "phoneCapability")

@@ -3,7 +3,7 @@ import SmartDeviceLink
 extension HeadUnitEmulator {
     /// SetDisplayLayout, as core with sdl_hmi: REJECTED for a template the app may not use; else
     /// SUCCESS with the template's capabilities (graphic- and button-only templates have no
-    /// main text fields) and, for apps of RPC 5.1 or later, OnSystemCapabilityUpdated(DISPLAYS).
+    /// main text fields) and, when the template changed, the HMI's OnSystemCapabilityUpdated(DISPLAYS).
     func setDisplayLayout(_ request: IncomingRequest, _ change: SetDisplayLayout) {
         guard let app = apps[request.key] else { return }
         let layout = change.displayLayout
@@ -21,17 +21,13 @@ extension HeadUnitEmulator {
         for key in ["buttonCapabilities", "softButtonCapabilities", "presetBankCapabilities"] {
             extra[key] = configuration.capabilities[key]
         }
-        let version = app.syncMsgVersion
-        if version.majorVersion >= 6 {  // set_display_layout_request.cc
+        if app.syncMsgVersion.majorVersion >= 6 {  // set_display_layout_request.cc
             respond(request, "WARNINGS", info: "The RPC is deprecated and will be removed in a future version. The requested display "
                     + "layout is set to the main window. Please use `Show.templateConfiguration` instead.", extra)
         } else {
             respond(request, "SUCCESS", extra)
         }
-        guard version.majorVersion > 5 || (version.majorVersion == 5 && version.minorVersion >= 1) else { return }
-        notify(request.key, "OnSystemCapabilityUpdated", ["systemCapability": [
-            "systemCapabilityType": "DISPLAYS", "displayCapabilities": displaysCapability(of: display),
-        ]])
+        templateChanged(request.key, to: layout)
     }
 
     /// The head unit unregisters the app (OnAppInterfaceUnregistered with `reason`, e.g.

@@ -229,6 +229,11 @@ extension HeadUnitEmulator {
                [required("fileName", "string", "the file's name")], shorthand: "fileName") { unit, a throws(EmulatorError) in
             try unit.requestFileUpdate(try a.string("fileName"), appID: a.appID); return nil
         },
+        action("showWidget", "the user puts a widget of the app on screen (sdl_hmi's widget bar): the window goes BACKGROUND, then FULL; with visible false off screen again",
+               [required("windowID", "integer", "the widget's window"), optional("visible", "boolean", "false takes it off screen (true when left out)")],
+               shorthand: "windowID") { unit, a throws(EmulatorError) in
+            try await unit.showWidget(a.appID, windowID: try a.int("windowID"), visible: a.values["visible"]?.boolValue ?? true); return nil
+        },
         action("updatePolicy", "the driver asks for a policy table update (sdl_hmi's Update SDL): the app core picks gets the snapshot to carry to the policy server (OnSystemRequest PROPRIETARY)",
                aboutAnApp: false) { unit, _ throws(EmulatorError) in
             try unit.startPolicyUpdate(); return nil

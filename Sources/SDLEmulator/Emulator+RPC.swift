@@ -69,8 +69,13 @@ extension HeadUnitEmulator {
             respond(request, "ENCRYPTION_NEEDED")
             return
         }
-        // Policies: an RPC outside the levels the app's table allows is DISALLOWED, with no side effect.
-        guard policy.allows(request.name, appID: app.appID, hmiLevel: app.hmiLevel) else {
+        // Policies: an RPC outside the levels the app's table allows is DISALLOWED, with no side
+        // effect; a Show to a widget is checked at the widget's level (command_impl.cc).
+        guard let level = checkedLevel(of: request, app) else {
+            respond(request, "INVALID_ID")
+            return
+        }
+        guard policy.allows(request.name, appID: app.appID, hmiLevel: level) else {
             // core answers a policy refusal without info (seen on 8.2).
             respond(request, "DISALLOWED")
             return
@@ -125,6 +130,8 @@ extension HeadUnitEmulator {
         decoding(SetAppIcon.self) { $0.setAppIcon($1, name: $2.syncFileName) },
         decoding(GetSystemCapability.self) { $0.getSystemCapability($1, $2) },
         decoding(SetDisplayLayout.self) { $0.setDisplayLayout($1, $2) },
+        decoding(CreateWindow.self) { $0.createWindow($1, $2) },
+        decoding(DeleteWindow.self) { $0.deleteWindow($1, $2) },
         decoding(ShowAppMenu.self) { $0.showAppMenu($1, menuID: $2.menuID) },
         decoding(CancelInteraction.self) { $0.cancelInteraction($1, $2) },
         decoding(DialNumber.self) { $0.dialNumber($1, number: $2.number) },

@@ -21,6 +21,8 @@ public actor HeadUnitEmulator {
     /// The display's text field names, which every Show is checked against.
     lazy var displayTextFields = Set(configuration.capabilities["displayCapabilities"]?["textFields"]?.arrayValue?
         .compactMap { $0["name"]?.stringValue } ?? [])
+    /// Whether the display is sdl_hmi's, whose DISPLAYS capability by template was recorded.
+    lazy var usesRecordedDisplays = configuration.capabilities["displayCapabilities"] == Capabilities.core["displayCapabilities"]
 
     struct Connection {
         var id: Int
@@ -253,7 +255,7 @@ public actor HeadUnitEmulator {
                 show: app.show, globalProperties: app.globalProperties, hashID: app.hashID, openMenuID: app.openMenuID,
                 dialedNumbers: app.dialedNumbers, sentLocations: app.sentLocations,
                 streams: Dictionary(uniqueKeysWithValues: app.streams.map { ($0.key == .audio ? "audio" : "video", $0.value) }),
-                navigation: app.navigation)
+                navigation: app.navigation, windows: app.windows)
         }
         return EmulatorSnapshot(apps: list, vehicleData: vehicleData, connections: connections.count, remoteControl: rcSnapshot)
     }

@@ -26,6 +26,8 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidAction(String)
     /// No keyboard is shown.
     case noKeyboard
+    /// The app made no window with this id (CreateWindow).
+    case unknownWindow(Int)
 
     public var description: String {
         switch self {
@@ -43,6 +45,7 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
         case .listenFailed(let why): return "cannot listen: \(why)"
         case .invalidAction(let why): return why
         case .noKeyboard: return "no keyboard is shown (a PerformInteraction with a KEYBOARD or search layout)"
+        case .unknownWindow(let id): return "the app has no window \(id): it makes widgets with CreateWindow"
         }
     }
 }
@@ -202,6 +205,8 @@ public struct AppSnapshot: Sendable, Hashable {
     /// What a navigation app put on the navigation screen: the last ShowConstantTBT
     /// ("maneuver"), the UpdateTurnList ("turnList") and the SendHapticData rects ("hapticRects").
     public var navigation: JSONObject = [:]
+    /// Its widgets (CreateWindow), by windowID.
+    public var windows: [Int: WindowSnapshot] = [:]
 
     /// The snapshot as the control channel's `snapshot` writes it.
     public var json: JSONValue {
@@ -218,6 +223,7 @@ public struct AppSnapshot: Sendable, Hashable {
             "openMenuID": openMenuID.map { .int(Int64($0)) } ?? .null,
             "dialedNumbers": .array(dialedNumbers.map(JSONValue.string)), "sentLocations": .array(sentLocations.map(\.json)),
             "streams": .object(streams.mapValues(\.json)), "navigation": .object(navigation),
+            "windows": .array(windows.keys.sorted().compactMap { windows[$0]?.json }),
         ]
     }
 }
@@ -369,6 +375,10 @@ struct AppState: Sendable {
     var navigation: JSONObject = [:]
     /// Files added, deleted and listings made since registration (core's *_in_none_count).
     var fileRequests = FileRequestCounts()
+    /// Its widgets (CreateWindow), by windowID.
+    var windows: [Int: WindowSnapshot] = [:]
+    /// The main window's template as the app last set it; nil: its kind's default.
+    var template: String?
 
     var isAudible: Bool {
         isMedia || appHMITypes.contains { ["MEDIA", "NAVIGATION", "COMMUNICATION"].contains($0) }
@@ -394,10 +404,12 @@ struct AppState: Sendable {
 
     /// The data sdl_core keeps for resumption, whose change triggers OnHashChange.
     var resumptionData: JSONValue {
-        return ["commands": byID(commands), "submenus": byID(submenus), "choiceSets": byID(choiceSets),
-                "globalProperties": .object(globalProperties),
-                "vehicleSubscriptions": .array(vehicleSubscriptions.sorted().map(JSONValue.string)),
-                "buttonSubscriptions": .array(buttonSubscriptions.sorted().map(JSONValue.string))]
+        var data: JSONObject = ["commands": byID(commands), "submenus": byID(submenus), "choiceSets": byID(choiceSets),
+                                "globalProperties": .object(globalProperties),
+                                "vehicleSubscriptions": .array(vehicleSubscriptions.sorted().map(JSONValue.string)),
+                                "buttonSubscriptions": .array(buttonSubscriptions.sorted().map(JSONValue.string))]
+        if !windows.isEmpty { data["windows"] = .array(windows.keys.sorted().map { .int(Int64($0)) }) }
+        return .object(data)
     }
 }
 

@@ -85,6 +85,8 @@ extension HeadUnitEmulator {
         // distraction state (register_app_interface_request.cc,
         // SendDriverDistractionAndIconUrlNotifications; values of the preloaded table).
         sendLockScreenNotifications(to: request.key)
+        // sdl_hmi answers core's OnAppRegistered with the display of the app's template.
+        pushDisplays(request.key, windowID: 0)
         startVehicleTimelineIfNeeded()
         if let record = restored {
             // core resumes the HMI level of an app that was FULL or LIMITED when it dropped.
@@ -162,33 +164,16 @@ extension HeadUnitEmulator {
     }
 
     /// GetSystemCapability for the capabilities this head unit has.
-    /// The DISPLAYS form (one MAIN window) of a display's capabilities, as GetSystemCapability
-    /// answers it and OnSystemCapabilityUpdated pushes it.
-    func displaysCapability(of display: JSONObject) -> JSONValue {
-        var window: JSONObject = ["windowID": 0, "imageTypeSupported": ["STATIC", "DYNAMIC"]]
-        window["textFields"] = display["textFields"]
-        window["imageFields"] = display["imageFields"]
-        window["templatesAvailable"] = display["templatesAvailable"]
-        window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
-        window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
-        window["menuLayoutsAvailable"] = .array(configuration.menuLayoutsAvailable.map(JSONValue.string))
-        return [[
-            "displayName": display["displayName"] ?? "GENERIC_DISPLAY",
-            "windowTypeSupported": [["type": "MAIN", "maximumNumberOfWindows": 1]],
-            "windowCapabilities": [.object(window)],
-        ]]
-    }
-
     func getSystemCapability(_ request: IncomingRequest, _ query: GetSystemCapability) {
         let type = query.systemCapabilityType.rawValue
         if let subscribe = query.subscribe, type != "DISPLAYS" {
             if subscribe { apps[request.key]?.capabilitySubscriptions.insert(type) } else { apps[request.key]?.capabilitySubscriptions.remove(type) }
         }
-        let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
         var capability: JSONObject = ["systemCapabilityType": .string(type)]
         switch type {
         case "DISPLAYS":
-            capability["displayCapabilities"] = displaysCapability(of: display)
+            guard let app = apps[request.key] else { return }
+            capability["displayCapabilities"] = displays(of: app, windows: [0] + app.windows.keys.sorted())
         case "PHONE_CALL", "NAVIGATION":
             // core answers from its system capabilities (hmi_capabilities.json), whatever
             // hmiCapabilities' phoneCall and navigation flags say (get_system_capability_request.cc).

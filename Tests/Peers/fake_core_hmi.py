@@ -8,8 +8,10 @@ app id "app-x") and shows two alerts at once. Answers SDL.ActivateApp. On SDL.Up
 core's side of a policy table update: BasicCommunication.PolicyUpdate, and once the HMI has
 said which file to send (BasicCommunication.OnSystemRequest), BasicCommunication.SystemRequest
 with the file the app brought back. After Navigation.OnWayPointChange an app sends a location
-and asks for the waypoints (Navigation.SendLocation, Navigation.GetWayPoints). Prints every message it receives as one JSON line on
-stdout. Uses Debian's python3-websockets.
+and asks for the waypoints (Navigation.SendLocation, Navigation.GetWayPoints). After the first
+BasicCommunication.OnAppActivated of a window (a widget the driver shows) the app makes another
+widget and changes that one's template twice, once to the same (UI.CreateWindow, UI.Show).
+Prints every message it receives as one JSON line on stdout. Uses Debian's python3-websockets.
 """
 import asyncio
 import json
@@ -25,6 +27,7 @@ def emit(message):
 
 async def serve(ws, path=None):
     component = 500
+    widgets_asked = False
     async for text in ws:
         message = json.loads(text)
         emit(message)
@@ -54,6 +57,13 @@ async def serve(ws, path=None):
                 "appID": 654, "latitudeDegrees": 42.33, "longitudeDegrees": -83.05, "locationName": "Detroit"}}))
             await ws.send(json.dumps({"id": 31, "jsonrpc": "2.0", "method": "Navigation.GetWayPoints", "params": {
                 "appID": 654, "wayPointType": "ALL"}}))
+        elif method == "BasicCommunication.OnAppActivated" and "windowID" in message["params"] and not widgets_asked:
+            widgets_asked = True
+            await ws.send(json.dumps({"id": 40, "jsonrpc": "2.0", "method": "UI.CreateWindow", "params": {
+                "appID": 654, "windowID": 2, "windowName": "Second", "type": "WIDGET"}}))
+            for request_id in (41, 42):
+                await ws.send(json.dumps({"id": request_id, "jsonrpc": "2.0", "method": "UI.Show", "params": {
+                    "appID": 654, "windowID": 2, "showStrings": [], "templateConfiguration": {"template": "NON-MEDIA"}}}))
         elif method == "SDL.ActivateApp":
             await ws.send(json.dumps({"id": message["id"], "jsonrpc": "2.0",
                                       "result": {"code": 0, "method": "SDL.ActivateApp"}}))

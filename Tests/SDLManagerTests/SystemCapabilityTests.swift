@@ -17,7 +17,8 @@ struct SystemCapabilityTests {
         #expect(phone?.phoneCapability?.dialNumberEnabled == true)
         #expect(await capabilities.isCapabilitySupported(.phoneCall))
         let displays = try await capabilities.capability(.displays, refresh: true)
-        #expect(displays?.displayCapabilities?.first?.windowCapabilities?.first?.windowID == 0)
+        #expect(displays?.displayCapabilities?.first?.windowCapabilities?.count == 1)
+        #expect(displays?.displayCapabilities?.first?.windowCapabilities?.first?.windowID == nil, "core names the main window by no id")
         #expect(try await capabilities.capability(.seatLocation)?.seatLocationCapability?.rows == 2, "core's seat layout")
         #expect(try await capabilities.capability(.remoteControl) == nil, "DISALLOWED for an app that is not remote control reads as none")
         await manager.stop()
@@ -39,6 +40,29 @@ struct SystemCapabilityTests {
         #expect(await capabilities.displayCapabilities?.textFields == [])
         #expect(await capabilities.displayCapabilities?.displayName == "LARGE_GRAPHIC_ONLY")
         await manager.stop()
+    }
+
+    @Test("the head unit's display arrives by itself; a widget's pushed capabilities join the main window's")
+    func windowsMerge() async throws {
+        let emulator = HeadUnitEmulator(configuration: {
+            var configuration = EmulatorConfiguration.standard
+            configuration.policy.defaultPermissions["CreateWindow"] = ["NONE", "FULL"]
+            return configuration
+        }())
+        let manager = SDLManager(configuration: configuration(emulator, appID: "caps-4"))
+        let (displays, task) = Recorder.recording(await manager.systemCapabilityManager.updates(of: .displays))
+        try await manager.start()
+        let capabilities = manager.systemCapabilityManager
+        await displays.waitFor(1)
+        let main = try #require(await capabilities.defaultMainWindowCapability, "pushed after registration, no GetSystemCapability needed")
+        #expect(main.textFields?.contains { $0.name == .mainField1 } == true)
+        let created = try await manager.send(CreateWindow(windowID: 1, windowName: "Widget", type: .widget), timeout: nil)
+        #expect(created.success)
+        await displays.waitFor(2)
+        #expect(await capabilities.windowCapability(1)?.windowID == 1)
+        #expect(await capabilities.defaultMainWindowCapability == main, "the main window stays")
+        await manager.stop()
+        task.cancel()
     }
 
     @Test("a pushed OnSystemCapabilityUpdated reaches observers of that type only")

@@ -8,7 +8,7 @@ import Testing
 struct ExamplesTests {
     static let examples = CommandRunner.packageRoot.appendingPathComponent("examples")
     static let passing = ["hello", "menu", "alert", "vehicle-data", "audio-pass-thru", "files", "reconnect", "keyboard", "secondary", "navigation", "remote-control", "app-services",
-                          "lock-screen", "protected", "multi-app", "policy-update", "subtle-alert", "waypoints"]
+                          "lock-screen", "protected", "multi-app", "policy-update", "subtle-alert", "waypoints", "widgets"]
 
     /// The test's own folder for reports and recordings, removed after it.
     let scratch: TestFolder

@@ -1,6 +1,6 @@
 import Foundation
 import SDLScenario
-import SDLCoreHMI
+@testable import SDLCoreHMI
 import SmartDeviceLink
 import Testing
 
@@ -25,7 +25,7 @@ struct CoreHMITests {
             let hmi = try CoreHMI(url: "ws://127.0.0.1:\(core.firstLine)")
             try await hmi.start()
             while try await message(from: core)["method"] != "BasicCommunication.OnSystemTimeReady" {}
-            for _ in 0..<3 { _ = try await message(from: core) }
+            for _ in 0..<4 { _ = try await message(from: core) }
             return (core, hmi)
         } catch {
             core.stop()
@@ -54,6 +54,11 @@ struct CoreHMITests {
         #expect(try await next()["method"] == "BasicCommunication.OnSystemTimeReady")
         let answer = try await next()
         #expect(answer["id"] == 7 && answer["result"]?["language"] == "EN-US" && answer["result"]?["code"] == 0)
+        // As sdl_hmi: a registered app's display, of the template its kind gets.
+        let display = try await next()
+        #expect(display["method"] == "BasicCommunication.OnSystemCapabilityUpdated")
+        #expect(display["params"]?["appID"] == 654)
+        #expect(display["params"]?["systemCapability"]?["displayCapabilities"] == [.object(try #require(SDLHMIStartup.displays["NON-MEDIA"]))])
         // The first alert is shown (ALERT), the second REJECTED (HMI_API Common.Result 4).
         var alertMessages: [JSONObject] = []
         for _ in 0..<2 { alertMessages.append(try await next()) }
@@ -117,6 +122,25 @@ struct CoreHMITests {
         let answer = try await next()
         #expect(answer["id"] == 31 && answer["result"]?["wayPoints"] == [home, ["locationName": "Detroit",
                 "coordinate": ["latitudeDegrees": 42.33, "longitudeDegrees": -83.05]]], "\(answer)")
+        await hmi.stop()
+    }
+
+    @Test("widgets as sdl_hmi shows them: two activations of the window; a new window's and a new template's capabilities told to core")
+    func widgets() async throws {
+        let (core, hmi) = try await Self.startedPastStartUp()
+        defer { core.stop() }
+        func next() async throws -> JSONObject { try await Self.message(from: core) }
+        try await hmi.perform(DriverAction(name: "showWidget", arguments: ["appID": "app-x", "windowID": 1]))
+        for _ in 0..<2 { #expect(try await next() == ["jsonrpc": "2.0", "method": "BasicCommunication.OnAppActivated", "params": ["appID": 654, "windowID": 1]]) }
+        var messages: [JSONObject] = []
+        for _ in 0..<5 { messages.append(try await next()) }
+        #expect(messages.map { $0["method"]?.stringValue ?? "result \($0["id"]?.intValue ?? -1)" }
+                == ["result 40", "BasicCommunication.OnSystemCapabilityUpdated", "result 41", "BasicCommunication.OnSystemCapabilityUpdated", "result 42"],
+                "the same template twice is told once")
+        let windows = messages[1]["params"]?["systemCapability"]?["displayCapabilities"]?.arrayValue?.first?["windowCapabilities"]
+        #expect(windows?.arrayValue?.map { $0["windowID"] } == [2])
+        try await hmi.perform(DriverAction(name: "showWidget", arguments: ["appID": "app-x", "windowID": 1, "visible": false]))
+        #expect(try await next() == ["jsonrpc": "2.0", "method": "BasicCommunication.OnAppDeactivated", "params": ["appID": 654, "windowID": 1]])
         await hmi.stop()
     }
 

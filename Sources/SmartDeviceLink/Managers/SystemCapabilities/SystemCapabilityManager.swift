@@ -45,6 +45,15 @@ public actor SystemCapabilityManager {
     public var phoneCapability: PhoneCapability? { systemCapabilities[.phoneCall]?.phoneCapability }
     /// Navigation, as last read or pushed (`capability(.navigation)`).
     public var navigationCapability: NavigationCapability? { systemCapabilities[.navigation]?.navigationCapability }
+    /// The main window's capabilities (DISPLAYS, window 0): its text and image fields,
+    /// templates and buttons for the app's current template, as the head unit pushes them
+    /// after registration and at each change of template. sdl_ios's `defaultMainWindowCapability`.
+    public var defaultMainWindowCapability: WindowCapability? { windowCapability(0) }
+    /// The capabilities of one of the app's windows (0: the main one; a widget's id from
+    /// CreateWindow), from the DISPLAYS capability as last read or pushed.
+    public func windowCapability(_ windowID: Int) -> WindowCapability? {
+        systemCapabilities[.displays]?.displayCapabilities?.first?.windowCapabilities?.first { ($0.windowID ?? 0) == windowID }
+    }
     /// Video streaming, as last read or pushed (`capability(.videoStreaming)`).
     public var videoStreamingCapability: VideoStreamingCapability? { systemCapabilities[.videoStreaming]?.videoStreamingCapability }
 
@@ -86,8 +95,28 @@ public actor SystemCapabilityManager {
     }
 
     /// Takes a capability the head unit pushed (OnSystemCapabilityUpdated) and tells observers.
+    /// A pushed DISPLAYS names only the windows that changed (a new widget, a new template):
+    /// they replace those of the same id in the display known so far, the others stay.
     public func update(pushed capability: SystemCapability) {
-        store(capability)
+        store(capability.systemCapabilityType == .displays ? mergingWindows(of: capability) : capability)
+    }
+
+    private func mergingWindows(of pushed: SystemCapability) -> SystemCapability {
+        guard var display = systemCapabilities[.displays]?.displayCapabilities?.first,
+              let update = pushed.displayCapabilities?.first, update.displayName == display.displayName else { return pushed }
+        var windows = display.windowCapabilities ?? []
+        for window in update.windowCapabilities ?? [] {
+            if let index = windows.firstIndex(where: { ($0.windowID ?? 0) == (window.windowID ?? 0) }) {
+                windows[index] = window
+            } else {
+                windows.append(window)
+            }
+        }
+        display.windowCapabilities = windows
+        if let types = update.windowTypeSupported { display.windowTypeSupported = types }
+        var merged = pushed
+        merged.displayCapabilities = [display] + (pushed.displayCapabilities?.dropFirst() ?? [])
+        return merged
     }
 
     /// Whether the head unit says it has this capability (HMI capabilities of the
