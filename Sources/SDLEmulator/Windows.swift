@@ -173,6 +173,10 @@ extension HeadUnitEmulator {
         let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
         var window: JSONObject = ["imageTypeSupported": ["DYNAMIC", "STATIC"]]
         for key in ["textFields", "imageFields", "templatesAvailable", "numCustomPresetsAvailable"] { window[key] = display[key] }
+        if template.hasSuffix("_ONLY") {
+            // Graphic- and button-only templates show no main text fields.
+            window["textFields"] = .array((display["textFields"]?.arrayValue ?? []).filter { !($0["name"]?.stringValue ?? "").hasPrefix("mainField") })
+        }
         window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
         window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
         if let layouts = configuration.menuLayoutsAvailable { window["menuLayoutsAvailable"] = .array(layouts.map(JSONValue.string)) }

@@ -102,7 +102,8 @@ struct TestApp {
         ]
     }
 
-    /// Registers and consumes the OnHMIStatus(NONE) and OnPermissionsChange that follow.
+    /// Registers and consumes the OnHMIStatus(NONE) and OnPermissionsChange that follow, and
+    /// the display pushed to an app of RPC 5.1 or later.
     @discardableResult
     func register(name: String = "Test App", appID: String = "app-1", media: Bool = false, extra: JSONObject = [:]) async throws -> RPCEnvelope {
         var parameters = Self.registration(name: name, appID: appID, media: media)
@@ -111,6 +112,10 @@ struct TestApp {
         if response.success == true {
             _ = try await next("OnHMIStatus")
             _ = try await next("OnPermissionsChange")
+            let version = parameters["syncMsgVersion"]
+            if ((version?["majorVersion"]?.intValue ?? 0), (version?["minorVersion"]?.intValue ?? 0)) >= (5, 1) {
+                _ = try await next("OnSystemCapabilityUpdated")
+            }
         }
         return response
     }

@@ -26,7 +26,7 @@ struct WindowTests {
     func displaysOfTheTemplate() async throws {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await TestApp.connect(headUnit)
-        try await app.register(media: true)
+        #expect(try await app.request("RegisterAppInterface", TestApp.registration(name: "Test App", appID: "app-1", media: true)).success == true)
         let pushed = try await app.next("OnSystemCapabilityUpdated")
         let media = try #require(Capabilities.coreDisplays["MEDIA"])
         #expect(pushed["systemCapability"]?["displayCapabilities"] == [.object(media)], "sdl_hmi's MEDIA display")
@@ -55,7 +55,6 @@ struct WindowTests {
     func createAndDelete() async throws {
         let headUnit = Self.headUnit()
         let app = try await activeApp(headUnit, media: true)
-        _ = try await app.next("OnSystemCapabilityUpdated")
         let response = try await app.request("CreateWindow", Self.widget(1, "Now Playing"))
         #expect(response.resultCode == "SUCCESS")
         let status = try await app.next("OnHMIStatus")

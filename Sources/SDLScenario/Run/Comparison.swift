@@ -129,10 +129,13 @@ public struct ScenarioComparison: Sendable {
         var onlyLeft = Set(left.indices).subtracting(pairs.map(\.0)).sorted()
         var onlyRight = Set(right.indices).subtracting(pairs.map(\.1)).sorted()
         // What is left of the same function in the same or the next step pairs up too: the
-        // order crossed another message's, or a response came with another result code.
+        // order crossed another message's, or a response came with another result code. A
+        // response pairs up in whatever step it came: the library's managers ask in the
+        // background (a cloud app's icon), and the answer's step is the time its HTTP fetch took.
         for i in onlyLeft {
             let mine = left[i]
-            guard let k = onlyRight.firstIndex(where: { abs(right[$0].step - mine.step) <= 1 && right[$0].envelope.messageType == mine.envelope.messageType
+            guard let k = onlyRight.firstIndex(where: { (abs(right[$0].step - mine.step) <= 1 || mine.envelope.messageType == .response)
+                                                        && right[$0].envelope.messageType == mine.envelope.messageType
                                                         && right[$0].envelope.functionName == mine.envelope.functionName }) else { continue }
             let theirs = right[onlyRight[k]].envelope
             if mine.envelope.messageType == .response && mine.envelope.resultCode != theirs.resultCode {

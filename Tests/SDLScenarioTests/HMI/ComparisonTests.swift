@@ -122,6 +122,22 @@ struct ComparisonTests {
         #expect(second.contains { $0.hasPrefix("step passed ≠ failed") }, "\(second)")
         #expect(second.contains { $0.hasPrefix("ListFiles: resultCode SUCCESS ≠ REJECTED") }, "\(second)")
     }
+
+    @Test("the answer to a request the library made in the background pairs up in whatever step it came; a notification two steps late does not")
+    func backgroundAnswers() {
+        func message(_ type: RPCMessageType, _ name: String, _ parameters: JSONObject) -> RPCEnvelope {
+            RPCEnvelope(messageType: type, functionID: RPCRegistry.functionID(forName: name) ?? 0, functionName: name, correlationID: 9, parameters: parameters)
+        }
+        func differences(_ late: RPCEnvelope) -> [String] {
+            let list = message(.response, "ListFiles", ["resultCode": "SUCCESS", "success": true])
+            // `late` came during step 1 on one head unit, after the step 2's answer, in step 4, on the other.
+            return ScenarioComparison.messageDifferences([(step: 1, envelope: late), (step: 2, envelope: list)],
+                                                         [(step: 2, envelope: list), (step: 4, envelope: late)]).map(\.detail)
+        }
+        #expect(differences(message(.response, "SystemRequest", ["resultCode": "SUCCESS", "success": true])).isEmpty)
+        #expect(differences(message(.notification, "OnHMIStatus", ["hmiLevel": "FULL"]))
+                == ["only the first sent OnHMIStatus", "only the second sent OnHMIStatus"])
+    }
 }
 
 @Suite("sdl-run compare on the command line")
