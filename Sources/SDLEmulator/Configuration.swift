@@ -409,6 +409,11 @@ struct ConfigReader {
         return s
     }
 
+    func bool(_ v: JSONValue, path: String) throws(EmulatorConfigurationError) -> Bool {
+        guard let b = v.boolValue else { throw EmulatorConfigurationError(path: path, reason: "expected a boolean, found \(v.kindName)") }
+        return b
+    }
+
     func int(_ v: JSONValue, path: String) throws(EmulatorConfigurationError) -> Int {
         guard let i = v.intValue else { throw EmulatorConfigurationError(path: path, reason: "expected an integer, found \(v.kindName)") }
         return Int(i)

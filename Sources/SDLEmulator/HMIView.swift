@@ -149,6 +149,11 @@ extension HeadUnitEmulator {
         display(view, appID: app.appID)
     }
 
+    /// A message core sends its HMI by itself (not for an app's request), for `expect` `hmi` steps.
+    func tellHMI(_ method: String, _ params: JSONObject, appID: String) {
+        display([HMIView.Message(method: method, params: params)], appID: appID)
+    }
+
     private func display(_ view: [HMIView.Message], appID: String) {
         for message in view { emit(.hmiMessage(appID: appID, method: message.method, parameters: message.params)) }
         hmi.messages += view

@@ -6,6 +6,10 @@ public struct PolicyUpdateSettings: Sendable {
     /// The policy server's URL, sent in OnSystemRequest PROPRIETARY. Core's preloaded table
     /// names a placeholder that no server answers; `sdl-run policy-server` serves one.
     public var url = "http://x.x.x.x:3000/api/1/policies/proprietary"
+    /// Whether an app the policy table does not list starts an update 2 s after it registers,
+    /// as core does; off by default, since an app of a scenario without a policy server has
+    /// nowhere to carry it (sdl-run turns it on for a scenario with one).
+    public var startsForNewApps = false
 
     /// Core's placeholder URL.
     public init() {}
@@ -13,16 +17,20 @@ public struct PolicyUpdateSettings: Sendable {
     /// Reads `"policyUpdate": {...}` of an emulator configuration.
     static func read(_ value: JSONValue, over current: PolicyUpdateSettings, reader: ConfigReader) throws(EmulatorConfigurationError) -> PolicyUpdateSettings {
         let object = try reader.object(value, path: "$.policyUpdate")
-        try reader.checkKeys(object, allowed: ["url"], path: "$.policyUpdate")
+        try reader.checkKeys(object, allowed: ["url", "startsForNewApps"], path: "$.policyUpdate")
         var settings = current
         if let v = object["url"] { settings.url = try reader.string(v, path: "$.policyUpdate.url") }
+        if let v = object["startsForNewApps"] { settings.startsForNewApps = try reader.bool(v, path: "$.policyUpdate.startsForNewApps") }
         return settings
     }
 }
 
-/// A policy table update under way: the app core chose to carry it.
+/// A policy table update under way: the app core chose to carry it, the try, its timer.
 struct PolicyUpdateState {
     var carrier: SessionKey?
+    /// 0 for the first try, then each retry's number.
+    var iteration = 0
+    var retryTimer: Int?
 }
 
 /// The policy table update as sdl_core 8.2 (EXTENDED_POLICY=PROPRIETARY) runs it with the
@@ -32,10 +40,14 @@ struct PolicyUpdateState {
 /// core applies it: OnPermissionsChange to each app whose permissions changed.
 extension HeadUnitEmulator {
     /// Starts an update carried by the app core picks: the one in the highest HMI level, the
-    /// first registered among equals.
+    /// first registered among equals; retried as core does (PolicyUpdateCycle.swift).
     func startPolicyUpdate() throws(EmulatorError) {
-        guard let key = policyUpdateCarrier() else { throw .noAppRegistered }
-        policyUpdate.carrier = key
+        policyUpdate.iteration = 0
+        try sendPolicyUpdate()
+    }
+
+    /// OnSystemRequest PROPRIETARY with the snapshot, wrapped as core wraps it.
+    func sendPolicySnapshot(to key: SessionKey) {
         let body = policySnapshot().serialized()
         // Core's wrapping of the snapshot (on_system_request_notification.cc), its headers as measured.
         let headers: JSONObject = [
@@ -98,10 +110,9 @@ extension HeadUnitEmulator {
         switch system.requestType {
         case .proprietary, .http:
             guard policyUpdate.carrier == request.key else { return respond(request, "REJECTED") }
-            policyUpdate.carrier = nil
             // sdl_hmi answers BasicCommunication.SystemRequest at once, then hands the file to core.
             respond(request, "SUCCESS")
-            applyPolicyUpdate(data)
+            policyUpdateEnded(applied: applyPolicyUpdate(data))
         case .iconUrl:
             // core finds the cloud app by its icon URL (PolicyIDByIconUrl) and keeps the icon.
             guard let appID = cloudIcons.first(where: { $0.value.url == fileName })?.key else {
@@ -118,13 +129,18 @@ extension HeadUnitEmulator {
     /// table itself, a policy_table with app_policies, functional_groupings and module_config
     /// and no device data; anything else leaves the table as it was. Each app whose
     /// permissions changed gets OnPermissionsChange.
-    func applyPolicyUpdate(_ bytes: [UInt8]) {
-        guard var update = try? JSONValue.parse(bytes) else { return emit(.policyUpdate(applied: false)) }
+    @discardableResult
+    func applyPolicyUpdate(_ bytes: [UInt8]) -> Bool {
+        guard var update = try? JSONValue.parse(bytes) else {
+            emit(.policyUpdate(applied: false))
+            return false
+        }
         if case .array(let data)? = update["data"], let first = data.first { update = first }
         guard case .object(let table)? = update["policy_table"], case .object(let appPolicies)? = table["app_policies"],
               case .object(let groupings)? = table["functional_groupings"], table["module_config"]?.objectValue != nil,
               table["device_data"] == nil, table["usage_and_error_counts"] == nil else {
-            return emit(.policyUpdate(applied: false))
+            emit(.policyUpdate(applied: false))
+            return false
         }
         let before = Dictionary(appsInOrder.map { ($0.key, policy.permissions(for: $0.appID)) }, uniquingKeysWith: { first, _ in first })
         func permissions(_ entry: JSONValue) -> (groups: [String], rpcs: [String: Set<String>])? {
@@ -161,5 +177,6 @@ extension HeadUnitEmulator {
         // SendGetIconUrlNotifications), before the permissions, which core sends last.
         if let key = policyUpdateCarrier() { requestCloudIcons(from: key) }
         for app in appsInOrder where before[app.key] != policy.permissions(for: app.appID) { sendPermissions(app.key) }
+        return true
     }
 }

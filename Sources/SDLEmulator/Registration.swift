@@ -87,6 +87,7 @@ extension HeadUnitEmulator {
         sendLockScreenNotifications(to: request.key)
         // sdl_hmi answers core's OnAppRegistered with the display of the app's template.
         pushDisplays(request.key, windowID: 0)
+        startPolicyUpdateForNewApp(request.key)
         startVehicleTimelineIfNeeded()
         if let record = restored {
             // core resumes the HMI level of an app that was FULL or LIMITED when it dropped.

@@ -71,7 +71,7 @@ struct Compare: AsyncParsableCommand {
         var comparisons: [ScenarioComparison] = []
         for scenario in scenarios {
             let emulator: ScenarioTarget
-            do { emulator = try EmbeddedEmulator.target(for: scenario) } catch {
+            do { emulator = try EmbeddedEmulator.target(for: scenario, policyServerAtItsAddress: true) } catch {
                 throw CommandFailure.invalid("\(scenario.source): $.emulator: \(error)")
             }
             let onEmulator = await runner.run(scenario, on: emulator)

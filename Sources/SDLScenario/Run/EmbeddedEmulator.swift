@@ -7,7 +7,10 @@ public enum EmbeddedEmulator {
     /// A fresh emulator for `scenario`, configured by its `emulator` section, reached through
     /// an in-memory link, with its driver for `driver` steps.
     /// Its recordings of the app's streams go to `recordings` unless the scenario names a folder.
-    public static func target(for scenario: Scenario, recordings: String? = nil) throws(EmulatorConfigurationError) -> ScenarioTarget {
+    /// A scenario's policy server takes a free port unless `policyServerAtItsAddress` (compare,
+    /// whose other run, on core, uses the scenario's address and URLs).
+    public static func target(for scenario: Scenario, recordings: String? = nil,
+                              policyServerAtItsAddress: Bool = false) throws(EmulatorConfigurationError) -> ScenarioTarget {
         var configuration = EmulatorConfiguration.standard
         if let json = scenario.emulator { configuration = try EmulatorConfiguration(json: json) }
         if configuration.recordingDirectory == nil { configuration.recordingDirectory = recordings }
@@ -16,7 +19,7 @@ public enum EmbeddedEmulator {
         // not collide; the emulator's policy table names it, and URLs of the update that
         // name the scenario's address (a served icon's) are pointed to it.
         let origin = "\(spec.host == "0.0.0.0" ? "127.0.0.1" : spec.host):\(spec.port)"
-        spec.port = 0
+        if !policyServerAtItsAddress { spec.port = 0 }
         let server: PolicyServer
         do {
             server = try PolicyServer(spec, namedAs: origin)
@@ -24,6 +27,7 @@ public enum EmbeddedEmulator {
             throw EmulatorConfigurationError(path: "$.policyServer", reason: error.description)
         }
         configuration.policyUpdate.url = server.url
+        configuration.policyUpdate.startsForNewApps = true
         var emulator = target(configuration: configuration)
         let finish = emulator.finish
         emulator.finish = {
