@@ -32,7 +32,8 @@ public struct MultipleTransports: Sendable, Hashable {
     static func profileName(of kind: TransportKind) -> String {
         switch kind {
         case .usb, .memory: return "AOA_USB"
-        case .bluetooth: return "SPP_BLUETOOTH"
+        // A serial line is the Serial Port Profile's kind of link.
+        case .bluetooth, .serial: return "SPP_BLUETOOTH"
         case .tcp: return "TCP_WIFI"
         }
     }
@@ -52,7 +53,7 @@ public struct MultipleTransports: Sendable, Hashable {
         guard enabled else { return [] }
         switch kind {
         case .usb, .memory: return forUSB
-        case .bluetooth: return forBluetooth
+        case .bluetooth, .serial: return forBluetooth
         case .tcp: return forWiFi
         }
     }

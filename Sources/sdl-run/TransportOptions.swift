@@ -29,6 +29,17 @@ struct TransportOptions: ParsableArguments {
     var btAdapter: String?
 
     @Option(name: .long, help: ArgumentHelp(
+        "A serial line to the head unit: a TTY (UART, USB serial bridge, CDC-ACM, /dev/rfcommN) at BAUD (115200 when left out).",
+        valueName: "path[:baud]"))
+    var serial: String?
+
+    @Option(name: .customLong("serial-flow"), help: ArgumentHelp("With --serial: flow control, none or rtscts.", valueName: "kind"))
+    var serialFlow: String?
+
+    /// `--serial-flow` read; none when left out.
+    var flowControl: SerialFlowControl { serialFlow.flatMap(SerialFlowControl.init(rawValue:)) ?? .none }
+
+    @Option(name: .long, help: ArgumentHelp(
         "The secondary transport the app may open when the head unit offers one: tcp, usb (this machine the USB host), usb-gadget (this board the USB device, as a phone beside a TCP or Bluetooth primary) or none (default: tcp beside USB, Bluetooth and the emulator; none beside TCP).",
         valueName: "kind"))
     var secondary: SecondaryChoice?
@@ -76,15 +87,24 @@ struct TransportOptions: ParsableArguments {
     static let defaultUDC = "default"
 
     /// Whether a real head unit is the target (not the embedded emulator).
-    var isExternal: Bool { tcp != nil || usb != nil || bt != nil || usbGadget != nil }
+    var isExternal: Bool { tcp != nil || usb != nil || bt != nil || usbGadget != nil || serial != nil }
 
-    /// The link's name in the report: "TCP 127.0.0.1:12345", "USB", "USB gadget", "Bluetooth".
+    /// The link's name in the report: "TCP 127.0.0.1:12345", "USB", "USB gadget", "Bluetooth", "serial /dev/ttyACM0".
     var name: String {
-        tcp.map { "TCP \($0)" } ?? (usb != nil ? "USB" : usbGadget != nil ? "USB gadget" : "Bluetooth")
+        tcp.map { "TCP \($0)" } ?? serial.map { "serial \($0)" } ?? (usb != nil ? "USB" : usbGadget != nil ? "USB gadget" : "Bluetooth")
     }
 
     func validate() throws {
-        if [tcp, usb, bt, usbGadget].compactMap({ $0 }).count > 1 { throw ValidationError("choose one transport: --tcp, --usb, --usb-gadget or --bt") }
+        if [tcp, usb, bt, usbGadget, serial].compactMap({ $0 }).count > 1 {
+            throw ValidationError("choose one transport: --tcp, --usb, --usb-gadget, --bt or --serial")
+        }
+        if let serialFlow {
+            if serial == nil { throw ValidationError("--serial-flow goes with --serial") }
+            if SerialFlowControl(rawValue: serialFlow) == nil { throw ValidationError("--serial-flow is none or rtscts, not \(serialFlow)") }
+        }
+        if let serial {
+            do { _ = try SerialPortOptions(parsing: serial) } catch { throw ValidationError(error.description) }
+        }
         if usbGadgetAccessory && usbGadget == nil { throw ValidationError("--usb-gadget-accessory goes with --usb-gadget") }
         if btAdapter != nil && bt == nil { throw ValidationError("--bt-adapter goes with --bt") }
         if let secondary, secondary == .usb || secondary == .usbGadget, usb != nil || usbGadget != nil {
@@ -131,6 +151,9 @@ struct TransportOptions: ParsableArguments {
             options.startAsAccessory = usbGadgetAccessory
             if let wait { options.waitForHost = .milliseconds(Int64(wait * 1000)) }
             return USBGadgetTransport(options: options)
+        }
+        if let serial {
+            return SerialTransport(try SerialPortOptions(parsing: serial, flowControl: flowControl))
         }
         if let bt {
             return try BluetoothSupport.makeTransport(bt == Self.waitForHeadUnit ? nil : bt, adapter: btAdapter,

@@ -8,6 +8,8 @@ public enum TransportKind: String, Sendable, Hashable {
     case bluetooth
     /// An in-memory pair, used by tests and by the embedded emulator.
     case memory
+    /// A serial line: a UART, a USB CDC-ACM or serial bridge, a bound RFCOMM port (`/dev/rfcommN`).
+    case serial
 }
 
 /// A byte pipe to a head unit (or, for the emulator, to an app).
@@ -46,6 +48,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case closed(String)
     /// No matching device; `found` lists what was seen, so the user can pick one.
     case noDevice(wanted: String, found: [String])
+    /// No serial port at this path; `found` lists the ones there are.
+    case noSerialPort(path: String, found: [String])
     /// The OS refused access (e.g. /dev/bus/usb without udev rules).
     case permissionDenied(path: String, hint: String)
     /// Another process or driver holds the device.
@@ -68,6 +72,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .noDevice(let wanted, let found):
             let seen = found.isEmpty ? "no USB devices at all" : "found: " + found.joined(separator: ", ")
             return "no device matching \(wanted) (\(seen)); plug it in or pass --usb VID:PID or BUS:ADDR"
+        case .noSerialPort(let path, let found):
+            let seen = found.isEmpty ? "no serial ports at all" : "there are " + found.joined(separator: ", ")
+            return "no serial port \(path) (\(seen)): plug the device in, or name one of those"
         case .permissionDenied(let path, let hint):
             return "permission denied on \(path): \(hint)"
         case .busy(let device):

@@ -128,6 +128,12 @@ public struct TransportChoice: Sendable {
         TransportChoice("USB \(selector)") { USBTransport(selector) }
     }
 
+    /// A serial line: a TTY at a baud rate, with or without RTS/CTS (see ``SerialTransport``).
+    public static func serial(path: String, baudRate: Int = 115_200, flowControl: SerialFlowControl = .none) -> TransportChoice {
+        let options = SerialPortOptions(path: path, baudRate: baudRate, flowControl: flowControl)
+        return TransportChoice(options.description) { SerialTransport(options) }
+    }
+
     /// USB as the phone on a head unit's USB host port: this board's USB gadget
     /// (see ``USBGadgetTransport``), switched into accessory mode by the head unit.
     public static func usbGadget(_ options: USBGadgetTransport.Options = USBGadgetTransport.Options()) -> TransportChoice {

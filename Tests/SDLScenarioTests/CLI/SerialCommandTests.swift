@@ -1,0 +1,105 @@
+import Foundation
+import SDLTestSupport
+import SmartDeviceLink
+import Testing
+
+/// `sdl-run --serial` against `sdl-run emulate --serial`, the two joined by a null-modem
+/// cable of pseudo-terminals: the examples pass, noise on the line is skipped, a pulled cable
+/// is one line and the emulator serves the port again when it is back.
+@Suite("sdl-run over a serial line")
+struct SerialCommandTests {
+    static func emulator(on path: String) async throws -> BackgroundProcess {
+        let emulator = try await BackgroundProcess(CommandRunner.sdlRun.path, ["emulate", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0",
+                                                                              "--serial", path])
+        #expect(emulator.firstLine.hasPrefix("listening on"))
+        return emulator
+    }
+
+    static func example(_ name: String) -> String {
+        CommandRunner.packageRoot.appendingPathComponent("examples/\(name).json").path
+    }
+
+    @Test("hello and menu pass over the line, the driver's steps through the control channel", arguments: ["hello", "menu"])
+    func examples(name: String) async throws {
+        let cable = try NullModem()
+        let emulator = try await Self.emulator(on: cable.pathA)
+        defer { emulator.stop() }
+        let control = String(await emulator.nextLine().dropFirst("control on ".count))
+        #expect(await emulator.nextLine() == "serial: serving serial \(cable.pathA) 115200 baud")
+        let run = try await CommandRunner.sdlRun([Self.example(name), "--serial", cable.pathB, "--control", control])
+        #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.contains("PASS \(name)"))
+        #expect(run.stdout.contains("on serial \(cable.pathB)"), "the report names the link")
+    }
+
+    @Test("bursts of noise while the line is quiet: skipped on both sides, the scenario passes")
+    func noise() async throws {
+        let cable = try NullModem()
+        let emulator = try await Self.emulator(on: cable.pathA)
+        defer { emulator.stop() }
+        let control = String(await emulator.nextLine().dropFirst("control on ".count))
+        let folder = try TestFolder("serial-noise")
+        let scenario = """
+            {"name": "noisy", "app": {"appName": "Noisy", "appID": "noisy-1"},
+             "steps": [{"driver": "activateApp"}, {"expect": {"notification": "OnHMIStatus", "params": {"hmiLevel": "FULL"}}},
+                       {"wait": 1500}, {"show": {"text": ["after the noise"]}}, {"wait": 800},
+                       {"send": "AddCommand", "params": {"cmdID": 1, "menuParams": {"menuName": "Still here"}}}]}
+            """
+        try scenario.write(toFile: folder.path("noisy.json"), atomically: true, encoding: .utf8)
+        // Garbage, the same on every run.
+        var generator = SplitMix(seed: 59)
+        for _ in 0..<3 { cable.injectNoise((0..<300).map { _ in UInt8(truncatingIfNeeded: generator.next()) | 0x08 }) }
+        let run = try await CommandRunner.sdlRun([folder.path("noisy.json"), "--serial", cable.pathB, "--control", control])
+        #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stderr.contains("malformed data from the head unit"), "the app says it skipped bytes: \(run.stderr)")
+    }
+
+    @Test("the cable pulled mid-run: the run ends saying the device went away, once")
+    func unplugged() async throws {
+        let cable = try NullModem()
+        let emulator = try await Self.emulator(on: cable.pathA)
+        defer { emulator.stop() }
+        let folder = try TestFolder("serial-unplug")
+        let scenario = """
+            {"name": "unplugged", "app": {"appName": "Unplugged", "appID": "unplugged-1"},
+             "steps": [{"wait": 3000}, {"send": "ListFiles"}]}
+            """
+        try scenario.write(toFile: folder.path("unplugged.json"), atomically: true, encoding: .utf8)
+        async let run = CommandRunner.sdlRun([folder.path("unplugged.json"), "--serial", cable.pathB])
+        while cable.carried == 0 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(500))
+        cable.unplug()
+        let result = try await run
+        #expect(result.exitCode != 0)
+        let said = result.stdout + result.stderr
+        #expect(said.contains("the serial device went away (unplugged, or the other end of the line closed)"), "\(said)")
+        #expect(said.components(separatedBy: "went away").count == 2, "said once: \(said)")
+    }
+
+    @Test("a port that is not there, and one another program holds: one line each, exit 3")
+    func openErrors() async throws {
+        let missing = try await CommandRunner.sdlRun([Self.example("hello"), "--serial", "/dev/ttyNOSUCH3"])
+        #expect(missing.stdout.contains("no serial port /dev/ttyNOSUCH3"), "\(missing.stdout)")
+        let cable = try NullModem()
+        let emulator = try await Self.emulator(on: cable.pathA)
+        defer { emulator.stop() }
+        let busy = try await CommandRunner.sdlRun(["emulate", "--serial", cable.pathA])
+        #expect(busy.exitCode == 3)
+        #expect(busy.stderr.contains("--serial: \(cable.pathA) (held by pid") && busy.stderr.contains("is busy"), "\(busy.stderr)")
+        let flow = try await CommandRunner.sdlRun([Self.example("hello"), "--serial", cable.pathB, "--serial-flow", "xon"])
+        #expect(flow.exitCode == 2 && flow.stderr.contains("--serial-flow is none or rtscts, not xon"), "\(flow.stderr)")
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so the noise is the same on every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Two serial ports wired to each other, as a null-modem cable: two pseudo-terminals whose
+/// master ends a thread of this process joins. Each side opens its port by path, as it would
+/// a real one. The cable can carry noise (bursts of garbage, sent to both ends while the line
+/// is quiet) and be pulled (both masters closed: each port reads a hang-up).
+public final class NullModem: @unchecked Sendable {
+    /// One end's device path, and the other's.
+    public let pathA: String, pathB: String
+    /// Bytes carried each way (noise not counted).
+    public var carried: Int { lock.withLock { carriedBytes } }
+
+    private let masters: (Int32, Int32)
+    private let wake: (read: Int32, write: Int32)
+    private let lock = NSLock()
+    private var noise: [[UInt8]] = []
+    private var carriedBytes = 0
+    private var unplugged = false
+    private let done = DispatchSemaphore(value: 0)
+
+    public init() throws {
+        let a = try PseudoTerminal(), b = try PseudoTerminal()
+        pathA = a.path
+        pathB = b.path
+        masters = (a.takeMaster(), b.takeMaster())
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw PseudoTerminalError(code: errno) }
+        wake = (ends[0], ends[1])
+        // The slaves in raw mode before anyone opens them: no echo of the noise back to its sender.
+        for path in [pathA, pathB] {
+            let fd = open(path, O_RDWR | O_NOCTTY)
+            if fd >= 0 {
+                var settings = termios()
+                tcgetattr(fd, &settings)
+                cfmakeraw(&settings)
+                tcsetattr(fd, TCSANOW, &settings)
+                close(fd)
+            }
+        }
+        let (first, second, wakeRead) = (masters.0, masters.1, wake.read)
+        Thread { [self] in carry(first, second, wake: wakeRead) }.start()
+    }
+
+    /// Sends `bytes` of garbage to both ends, the next time the line is quiet for 50 ms.
+    public func injectNoise(_ bytes: [UInt8]) {
+        lock.withLock { noise.append(bytes) }
+    }
+
+    /// Pulls the cable: the masters close, each port reads a hang-up.
+    public func unplug() {
+        let first = lock.withLock { () -> Bool in defer { unplugged = true }; return !unplugged }
+        guard first else { return }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        done.wait()
+    }
+
+    deinit {
+        unplug()
+        close(wake.read)
+        close(wake.write)
+    }
+
+    private func carry(_ a: Int32, _ b: Int32, wake: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        while true {
+            // A master reads a hang-up while its port is closed; it is not waited on until the
+            // port opens again (polled every 10 ms).
+            let ready = poll(&fds, 3, 50)
+            if fds[2].revents != 0 { break }
+            if ready == 0 {
+                let bursts: [[UInt8]] = lock.withLock { defer { noise.removeAll() }; return noise }
+                for burst in bursts { _ = burst.withUnsafeBytes { write(a, $0.baseAddress, $0.count) }; _ = burst.withUnsafeBytes { write(b, $0.baseAddress, $0.count) } }
+                continue
+            }
+            var hungUp = false
+            for (from, to) in [(0, b), (1, a)] where fds[from].revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(fds[from].fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    var offset = 0
+                    while offset < count {
+                        let written = buffer[offset..<count].withUnsafeBytes { write(to, $0.baseAddress, $0.count) }
+                        if written > 0 { offset += written } else if errno != EAGAIN && errno != EINTR { break } else { usleep(1000) }
+                    }
+                    lock.withLock { carriedBytes += count }
+                } else {
+                    hungUp = true
+                }
+            }
+            if hungUp { usleep(10_000) }
+        }
+        close(a)
+        close(b)
+        done.signal()
+    }
+}
