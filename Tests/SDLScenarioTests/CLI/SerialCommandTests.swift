@@ -19,7 +19,7 @@ struct SerialCommandTests {
         CommandRunner.packageRoot.appendingPathComponent("examples/\(name).json").path
     }
 
-    @Test("hello and menu pass over the line, the driver's steps through the control channel", arguments: ["hello", "menu"])
+    @Test("hello, menu and several apps on the one line pass, the driver's steps through the control channel", arguments: ["hello", "menu", "multi-app"])
     func examples(name: String) async throws {
         let cable = try NullModem()
         let emulator = try await Self.emulator(on: cable.pathA)

@@ -139,7 +139,11 @@ public final class SerialTransport: SDLTransport {
                 reason = fail("waiting for the serial device failed: \(String(cString: strerror(errno)))")
                 break
             }
-            if fds[1].revents != 0 { break }  // close()
+            // Woken: close(), or the writer found the line down first.
+            if fds[1].revents != 0 {
+                reason = state.withLock { $0.failure }
+                break
+            }
             guard fds[0].revents != 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
