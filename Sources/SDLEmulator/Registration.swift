@@ -18,6 +18,13 @@ extension HeadUnitEmulator {
             return
         }
         let vrSynonyms = registration.vrSynonyms ?? []
+        // A serial line has no connection to lose: an app that died without unregistering is
+        // never seen to go, and without this its restart would be refused for good. Its new
+        // session on the same line replaces the old one, as a dropped link would have (resumable).
+        if let stale = apps.values.first(where: { $0.appID == appID && $0.key.connection == request.key.connection }),
+           connections[request.key.connection]?.kind == .serial {
+            removeApp(stale.key, reason: "the app registered again on a new session of the serial line", keepResumption: true)
+        }
         if apps.values.contains(where: { $0.appID == appID }) {
             respond(request, "APPLICATION_REGISTERED_ALREADY", info: "an app with appID \(appID) is already registered")
             return

@@ -76,6 +76,28 @@ struct SerialCommandTests {
         #expect(said.components(separatedBy: "went away").count == 2, "said once: \(said)")
     }
 
+    @Test("an app killed without unregistering starts again on the same line: its new session replaces the old")
+    func restartAfterKill() async throws {
+        let cable = try NullModem()
+        let emulator = try await Self.emulator(on: cable.pathA)
+        defer { emulator.stop() }
+        let folder = try TestFolder("serial-restart")
+        let scenario = """
+            {"name": "restarted", "app": {"appName": "Restarted", "appID": "restarted-1"},
+             "steps": [{"wait": 200}, {"send": "ListFiles"}]}
+            """
+        try scenario.write(toFile: folder.path("restarted.json"), atomically: true, encoding: .utf8)
+        let first = try await BackgroundProcess(CommandRunner.sdlRun.path, [folder.path("restarted.json"), "--serial", cable.pathB])
+        var registered = false
+        for _ in 0..<40 where !registered { registered = await first.nextLine().contains("RegisterAppInterface #1 SUCCESS") }
+        #expect(registered, "the first run registered")
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        let second = try await CommandRunner.sdlRun([folder.path("restarted.json"), "--serial", cable.pathB])
+        #expect(second.exitCode == 0, "\(second.stdout)")
+        #expect(!second.stdout.contains("APPLICATION_REGISTERED_ALREADY"))
+    }
+
     @Test("a port that is not there, and one another program holds: one line each, exit 3")
     func openErrors() async throws {
         let missing = try await CommandRunner.sdlRun([Self.example("hello"), "--serial", "/dev/ttyNOSUCH3"])
