@@ -1,4 +1,5 @@
 @testable import SmartDeviceLink
+import SDLTestSupport
 import Testing
 
 @Suite("ListDiff: the fewest deletes and adds")
@@ -28,7 +29,7 @@ struct ListDiffTests {
 
     @Test("for random lists the kept pairs are an LCS, in order, and deletes and adds cover the rest")
     func randomLists() {
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandom(seed: 7)
         for _ in 0..<200 {
             let old = (0..<Int(generator.next() % 9)).map { _ in Int(generator.next() % 4) }
             let new = (0..<Int(generator.next() % 9)).map { _ in Int(generator.next() % 4) }
@@ -46,17 +47,5 @@ struct ListDiffTests {
         guard let x = a.first, let y = b.first else { return 0 }
         if x == y { return 1 + lcsLength(Array(a.dropFirst()), Array(b.dropFirst())) }
         return max(lcsLength(Array(a.dropFirst()), b), lcsLength(a, Array(b.dropFirst())))
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

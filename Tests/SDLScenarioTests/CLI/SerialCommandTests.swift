@@ -47,7 +47,7 @@ struct SerialCommandTests {
             """
         try scenario.write(toFile: folder.path("noisy.json"), atomically: true, encoding: .utf8)
         // Garbage, the same on every run.
-        var generator = SplitMix(seed: 59)
+        var generator = SeededRandom(seed: 59)
         for _ in 0..<3 { cable.injectNoise((0..<300).map { _ in UInt8(truncatingIfNeeded: generator.next()) | 0x08 }) }
         let run = try await CommandRunner.sdlRun([folder.path("noisy.json"), "--serial", cable.pathB, "--control", control])
         #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
@@ -110,18 +110,5 @@ struct SerialCommandTests {
         #expect(busy.stderr.contains("--serial: \(cable.pathA) (held by pid") && busy.stderr.contains("is busy"), "\(busy.stderr)")
         let flow = try await CommandRunner.sdlRun([Self.example("hello"), "--serial", cable.pathB, "--serial-flow", "xon"])
         #expect(flow.exitCode == 2 && flow.stderr.contains("--serial-flow is none or rtscts, not xon"), "\(flow.stderr)")
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the noise is the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

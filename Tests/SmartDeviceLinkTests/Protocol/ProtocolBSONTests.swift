@@ -1,5 +1,6 @@
 // The BSON subset of PROTOCOL.md §5 (bson: src/bson_object.c bson_object_from_bytes_len).
 import Foundation
+import SDLTestSupport
 import Testing
 @testable import SmartDeviceLink
 
@@ -138,7 +139,7 @@ struct ProtocolBSONTests {
 
     @Test("random corruption of valid documents never crashes; what parses re-encodes to a parsable document")
     func corruptionNeverCrashes() {
-        var rng = PTRandom(seed: 42)
+        var rng = SeededRandom(seed: 42)
         let samples = Self.vectors.map { PT.bytes($0.hex) }
         for _ in 0..<5000 {
             var bytes = samples[Int(rng.next() % UInt64(samples.count))]

@@ -1,6 +1,7 @@
 // The stream decoder: reads that split frames anywhere or carry several frames (PROTOCOL.md
 // §10 item 1), and resynchronisation after malformed input the way sdl_core does it
 // (core: PH/src/incoming_data_handler.cc drops one byte and re-parses; §10 item 2).
+import SDLTestSupport
 import Testing
 @testable import SmartDeviceLink
 
@@ -80,7 +81,7 @@ struct ProtocolFrameDecoderTests {
         let single = PTStream.events(PTStream.all.map { [$0] })
         #expect(PTStream.frames(single.events) == whole)
         #expect(single.left == 0)
-        var rng = PTRandom(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<50 {
             var chunks: [[UInt8]] = []
             var i = 0
@@ -246,18 +247,6 @@ struct ProtocolFrameDecoderTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so that "random" tests repeat exactly.
-struct PTRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Protocol: large frames filled straight from the reads")
 struct DirectFillTests {

@@ -1,12 +1,13 @@
 // Multi-frame messages (PROTOCOL.md §2.3; core: PH/src/protocol_handler_impl.cc
 // SendMultiFrameMessage and PH/src/multiframe_builder.cc; ios: SDLProtocolMessageDisassembler.m).
+import SDLTestSupport
 import Testing
 @testable import SmartDeviceLink
 
 @Suite("Protocol: multi-frame fragmentation and reassembly")
 struct ProtocolMultiFrameTests {
     static func payload(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
-        var rng = PTRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         return (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
     }
 
