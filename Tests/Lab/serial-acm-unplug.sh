@@ -19,12 +19,7 @@ start_emulator --serial /dev/ttyACM0 --config "$work/hu.json" --events
 start app "$SDL_RUN" "$work/upload.json" --serial /dev/ttyGS0
 app=${children[-1]}
 stored="$work/hu/unplug-serial-1/big.bin"
-for _ in $(seq 1200); do
-    size=$(stat -c %s "$stored" 2>/dev/null || echo 0)
-    [ "$size" -gt 3000000 ] && break
-    sleep 0.1
-done
-[ "$size" -gt 3000000 ] || fail "the upload never got to 3 MB (at $size bytes)"
+size=$(wait_for_size "$stored" 3000000 120) || fail "the upload never got to 3 MB (at $size bytes)"
 echo "pulling the cable at $size bytes stored"
 acm_unplug
 sleep 2

@@ -15,12 +15,7 @@ start_emulator --usb 18d1:4ee1 --config "$work/hu.json"
 start app "$SDL_RUN" "$work/upload.json" --usb-gadget --wait 60
 app=${children[-1]}
 stored="$work/hu/unplug-1/big.bin"
-for _ in $(seq 600); do
-    size=$(stat -c %s "$stored" 2>/dev/null || echo 0)
-    [ "$size" -gt 30000000 ] && break
-    sleep 0.1
-done
-[ "$size" -gt 30000000 ] || fail "the upload never got to 30 MB (at $size bytes)"
+size=$(wait_for_size "$stored" 30000000 60) || fail "the upload never got to 30 MB (at $size bytes)"
 echo "pulling the cable at $size bytes stored"
 echo "" >/sys/kernel/config/usb_gadget/sdl/UDC
 wait "$app" || fail "the upload did not survive the unplug"

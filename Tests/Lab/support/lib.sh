@@ -26,6 +26,18 @@ wait_for() {
     return 1
 }
 
+# Waits until FILE holds more than BYTES, at most SECONDS; prints the size it got to.
+wait_for_size() {
+    local file=$1 bytes=$2 seconds=$3 size=0
+    for _ in $(seq $((seconds * 10))); do
+        size=$(stat -c %s "$file" 2>/dev/null || echo 0)
+        [ "$size" -gt "$bytes" ] && break
+        sleep 0.1
+    done
+    echo "$size"
+    [ "$size" -gt "$bytes" ]
+}
+
 # Starts `sdl-run emulate` on 127.0.0.1:12345 with these further arguments and waits until it
 # is up (it prints all its start lines at once, when everything listens).
 start_emulator() {
