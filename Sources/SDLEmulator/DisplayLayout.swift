@@ -13,10 +13,7 @@ extension HeadUnitEmulator {
             respond(request, "REJECTED", info: refused)
             return
         }
-        if layout.hasSuffix("_ONLY") {
-            let fields = display["textFields"]?.arrayValue ?? []
-            display["textFields"] = .array(fields.filter { !($0["name"]?.stringValue ?? "").hasPrefix("mainField") })
-        }
+        display["textFields"] = Self.textFields(display["textFields"], template: layout)
         var extra: JSONObject = ["displayCapabilities": .object(display)]
         for key in ["buttonCapabilities", "softButtonCapabilities", "presetBankCapabilities"] {
             extra[key] = configuration.capabilities[key]
@@ -28,6 +25,13 @@ extension HeadUnitEmulator {
             respond(request, "SUCCESS", extra)
         }
         templateChanged(request.key, to: layout)
+    }
+
+    /// A display's text fields under `template`: graphic- and button-only templates (`*_ONLY`)
+    /// show no main text fields.
+    static func textFields(_ fields: JSONValue?, template: String) -> JSONValue? {
+        guard template.hasSuffix("_ONLY") else { return fields }
+        return .array((fields?.arrayValue ?? []).filter { !($0["name"]?.stringValue ?? "").hasPrefix("mainField") })
     }
 
     /// The head unit unregisters the app (OnAppInterfaceUnregistered with `reason`, e.g.

@@ -397,9 +397,12 @@ struct AppState: Sendable {
     var videoStreamingState: VideoStreamingState { isVideo && isForeground ? .streamable : .notStreamable }
 
     /// core 8.2 names the main window (windowID 0) in every OnHMIStatus (observed; on_hmi_status_notification.cc).
-    var status: JSONObject {
+    var status: JSONObject { status(hmiLevel: hmiLevel, systemContext: systemContext, windowID: 0) }
+
+    /// An OnHMIStatus of one of its windows: the window's level and context, the app's audio and video.
+    func status(hmiLevel: HMILevel, systemContext: SystemContext, windowID: Int) -> JSONObject {
         ["hmiLevel": hmiLevel.json, "audioStreamingState": audioStreamingState.json,
-         "systemContext": systemContext.json, "videoStreamingState": videoStreamingState.json, "windowID": 0]
+         "systemContext": systemContext.json, "videoStreamingState": videoStreamingState.json, "windowID": .int(Int64(windowID))]
     }
 
     /// The data sdl_core keeps for resumption, whose change triggers OnHashChange.

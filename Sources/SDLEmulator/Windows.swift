@@ -88,17 +88,20 @@ extension HeadUnitEmulator {
     /// The HMI level a request is checked at: its window's (Show names one), or the app's.
     /// nil: the request names a window the app does not have (core: INVALID_ID).
     func checkedLevel(of request: IncomingRequest, _ app: AppState) -> HMILevel? {
-        guard request.functionID == Show.functionID, let id = request.parameters["windowID"]?.intValue, id != 0 else {
-            return app.hmiLevel
-        }
-        return app.windows[Int(id)]?.hmiLevel
+        guard request.functionID == Show.functionID, let id = Self.widgetID(of: request) else { return app.hmiLevel }
+        return app.windows[id]?.hmiLevel
+    }
+
+    /// The widget a request names (`windowID` other than the main window's 0), if it names one.
+    static func widgetID(of request: IncomingRequest) -> Int? {
+        guard let id = request.parameters["windowID"]?.intValue, id != 0 else { return nil }
+        return Int(id)
     }
 
     /// Show to a widget: sdl_hmi refuses one that copies another window; else it keeps the fields.
     /// false: the Show is for the main window.
     func showOnWidget(_ request: IncomingRequest) -> Bool {
-        guard let id = request.parameters["windowID"]?.intValue.map(Int.init), id != 0,
-              let window = apps[request.key]?.windows[id] else { return false }
+        guard let id = Self.widgetID(of: request), let window = apps[request.key]?.windows[id] else { return false }
         if window.duplicateUpdatesFromWindowID != nil {
             respond(request, "REJECTED", info: "Widget is duplicating other window. Rejecting UI.Show request.")
             return true
@@ -130,9 +133,7 @@ extension HeadUnitEmulator {
     /// A widget's OnHMIStatus: its own level and MAIN context, the app's audio and video
     /// states (core's state controller copies them into every window's state; measured).
     func windowStatus(_ window: WindowSnapshot, of key: SessionKey) -> JSONObject {
-        guard let app = apps[key] else { return [:] }
-        return ["hmiLevel": window.hmiLevel.json, "audioStreamingState": app.audioStreamingState.json, "systemContext": "MAIN",
-                "videoStreamingState": app.videoStreamingState.json, "windowID": .int(Int64(window.windowID))]
+        apps[key]?.status(hmiLevel: window.hmiLevel, systemContext: .main, windowID: window.windowID) ?? [:]
     }
 
     // MARK: - The DISPLAYS capability
@@ -161,29 +162,26 @@ extension HeadUnitEmulator {
     /// The DisplayCapability of a template: sdl_hmi's as recorded, while the head unit has
     /// sdl_hmi's display; built from the configured display otherwise.
     func displayCapability(template: String) -> JSONObject {
-        if usesRecordedDisplays, var recorded = Capabilities.coreDisplays[template] {
-            if let layouts = configuration.menuLayoutsAvailable, var windows = recorded["windowCapabilities"]?.arrayValue,
-               case .object(var main)? = windows.first {
-                main["menuLayoutsAvailable"] = .array(layouts.map(JSONValue.string))
-                windows[0] = .object(main)
-                recorded["windowCapabilities"] = .array(windows)
-            }
-            return recorded
+        var display: JSONObject
+        if usesRecordedDisplays, let recorded = Capabilities.coreDisplays[template] {
+            display = recorded
+        } else {
+            let configured = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
+            var window: JSONObject = ["imageTypeSupported": ["DYNAMIC", "STATIC"]]
+            for key in ["imageFields", "templatesAvailable", "numCustomPresetsAvailable"] { window[key] = configured[key] }
+            window["textFields"] = Self.textFields(configured["textFields"], template: template)
+            window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
+            window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
+            display = ["displayName": configured["displayName"] ?? "GENERIC_DISPLAY",
+                       "windowTypeSupported": [["type": "MAIN", "maximumNumberOfWindows": 1],
+                                               ["type": "WIDGET", "maximumNumberOfWindows": .int(Int64(Self.maximumWidgets))]],
+                       "windowCapabilities": [.object(window)]]
         }
-        let display = configuration.capabilities["displayCapabilities"]?.objectValue ?? [:]
-        var window: JSONObject = ["imageTypeSupported": ["DYNAMIC", "STATIC"]]
-        for key in ["textFields", "imageFields", "templatesAvailable", "numCustomPresetsAvailable"] { window[key] = display[key] }
-        if template.hasSuffix("_ONLY") {
-            // Graphic- and button-only templates show no main text fields.
-            window["textFields"] = .array((display["textFields"]?.arrayValue ?? []).filter { !($0["name"]?.stringValue ?? "").hasPrefix("mainField") })
+        if let layouts = configuration.menuLayoutsAvailable, case .object(var main)? = display["windowCapabilities"]?.arrayValue?.first {
+            main["menuLayoutsAvailable"] = .array(layouts.map(JSONValue.string))
+            display["windowCapabilities"] = [.object(main)]
         }
-        window["buttonCapabilities"] = configuration.capabilities["buttonCapabilities"]
-        window["softButtonCapabilities"] = configuration.capabilities["softButtonCapabilities"]
-        if let layouts = configuration.menuLayoutsAvailable { window["menuLayoutsAvailable"] = .array(layouts.map(JSONValue.string)) }
-        return ["displayName": display["displayName"] ?? "GENERIC_DISPLAY",
-                "windowTypeSupported": [["type": "MAIN", "maximumNumberOfWindows": 1],
-                                        ["type": "WIDGET", "maximumNumberOfWindows": .int(Int64(Self.maximumWidgets))]],
-                "windowCapabilities": [.object(window)]]
+        return display
     }
 
     /// OnSystemCapabilityUpdated DISPLAYS with one window, as sdl_hmi pushes it; apps before

@@ -42,13 +42,8 @@ struct Emulate: AsyncParsableCommand {
         "With --bt: the local Bluetooth adapter to connect from (hciN or its address).", valueName: "adapter"))
     var btAdapter: String?
 
-    @Option(help: ArgumentHelp(
-        "Also serve an app on a serial line: a TTY (UART, USB serial bridge, CDC-ACM, /dev/rfcommN) at BAUD (115200 when left out), opened again whenever it goes down.",
-        valueName: "path[:baud]"))
-    var serial: String?
-
-    @Option(name: .customLong("serial-flow"), help: ArgumentHelp("With --serial: flow control, none or rtscts.", valueName: "kind"))
-    var serialFlow: String?
+    /// Also serve an app on a serial line, opened again whenever it goes down.
+    @OptionGroup var serialLine: SerialLineOptions
 
     @OptionGroup var logging: LoggingOptions
 
@@ -67,13 +62,6 @@ struct Emulate: AsyncParsableCommand {
 
     func validate() throws {
         if btAdapter != nil && bt == nil { throw ValidationError("--bt-adapter goes with --bt") }
-        if let serialFlow {
-            if serial == nil { throw ValidationError("--serial-flow goes with --serial") }
-            if SerialFlowControl(rawValue: serialFlow) == nil { throw ValidationError("--serial-flow is none or rtscts, not \(serialFlow)") }
-        }
-        if let serial {
-            do { _ = try SerialPortOptions(parsing: serial) } catch { throw ValidationError(error.description) }
-        }
         _ = try bluetoothPhones
         if control != nil && controlSocket != nil { throw ValidationError("choose one control channel: --control or --control-socket") }
         if let usb, usb != TransportOptions.anyUSBDevice {
@@ -169,8 +157,7 @@ struct Emulate: AsyncParsableCommand {
             lines.append("bluetooth: from \(adapter), " + (phones.map { "connecting to \($0.joined(separator: ", "))" } ?? "looking for phones"))
         }
         var serialTask: Task<Void, Never>?
-        if let serial {
-            let options = try SerialPortOptions(parsing: serial, flowControl: serialFlow.flatMap(SerialFlowControl.init(rawValue:)) ?? .none)
+        if let options = try serialLine.port() {
             do {
                 serialTask = try await headUnit.serveSerial(options)
             } catch {

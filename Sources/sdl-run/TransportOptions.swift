@@ -28,16 +28,8 @@ struct TransportOptions: ParsableArguments {
         "With --bt: the local Bluetooth adapter to use (hciN or its address) on a machine with more than one.", valueName: "adapter"))
     var btAdapter: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A serial line to the head unit: a TTY (UART, USB serial bridge, CDC-ACM, /dev/rfcommN) at BAUD (115200 when left out).",
-        valueName: "path[:baud]"))
-    var serial: String?
-
-    @Option(name: .customLong("serial-flow"), help: ArgumentHelp("With --serial: flow control, none or rtscts.", valueName: "kind"))
-    var serialFlow: String?
-
-    /// `--serial-flow` read; none when left out.
-    var flowControl: SerialFlowControl { serialFlow.flatMap(SerialFlowControl.init(rawValue:)) ?? .none }
+    @OptionGroup var serialLine: SerialLineOptions
+    var serial: String? { serialLine.serial }
 
     @Option(name: .long, help: ArgumentHelp(
         "The secondary transport the app may open when the head unit offers one: tcp, usb (this machine the USB host), usb-gadget (this board the USB device, as a phone beside a TCP or Bluetooth primary) or none (default: tcp beside USB, Bluetooth and the emulator; none beside TCP).",
@@ -98,13 +90,6 @@ struct TransportOptions: ParsableArguments {
         if [tcp, usb, bt, usbGadget, serial].compactMap({ $0 }).count > 1 {
             throw ValidationError("choose one transport: --tcp, --usb, --usb-gadget, --bt or --serial")
         }
-        if let serialFlow {
-            if serial == nil { throw ValidationError("--serial-flow goes with --serial") }
-            if SerialFlowControl(rawValue: serialFlow) == nil { throw ValidationError("--serial-flow is none or rtscts, not \(serialFlow)") }
-        }
-        if let serial {
-            do { _ = try SerialPortOptions(parsing: serial) } catch { throw ValidationError(error.description) }
-        }
         if usbGadgetAccessory && usbGadget == nil { throw ValidationError("--usb-gadget-accessory goes with --usb-gadget") }
         if btAdapter != nil && bt == nil { throw ValidationError("--bt-adapter goes with --bt") }
         if let secondary, secondary == .usb || secondary == .usbGadget, usb != nil || usbGadget != nil {
@@ -152,8 +137,8 @@ struct TransportOptions: ParsableArguments {
             if let wait { options.waitForHost = .milliseconds(Int64(wait * 1000)) }
             return USBGadgetTransport(options: options)
         }
-        if let serial {
-            return SerialTransport(try SerialPortOptions(parsing: serial, flowControl: flowControl))
+        if let port = try serialLine.port() {
+            return SerialTransport(port)
         }
         if let bt {
             return try BluetoothSupport.makeTransport(bt == Self.waitForHeadUnit ? nil : bt, adapter: btAdapter,

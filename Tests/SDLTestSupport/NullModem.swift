@@ -64,7 +64,26 @@ public final class NullModem: @unchecked Sendable {
         close(wake.write)
     }
 
+    /// Writes all of `bytes` to `fd`, waiting for room; false once the cable is pulled, so a
+    /// port nobody reads can never hold `unplug()`.
+    private func send(_ bytes: ArraySlice<UInt8>, to fd: Int32, wake: Int32) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written > 0 {
+                offset += written
+                continue
+            }
+            guard errno == EAGAIN || errno == EINTR else { return true }  // the port's end is closed: the bytes go nowhere
+            var fds = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, 100)
+            if fds[1].revents != 0 { return false }
+        }
+        return true
+    }
+
     private func carry(_ a: Int32, _ b: Int32, wake: Int32) {
+        for master in [a, b] { _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
@@ -75,19 +94,17 @@ public final class NullModem: @unchecked Sendable {
             if fds[2].revents != 0 { break }
             if ready == 0 {
                 let bursts: [[UInt8]] = lock.withLock { defer { noise.removeAll() }; return noise }
-                for burst in bursts { _ = burst.withUnsafeBytes { write(a, $0.baseAddress, $0.count) }; _ = burst.withUnsafeBytes { write(b, $0.baseAddress, $0.count) } }
+                for burst in bursts { _ = send(burst[...], to: a, wake: wake) && send(burst[...], to: b, wake: wake) }
                 continue
             }
             var hungUp = false
             for (from, to) in [(0, b), (1, a)] where fds[from].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(fds[from].fd, $0.baseAddress, $0.count) }
                 if count > 0 {
-                    var offset = 0
-                    while offset < count {
-                        let written = buffer[offset..<count].withUnsafeBytes { write(to, $0.baseAddress, $0.count) }
-                        if written > 0 { offset += written } else if errno != EAGAIN && errno != EINTR { break } else { usleep(1000) }
-                    }
+                    guard send(buffer[0..<count], to: to, wake: wake) else { break }
                     lock.withLock { carriedBytes += count }
+                } else if count < 0 && errno == EAGAIN {
+                    continue
                 } else {
                     hungUp = true
                 }

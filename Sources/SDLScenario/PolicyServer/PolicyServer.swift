@@ -54,7 +54,7 @@ public final class PolicyServer: @unchecked Sendable {
         self.listener = listener
         let boundPort = UInt16(bigEndian: address.sin_port)
         self.address = "\(host):\(boundPort)"
-        let reachable = "\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)"
+        let reachable = Self.reachable(host: host, port: boundPort)
         url = "http://\(reachable)/api/1/policies/proprietary"
         if let origin, origin != reachable, case .object(let table)? = try? JSONValue.parse(update) {
             // The update is JSON: the origin appears in it only inside strings, so the text swap is safe.
@@ -81,6 +81,12 @@ public final class PolicyServer: @unchecked Sendable {
 
     /// The request bodies received so far (the snapshots), oldest first.
     public var received: [[UInt8]] { snapshots.withLock { $0 } }
+
+    /// Where a server listening on `host`:`port` is reached from this machine ("host:port";
+    /// one on every interface, 0.0.0.0, through the loopback).
+    public static func reachable(host: String, port: UInt16) -> String {
+        "\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
+    }
 
     /// Reads a policy table update file: JSON with a `policy_table` object, bare or in
     /// sdl_server's `{"data": [...]}`.

@@ -18,7 +18,7 @@ public enum EmbeddedEmulator {
         // Nobody outside reaches this server: it takes a free port, so runs side by side do
         // not collide; the emulator's policy table names it, and URLs of the update that
         // name the scenario's address (a served icon's) are pointed to it.
-        let origin = "\(spec.host == "0.0.0.0" ? "127.0.0.1" : spec.host):\(spec.port)"
+        let origin = PolicyServer.reachable(host: spec.host, port: spec.port)
         if !policyServerAtItsAddress { spec.port = 0 }
         let server: PolicyServer
         do {

@@ -85,8 +85,9 @@ public final class SerialTransport: SDLTransport {
             return true
         }
         guard started else {
+            // Closed meanwhile: a port opened here is this call's to close; a given descriptor, close()'s.
             for descriptor in pipeEnds { _ = Glibc.close(descriptor) }
-            if options != nil, state.withLock({ $0.fd }) != fd { _ = Glibc.close(fd) }
+            if options != nil { _ = Glibc.close(fd) }
             throw .closed("\(description) is closed")
         }
         Thread.start(named: "sdl-serial-read") { [self] in read(fd, wake: pipeEnds[0]) }

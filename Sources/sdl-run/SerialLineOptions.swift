@@ -1,0 +1,30 @@
+import ArgumentParser
+import SmartDeviceLink
+
+/// `--serial PATH[:BAUD]` and `--serial-flow`: the serial line of the app (`sdl-run`) or of the
+/// head unit (`sdl-run emulate`).
+struct SerialLineOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "A serial line: a TTY (UART, USB serial bridge, CDC-ACM, /dev/rfcommN) at BAUD (115200 when left out).",
+        valueName: "path[:baud]"))
+    var serial: String?
+
+    @Option(name: .customLong("serial-flow"), help: ArgumentHelp("With --serial: flow control, none or rtscts.", valueName: "kind"))
+    var serialFlow: String?
+
+    func validate() throws {
+        if let serialFlow {
+            if serial == nil { throw ValidationError("--serial-flow goes with --serial") }
+            if SerialFlowControl(rawValue: serialFlow) == nil { throw ValidationError("--serial-flow is none or rtscts, not \(serialFlow)") }
+        }
+        if let serial {
+            do { _ = try SerialPortOptions(parsing: serial) } catch { throw ValidationError(error.description) }
+        }
+    }
+
+    /// The port asked for, nil without `--serial`.
+    func port() throws -> SerialPortOptions? {
+        guard let serial else { return nil }
+        return try SerialPortOptions(parsing: serial, flowControl: serialFlow.flatMap(SerialFlowControl.init(rawValue:)) ?? .none)
+    }
+}
