@@ -24,7 +24,7 @@ package func runChildProcess(_ executable: String, _ arguments: [String], input:
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        try process.run()
+        try process.runWithSignalsUnblocked()
         let errors = Locked(Data())
         let errorsRead = DispatchSemaphore(value: 0)
         if !errorsIntoOutput {

@@ -43,7 +43,7 @@ enum CommandRunner {
         process.standardInput = FileHandle.nullDevice
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
-        try process.run()
+        try process.runWithSignalsUnblocked()
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))
             process.terminate()
@@ -91,7 +91,7 @@ final class BackgroundProcess: Sendable {
         process.standardOutput = output
         process.standardError = diagnostics
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runWithSignalsUnblocked()
         Thread.detachNewThread {
             let reading = diagnostics.fileHandleForReading
             while case let data = reading.availableData, !data.isEmpty { FileHandle.standardError.write(data) }

@@ -16,7 +16,7 @@ struct StopSignalTests {
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runWithSignalsUnblocked()
             // The "listening on" line: the handler is in place.
             _ = await offThePool { out.fileHandleForReading.availableData }
             kill(process.processIdentifier, SIGTERM)

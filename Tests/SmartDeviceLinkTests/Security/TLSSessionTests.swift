@@ -51,7 +51,7 @@ struct TLSSessionTests {
             process.arguments = [peer, certificates.path("ca.pem")]
             let input = Pipe(), output = Pipe(), errors = Pipe()
             (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
-            try process.run()
+            try process.runWithSignalsUnblocked()
             func receive() -> [UInt8]? {
                 let header = output.fileHandleForReading.readData(ofLength: 4)
                 guard header.count == 4 else { return nil }
