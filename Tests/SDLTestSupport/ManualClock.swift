@@ -15,8 +15,13 @@ package final class ManualClock: Clock, Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    private let state = Locked((now: Instant(offset: .zero), sleepers: [Int: Sleeper](), nextID: 0,
-                                watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)]()))
+    private struct Watcher {
+        var id: Int
+        var count: Int
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    private let state = Locked((now: Instant(offset: .zero), sleepers: [Int: Sleeper](), nextID: 0, watchers: [Watcher]()))
 
     package init() {}
 
@@ -49,15 +54,28 @@ package final class ManualClock: Clock, Sendable {
     }
 
     /// Returns once at least `count` tasks sleep on this clock: a test knows the code under
-    /// test is parked on it (not merely slow) before it moves time.
+    /// test is parked on it (not merely slow) before it moves time. It also returns when the
+    /// waiting task is cancelled, so a test's time limit ends a wait for a sleeper that never
+    /// comes instead of hanging the run.
     package func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append((count, continuation))
-                return false
+        let id = state.withLock { state -> Int in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if Task.isCancelled || state.sleepers.count >= count { return true }
+                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            state.withLock { state -> Watcher? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.watchers.remove(at: index)
+            }?.continuation.resume()
         }
     }
 

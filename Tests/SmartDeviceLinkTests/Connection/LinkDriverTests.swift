@@ -157,8 +157,19 @@ struct LinkDriverTests {
         let (connection, headUnit, task) = try await connect(configuration: .init(requestTimeout: .seconds(10), clock: clock), respond: silent)
         let waiting = Task { try await connection.request(functionID: 13, functionName: "Show", parameters: [:], timeout: .seconds(7)) }
         await headUnit.waitForRequests(1)
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(8))
+        // Time moves a second at a time until the request ends: the link's other timers sleep
+        // on this clock too, so a count of sleepers does not say the request's own is armed.
+        let ended = Atomic(false)
+        let ending = Task { _ = await waiting.result; ended.store(true, ordering: .sequentiallyConsistent) }
+        while !ended.load(ordering: .sequentiallyConsistent) && clock.now.offset < .seconds(30) {
+            clock.advance(by: .seconds(1))
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let endedOnTheClock = ended.load(ordering: .sequentiallyConsistent)
+        #expect(endedOnTheClock, "the request was still waiting 30 s into its 7 s timeout")
+        if !endedOnTheClock { waiting.cancel() }
+        await ending.value
+        #expect(clock.now.offset >= .seconds(7), "the request ended \(clock.now.offset) into a 7 s timeout")
         await #expect {
             _ = try await waiting.value
         } throws: { error in
