@@ -10,7 +10,8 @@ import Foundation
 /// decoded: name, message type, correlation id, JSON parameters, and its bulk data as a
 /// length and a CRC-32, so a large message is not written twice. A received message that breaks
 /// the RPC spec carries `specViolations` (path and problem each), as the run's spec check
-/// reports them. `fullBytes` (`--trace-bytes`)
+/// reports them. A frame found after garbage (noise on a serial line) carries `skippedBefore`:
+/// how many bytes were skipped and why the first could not start a frame. `fullBytes` (`--trace-bytes`)
 /// adds every frame's bytes and the bulk data in hex, for byte-level work (fuzz seeds, replaying
 /// uploads).
 public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
@@ -85,6 +86,9 @@ public final class FrameTraceWriter: TraceWriter, @unchecked Sendable {
             "dataSize": .int(Int64(header.dataSize)), "messageID": .int(Int64(header.messageID)),
         ]
         if fullBytes { object["bytes"] = .string(Self.hex(header.encoded + event.frame.payload)) }
+        if let (bytes, problem) = event.skippedBefore {
+            object["skippedBefore"] = ["bytes": .int(Int64(bytes)), "problem": .string(problem)]
+        }
         if let info = header.controlInfo { object["control"] = .string("\(info)") }
         if header.frameType == .control, !header.isEncrypted, !event.frame.payload.isEmpty,
            let bson = try? BSONDocument(decoding: event.frame.payload) {

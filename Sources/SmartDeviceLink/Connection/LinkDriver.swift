@@ -46,8 +46,9 @@ package struct LinkDriver<Machine: ProtocolMachine>: Sendable {
 
     /// Feeds received bytes to the machine.
     package mutating func receive(_ bytes: [UInt8]) -> [ProtocolAction] {
-        tap?.observe(bytes, direction: .received, at: clock.now)
         let actions = machine.receive(bytes, now: clock.now)
+        // After the machine: an ACK in these bytes may have raised the limit for the frames after it.
+        tap?.observe(bytes, direction: .received, at: clock.now, receiveLimit: machine.receivePayloadLimit)
         return route(actions)
     }
 
@@ -333,8 +334,35 @@ package final class LinkIO: Sendable {
 /// Decodes the bytes of each direction into frames for an observer (traces, logs), apart
 /// from the machine's own decoder so that what is traced is exactly what crossed the link.
 package final class FrameTap: Sendable {
-    private let decoders = Locked((sent: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1)),
-                                  received: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1), fromHeadUnit: true)))
+    /// One direction's decoder, and what it skipped since its last frame.
+    private struct Stream {
+        var decoder: FrameDecoder
+        var droppedAtLastFrame = 0
+        var firstProblem: FrameProblem?
+
+        /// The frames in `bytes`, each with the garbage skipped right before it.
+        mutating func frames(in bytes: [UInt8]) -> [(Frame, skipped: (bytes: Int, problem: String)?)] {
+            decoder.append(bytes)
+            var frames: [(Frame, skipped: (bytes: Int, problem: String)?)] = []
+            while let event = decoder.next() {
+                switch event {
+                case .malformed(let problem):
+                    if firstProblem == nil { firstProblem = problem }
+                case .frame(let frame):
+                    let skipped = decoder.droppedByteCount - droppedAtLastFrame
+                    frames.append((frame, skipped > 0 ? (skipped, firstProblem?.description ?? "not a frame") : nil))
+                    droppedAtLastFrame = decoder.droppedByteCount
+                    firstProblem = nil
+                case .loaned:
+                    break  // only with a lender, which the tap does not give
+                }
+            }
+            return frames
+        }
+    }
+
+    private let streams = Locked((sent: Stream(decoder: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1))),
+                                  received: Stream(decoder: FrameDecoder(maximumPayloadSize: Int(UInt32.max >> 1), fromHeadUnit: true))))
     private let observer: @Sendable (FrameTraceEvent) -> Void
     private let link: TransportRole
 
@@ -344,10 +372,16 @@ package final class FrameTap: Sendable {
         self.link = link
     }
 
-    func observe(_ bytes: [UInt8], direction: FrameTraceEvent.Direction, at time: ContinuousClock.Instant) {
-        let events = decoders.withLock { direction == .sent ? $0.sent.decode(bytes) : $0.received.decode(bytes) }
-        for case .frame(let frame) in events {
-            observer(FrameTraceEvent(direction: direction, time: time, frame: frame, link: link))
+    /// Decodes `bytes`; received ones under the machine's `receiveLimit`, so that garbage
+    /// claiming a huge payload is skipped here as the machine skips it, not waited for.
+    func observe(_ bytes: [UInt8], direction: FrameTraceEvent.Direction, at time: ContinuousClock.Instant, receiveLimit: Int? = nil) {
+        let frames = streams.withLock { streams in
+            guard direction == .received else { return streams.sent.frames(in: bytes) }
+            if let receiveLimit { streams.received.decoder.maximumPayloadSize = receiveLimit }
+            return streams.received.frames(in: bytes)
+        }
+        for (frame, skipped) in frames {
+            observer(FrameTraceEvent(direction: direction, time: time, frame: frame, link: link, skippedBefore: skipped))
         }
     }
 }

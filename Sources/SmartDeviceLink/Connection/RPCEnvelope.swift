@@ -132,8 +132,13 @@ public struct FrameTraceEvent: Sendable {
     public var frame: Frame
     /// The link the frame went over.
     public var link: TransportRole = .primary
+    /// The bytes skipped as garbage just before this frame (noise on a serial line, a peer's
+    /// mistake), and why the first of them could not start a frame; nil when the frame
+    /// followed the one before directly.
+    public var skippedBefore: (bytes: Int, problem: String)?
 
-    package init(direction: Direction, time: ContinuousClock.Instant, frame: Frame, link: TransportRole = .primary) {
-        (self.direction, self.time, self.frame, self.link) = (direction, time, frame, link)
+    package init(direction: Direction, time: ContinuousClock.Instant, frame: Frame, link: TransportRole = .primary,
+                 skippedBefore: (bytes: Int, problem: String)? = nil) {
+        (self.direction, self.time, self.frame, self.link, self.skippedBefore) = (direction, time, frame, link, skippedBefore)
     }
 }

@@ -43,6 +43,7 @@ package struct AppProtocolMachine: ProtocolMachine {
     package var services: Set<ServiceType> { session?.services ?? [] }
 
     package var droppedByteCount: Int { input.decoder.droppedByteCount }
+    package var receivePayloadLimit: Int { input.decoder.maximumPayloadSize }
 
     /// Throws unless a session is up; after it, `session!` is safe.
     ///

@@ -39,6 +39,7 @@ package struct HeadUnitProtocolMachine: ProtocolMachine {
     package func services(of sessionID: UInt8) -> Set<ServiceType> { sessions[sessionID]?.services ?? [] }
 
     package var droppedByteCount: Int { input.decoder.droppedByteCount }
+    package var receivePayloadLimit: Int { input.decoder.maximumPayloadSize }
 
     /// Runs `change` on session `id` where it is stored. Copying a session out and back
     /// retained and released each of its fields: 6% of a round trip to a head unit that

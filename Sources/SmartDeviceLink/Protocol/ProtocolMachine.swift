@@ -20,6 +20,8 @@ package protocol ProtocolMachine: Sendable {
     var activeSessions: [UInt8: SessionInfo] { get }
     /// Bytes received that formed no frame and were dropped.
     var droppedByteCount: Int { get }
+    /// The largest payload a received frame may claim now (it grows with what is negotiated).
+    var receivePayloadLimit: Int { get }
 }
 
 /// The receiving half both roles share: frames out of bytes, messages out of data frames.
