@@ -2,13 +2,15 @@ import Foundation
 import SmartDeviceLink
 import SDLScenario
 
-/// Watches the USB bus and runs the bench's scenarios on each matching device plugged in,
-/// or, on a board with a gadget, runs them each time a TDK takes the board: one `sdl-run`
+/// Watches the USB bus and the serial ports and runs the bench's scenarios on each matching
+/// device or port plugged in, or, on a board with a gadget, runs them each time a TDK takes
+/// the board: one `sdl-run`
 /// child process per run, so a run that crashes or hangs never takes the station down, and
 /// each run's reports land in a folder of its own.
 actor BenchWatcher {
     private let bench: BenchConfiguration
-    /// The host's USB; nil on a board, whose station watches its gadget instead.
+    /// The host's USB; nil on a board, whose station watches its gadget instead, and on a
+    /// station that watches serial ports alone.
     private let backend: LibUSBBackend?
     private let executable: String
     private let log: FileHandle
@@ -16,20 +18,20 @@ actor BenchWatcher {
     private var stopping = false
     private let timestamps = ISO8601DateFormatter()
 
-    struct DeviceKey: Hashable {
-        var bus: UInt8
-        var address: UInt8
-        init(_ device: USBDeviceDescription) { (bus, address) = (device.bus, device.address) }
-        init(bus: UInt8, address: UInt8) { (self.bus, self.address) = (bus, address) }
+    enum DeviceKey: Hashable {
+        case usb(bus: UInt8, address: UInt8)
         /// A board's own gadget, which has no address on a bus of ours.
-        static let gadget = DeviceKey(bus: 0, address: 0)
+        case gadget
+        /// A serial port, by the path it was found at.
+        case serial(String)
+        init(_ device: USBDeviceDescription) { self = .usb(bus: device.bus, address: device.address) }
     }
 
     /// The board's station waits here for its run to end.
     private var runEnded: CheckedContinuation<Void, Never>?
 
-    /// The bench's devices plugged in now, as described when they arrived.
-    private var present: [DeviceKey: USBDeviceDescription] = [:]
+    /// The bench's devices and ports plugged in now, as described when they arrived.
+    private var present: [DeviceKey: String] = [:]
 
     private struct ActiveRun {
         let process: Process
@@ -41,7 +43,7 @@ actor BenchWatcher {
 
     init(_ bench: BenchConfiguration) throws {
         self.bench = bench
-        if bench.gadget != nil {
+        if bench.gadget != nil || bench.devices.isEmpty {
             backend = nil
         } else {
             do { backend = try LibUSBBackend() } catch {
@@ -66,21 +68,55 @@ actor BenchWatcher {
 
     /// Watches until SIGTERM or SIGINT; running children get SIGTERM and are waited for.
     func run() async throws {
-        guard let backend else { return try await runOnBoard() }
-        let events: AsyncStream<USBHotplugEvent>
-        do { events = try backend.hotplugEvents(enumerateExisting: true) } catch {
+        if bench.gadget != nil { return try await runOnBoard() }
+        let events: AsyncStream<USBHotplugEvent>?
+        do { events = try backend?.hotplugEvents(enumerateExisting: true) } catch {
             throw CommandFailure.connection("cannot watch USB for devices (hotplug): \(error)")
         }
         let signals = StopSignals { [weak self] in Task { await self?.stop() } }
-        emit(["event": "watching", "devices": .array(bench.deviceTexts.map(JSONValue.string)), "reports": .string(bench.reports)])
-        for await event in events {
-            if stopping { break }
-            switch event {
-            case .arrived(let device): arrived(device)
-            case .left(let device): left(device)
+        var watching: JSONObject = ["event": "watching", "reports": .string(bench.reports)]
+        if !bench.deviceTexts.isEmpty { watching["devices"] = .array(bench.deviceTexts.map(JSONValue.string)) }
+        if !bench.serialTexts.isEmpty { watching["serialPorts"] = .array(bench.serialTexts.map(JSONValue.string)) }
+        emit(watching)
+        await withTaskGroup(of: Void.self) { group in
+            if let events {
+                group.addTask {
+                    for await event in events {
+                        if await self.stopping { break }
+                        switch event {
+                        case .arrived(let device): await self.arrived(device)
+                        case .left(let device): await self.left(DeviceKey(device))
+                        }
+                    }
+                }
             }
+            if !bench.serialPorts.isEmpty { group.addTask { await self.watchSerialPorts() } }
         }
         withExtendedLifetime(signals) {}
+    }
+
+    /// Looks for the bench's serial ports twice a second: a TTY has no hotplug of its own to
+    /// subscribe to without udev, and sysfs shows a port as soon as the kernel has it. A port
+    /// counts as plugged in from when it is found to when it is gone.
+    private func watchSerialPorts() async {
+        let finder = SerialPortFinder()
+        var known: [String: SerialPortDescription] = [:]
+        while !stopping {
+            var found: [String: SerialPortDescription] = [:]
+            for selector in bench.serialPorts {
+                for port in finder.ports(matching: selector) { found[port.path] = port }
+            }
+            for (path, port) in found.sorted(by: { $0.key < $1.key }) where known[path] == nil {
+                // Back before its last run has ended: found again on a later look.
+                if runs[.serial(path)] != nil { found[path] = nil; continue }
+                present[.serial(path)] = port.description
+                emit(["event": "attached", "device": .string(port.description)])
+                start(key: .serial(path), name: port.description, folderSuffix: port.name, link: bench.link(to: port))
+            }
+            for path in known.keys.sorted() where found[path] == nil { left(.serial(path)) }
+            known = found
+            try? await Task.sleep(for: .milliseconds(500))
+        }
     }
 
     /// A board's station: each run binds the gadget and waits for a TDK to take it; when the
@@ -140,17 +176,16 @@ actor BenchWatcher {
         // Selectors by serial need the strings, which hotplug does not read.
         let described = (try? backend?.devices(readingStrings: true))?.first { $0.bus == device.bus && $0.address == device.address } ?? device
         guard bench.devices.contains(where: { $0.matches(described) }) else { return }
-        present[DeviceKey(device)] = described
+        present[DeviceKey(device)] = described.description
         emit(["event": "attached", "device": .string(described.description)])
         start(key: DeviceKey(device), name: described.description, folderSuffix: "\(device.bus)-\(device.address)",
               link: BenchConfiguration.link(to: device))
     }
 
-    private func left(_ device: USBDeviceDescription) {
-        let key = DeviceKey(device)
+    private func left(_ key: DeviceKey) {
         guard let attached = present.removeValue(forKey: key) else { return }
         guard var run = runs[key], run.removedAt == nil else {
-            emit(["event": "detached", "device": .string(attached.description)])
+            emit(["event": "detached", "device": .string(attached)])
             return
         }
         run.removedAt = Date()

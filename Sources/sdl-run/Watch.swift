@@ -4,15 +4,16 @@ import SDLScenario
 import SmartDeviceLink
 
 /// `sdl-run watch BENCH.json`: the unattended bench station. Waits for the configured TDKs
-/// and phones (libusb hotplug), runs the bench's scenarios on each one plugged in, one
-/// report folder per run, and keeps going. systemd starts it (`sdl-bench.service`).
+/// and phones (libusb hotplug) and serial ports (sysfs), runs the bench's scenarios on each
+/// one plugged in, one report folder per run, and keeps going. systemd starts it (`sdl-bench.service`).
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Wait for TDKs and phones and run the bench's scenarios on each one plugged in.",
+        abstract: "Wait for TDKs, phones and serial lines and run the bench's scenarios on each one plugged in.",
         discussion: """
             One JSON line on stdout per event (watching, attached, runStarted, runFinished, detached: with the
             report when a run was under way),
-            also appended to REPORTS/watch.jsonl. Each run gets REPORTS/<time>-<bus>-<address>/ with
+            also appended to REPORTS/watch.jsonl. Each run gets REPORTS/<time>-<bus>-<address>/ (a serial
+            port's: <time>-<name>/) with
             result.json, junit.xml, trace.jsonl, console.log, what the scenarios write, and run.json
             (device, times, exit code, outcome: passed, failed, invalid, connectionFailed or
             deviceRemoved when the device went away mid-run).
@@ -37,7 +38,10 @@ struct Watch: AsyncParsableCommand {
 /// {"activateApp": "robot-tap app-icon"}}`. Relative paths are relative to the configuration file.
 /// A board on a TDK's host port names its USB device controller instead of devices:
 /// `"gadget": "default"` (or the UDC's name), with `"gadgetAccessory": true` to start as the
-/// accessory and `"pause"` seconds between runs (default 10).
+/// accessory and `"pause"` seconds between runs (default 10). Serial lines are watched with
+/// `"serialPorts": ["1d6b:0104", "serial=FT1234", "/dev/rfcomm0"]` (the USB device a port
+/// belongs to, or a node's path), at `"baud"` (115200) with `"flowControl"` (none, rtscts);
+/// without "devices" beside them the station watches no USB device.
 struct BenchConfiguration {
     var devices: [USBDeviceSelector]
     var deviceTexts: [String]
@@ -55,9 +59,14 @@ struct BenchConfiguration {
     var gadgetAccessory = false
     /// Seconds between a board's runs.
     var pause = 10.0
+    /// Serial ports to run on as they appear, and their line settings.
+    var serialPorts: [SerialPortSelector] = []
+    var serialTexts: [String] = []
+    var baud = 115_200
+    var flowControl = SerialFlowControl.none
 
     static let keys = ["$schema", "devices", "scenarios", "reports", "include", "exclude", "vars", "retries", "control", "driverCommands",
-                       "gadget", "gadgetAccessory", "pause"]
+                       "gadget", "gadgetAccessory", "pause", "serialPorts", "baud", "flowControl"]
 
     static func load(path: String) throws -> BenchConfiguration {
         func invalid(_ where_: String, _ why: String) -> CommandFailure { .invalid("\(path): \(where_): \(why)") }
@@ -80,12 +89,33 @@ struct BenchConfiguration {
         for (index, text) in deviceTexts.enumerated() {
             do { devices.append(try USBDeviceSelector(parsing: text)) } catch { throw invalid("$.devices[\(index)]", error.description) }
         }
+        let serialTexts = try strings("serialPorts")
+        var serialPorts: [SerialPortSelector] = []
+        for (index, text) in serialTexts.enumerated() {
+            do { serialPorts.append(try SerialPortSelector(parsing: text)) } catch { throw invalid("$.serialPorts[\(index)]", error.description) }
+        }
         let scenarios = try strings("scenarios").map(resolve)
         guard !scenarios.isEmpty else { throw invalid("$.scenarios", "name at least one scenario file, folder or glob") }
         guard let reports = json["reports"]?.stringValue else { throw invalid("$.reports", "is required: the folder the reports go to") }
-        var bench = BenchConfiguration(devices: devices.isEmpty ? [.default] : devices,
-                                       deviceTexts: deviceTexts.isEmpty ? ["default"] : deviceTexts,
+        // The default USB devices only for a station that names nothing else to watch.
+        let watchesUSB = !deviceTexts.isEmpty || serialTexts.isEmpty
+        var bench = BenchConfiguration(devices: devices.isEmpty && watchesUSB ? [.default] : devices,
+                                       deviceTexts: deviceTexts.isEmpty && watchesUSB ? ["default"] : deviceTexts,
                                        scenarios: scenarios, reports: resolve(reports))
+        bench.serialPorts = serialPorts
+        bench.serialTexts = serialTexts
+        if let baud = json["baud"] {
+            guard serialPorts.count > 0 else { throw invalid("$.baud", "goes with \"serialPorts\"") }
+            guard let rate = baud.intValue, rate > 0 else { throw invalid("$.baud", "expected bits per second, e.g. 115200") }
+            bench.baud = Int(rate)
+        }
+        if let flow = json["flowControl"] {
+            guard serialPorts.count > 0 else { throw invalid("$.flowControl", "goes with \"serialPorts\"") }
+            guard let kind = flow.stringValue.flatMap(SerialFlowControl.init(rawValue:)) else {
+                throw invalid("$.flowControl", "expected \"none\" or \"rtscts\"")
+            }
+            bench.flowControl = kind
+        }
         bench.include = try strings("include")
         bench.exclude = try strings("exclude")
         if let vars = json["vars"] {
@@ -108,8 +138,11 @@ struct BenchConfiguration {
         }
         if let gadget = json["gadget"] {
             guard let name = gadget.stringValue, !name.isEmpty else { throw invalid("$.gadget", "expected \"default\" or a name in /sys/class/udc") }
-            guard deviceTexts.isEmpty else { throw invalid("$.gadget", "a station is a host for devices or a board with a gadget, not both: drop \"devices\"") }
+            guard deviceTexts.isEmpty, serialTexts.isEmpty else {
+                throw invalid("$.gadget", "a station is a host for devices or a board with a gadget, not both: drop \"devices\" and \"serialPorts\"")
+            }
             bench.gadget = name
+            bench.devices = []
             bench.deviceTexts = []
         }
         if let accessory = json["gadgetAccessory"] {
@@ -128,6 +161,11 @@ struct BenchConfiguration {
 
     /// How a run on `device` reaches it.
     static func link(to device: USBDeviceDescription) -> [String] { ["--usb", "\(device.bus):\(device.address)"] }
+
+    /// How a run on a serial port reaches it: by the node found now, at the bench's settings.
+    func link(to port: SerialPortDescription) -> [String] {
+        ["--serial", "\(port.path):\(baud)"] + (flowControl == .none ? [] : ["--serial-flow", flowControl.rawValue])
+    }
 
     /// How a board's run reaches the TDK: the gadget, waiting as long as it takes for a host.
     var gadgetLink: [String] {

@@ -73,6 +73,57 @@ grep -Eq "^SYSTEMD_WANTS=|^TAGS=.*:systemd:" <<<"$out" && fail "046d:c077: the b
 out=$(udev_test "$rules" 1d6b 0104)
 grep -Eq "^SYSTEMD_WANTS=sdl-bench" <<<"$out" && fail "without 61-sdl-bench.rules the service is still wanted" || ok "the access rule alone starts nothing"
 
+# Serial lines: the CDC-ACM TTY of a 1d6b:0104 TDK (or a bridge added to the rules) gets
+# MODE 0660, group dialout, uaccess and the bench's mark; another make's TTY gets nothing.
+udev_tty_test() {  # vid pid
+  cat > "$work/tty.umockdev" <<EOT
+P: /devices/pci0000:00/0000:00:14.0/usb1/1-6/1-6:1.0/tty/ttyACM0
+N: ttyACM0
+E: DEVNAME=/dev/ttyACM0
+E: SUBSYSTEM=tty
+E: MAJOR=166
+E: MINOR=0
+A: dev=166:0
+
+P: /devices/pci0000:00/0000:00:14.0/usb1/1-6/1-6:1.0
+E: DEVTYPE=usb_interface
+E: DRIVER=cdc_acm
+E: SUBSYSTEM=usb
+A: bInterfaceClass=02
+
+P: /devices/pci0000:00/0000:00:14.0/usb1/1-6
+N: bus/usb/001/006
+E: DEVNAME=/dev/bus/usb/001/006
+E: DEVTYPE=usb_device
+E: SUBSYSTEM=usb
+A: idVendor=$1
+A: idProduct=$2
+A: serial=TDK-7
+A: busnum=1
+A: devnum=6
+A: dev=189:5
+EOT
+  unshare -m sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/udev/rules.d &&
+    cp "$1" /run/udev/rules.d/60-smartdevicelink.rules && cp "$2" /run/udev/rules.d/61-sdl-bench.rules &&
+    umockdev-run --device "$3" -- udevadm test --action=add /sys/devices/pci0000:00/0000:00:14.0/usb1/1-6/1-6:1.0/tty/ttyACM0' \
+    sh "$rules" "$bench" "$work/tty.umockdev" 2>&1
+}
+dialout_gid=$(getent group dialout | cut -d: -f3)
+out=$(udev_tty_test 1d6b 0104)
+if grep -q "60-smartdevicelink.rules:[0-9]* Invalid key" <<<"$out"; then fail "tty: udevadm: $(grep 'Invalid key' <<<"$out" | head -1)"; fi
+grep -Eq "60-smartdevicelink.rules:[0-9]+ MODE 0660" <<<"$out" && ok "ttyACM0 of 1d6b:0104: MODE 0660" || fail "ttyACM0 of 1d6b:0104: no MODE 0660"
+grep -Eq "60-smartdevicelink.rules:[0-9]+ GROUP ${dialout_gid:-dialout}\$" <<<"$out" && ok "ttyACM0 of 1d6b:0104: GROUP dialout" \
+  || fail "ttyACM0 of 1d6b:0104: no GROUP dialout"
+grep -Eq "^TAGS=.*:uaccess:" <<<"$out" && ok "ttyACM0 of 1d6b:0104: TAG uaccess" || fail "ttyACM0 of 1d6b:0104: not tagged uaccess"
+grep -Eq "^SYSTEMD_WANTS=sdl-bench.service\$" <<<"$out" && ok "ttyACM0 of 1d6b:0104: wants sdl-bench.service" \
+  || fail "ttyACM0 of 1d6b:0104: no SYSTEMD_WANTS=sdl-bench.service"
+out=$(udev_tty_test 0403 6001)
+if grep -q "60-smartdevicelink.rules:[0-9]* \(MODE\|GROUP\)" <<<"$out" || grep -Eq "^SYSTEMD_WANTS=" <<<"$out"; then
+  fail "ttyACM0 of 0403:6001: taken by the SDL rules"
+else
+  ok "ttyACM0 of 0403:6001: untouched by the SDL rules"
+fi
+
 # Never world-writable (nor readable): every MODE in the file ends in 0.
 if grep -Eo 'MODE="?[0-7]+' "$rules" | grep -Evq '0$'; then fail "a MODE in $rules grants others access"; else ok "no MODE grants others access"; fi
 

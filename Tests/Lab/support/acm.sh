@@ -33,5 +33,6 @@ acm_remove() {
     rmdir "$acm/configs/c.1/strings/0x409" "$acm/configs/c.1" "$acm/functions/acm.GS0" "$acm/strings/0x409" "$acm" 2>/dev/null
 }
 
-# The gadget goes with the test, whatever its end: the next test may need the UDC.
-trap 'status=$?; acm_remove; (exit $status); finish' EXIT
+# The gadget goes with the test, whatever its end: the next test may need the UDC. What the
+# test started goes first: removing the acm function waits while /dev/ttyGS0 is open.
+trap 'status=$?; stop_children; acm_remove; (exit $status); finish' EXIT

@@ -50,11 +50,16 @@ show_logs() {
     for log in "$work"/*.log; do [ -f "$log" ] && { echo "--- $(basename "$log")"; cat "$log"; }; done
 }
 
-finish() {
-    local status=$?
+# Stops what the test started: SIGTERM, then SIGKILL for what is left.
+stop_children() {
     for pid in "${children[@]}"; do kill "$pid" 2>/dev/null; done
     sleep 0.3
     for pid in "${children[@]}"; do kill -9 "$pid" 2>/dev/null; done
+}
+
+finish() {
+    local status=$?
+    stop_children
     show_logs
     rm -rf "$work"
     exit $status

@@ -49,9 +49,16 @@ struct SerialCommandTests {
         // Garbage, the same on every run.
         var generator = SeededRandom(seed: 59)
         for _ in 0..<3 { cable.injectNoise((0..<300).map { _ in UInt8(truncatingIfNeeded: generator.next()) | 0x08 }) }
-        let run = try await CommandRunner.sdlRun([folder.path("noisy.json"), "--serial", cable.pathB, "--control", control])
+        let run = try await CommandRunner.sdlRun([folder.path("noisy.json"), "--serial", cable.pathB, "--control", control,
+                                                  "--trace", folder.path("trace.jsonl")])
         #expect(run.exitCode == 0, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stderr.contains("malformed data from the head unit"), "the app says it skipped bytes: \(run.stderr)")
+        // The trace counts what was skipped, on the frame found after it.
+        let skipped = try String(contentsOfFile: folder.path("trace.jsonl"), encoding: .utf8).split(separator: "\n")
+            .compactMap { try JSONValue.parse(String($0))["skippedBefore"] }
+        let bytes = skipped.compactMap { $0["bytes"]?.intValue }.reduce(0, +)
+        #expect(bytes > 0 && bytes <= 900, "skipped \(bytes) bytes of the 900 of noise: \(skipped.map { $0.serialized() })")
+        #expect(skipped.allSatisfy { $0["problem"]?.stringValue?.isEmpty == false })
     }
 
     @Test("the cable pulled mid-run: the run ends saying the device went away, once")
@@ -96,6 +103,39 @@ struct SerialCommandTests {
         let second = try await CommandRunner.sdlRun([folder.path("restarted.json"), "--serial", cable.pathB])
         #expect(second.exitCode == 0, "\(second.stdout)")
         #expect(!second.stdout.contains("APPLICATION_REGISTERED_ALREADY"))
+    }
+
+    @Test("sdl-run watch runs the bench's scenarios on a serial port when it appears, and sees it go")
+    func watchedPort() async throws {
+        let cable = try NullModem()
+        let emulator = try await Self.emulator(on: cable.pathA)
+        defer { emulator.stop() }
+        let folder = try TestFolder("serial-watch")
+        try FileManager.default.createDirectory(atPath: folder.path("scenarios"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.example("hello"), toPath: folder.path("scenarios/hello.json"))
+        // The port by a path of the bench's own, as /dev/serial/by-id names a bridge: plugged
+        // in when the link appears, pulled when it goes.
+        let port = folder.path("tdk-serial")
+        try #"{"serialPorts": ["\#(port)"], "baud": 57600, "scenarios": ["scenarios/"], "reports": "reports"}"#
+            .write(toFile: folder.path("bench.json"), atomically: true, encoding: .utf8)
+        let station = try await BackgroundProcess(CommandRunner.sdlRun.path, ["watch", folder.path("bench.json")])
+        defer { station.stop() }
+        let watching = try JSONValue.parse(station.firstLine)
+        #expect(watching["event"] == "watching" && watching["serialPorts"] == [.string(port)] && watching["devices"] == nil, "\(station.firstLine)")
+        try FileManager.default.createSymbolicLink(atPath: port, withDestinationPath: cable.pathB)
+        var events: [JSONValue] = []
+        while events.last?["event"] != "runFinished", events.count < 10 { events.append(try JSONValue.parse(await station.nextLine())) }
+        #expect(events.compactMap { $0["event"]?.stringValue } == ["attached", "runStarted", "runFinished"])
+        #expect(events.first?["device"] == .string(port))
+        #expect(events.last?["outcome"] == "passed", "\(events.last?.serialized() ?? "")")
+        let report = try #require(events.last?["report"]?.stringValue)
+        let console = try String(contentsOfFile: report + "/console.log", encoding: .utf8)
+        #expect(console.contains("PASS hello") && console.contains("on serial \(port)"), "\(console)")
+        let run = try JSONValue.parse(String(contentsOfFile: report + "/run.json", encoding: .utf8))
+        #expect(run["arguments"]?.arrayValue?.contains(.string("\(port):57600")) == true, "the bench's baud rate: \(run.serialized())")
+        try FileManager.default.removeItem(atPath: port)
+        let detached = try JSONValue.parse(await station.nextLine())
+        #expect(detached["event"] == "detached" && detached["device"] == .string(port), "\(detached.serialized())")
     }
 
     @Test("a port that is not there, and one another program holds: one line each, exit 3")

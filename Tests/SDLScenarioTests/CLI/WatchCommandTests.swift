@@ -38,6 +38,12 @@ struct WatchCommandTests {
          "$.gadget: a station is a host for devices or a board with a gadget, not both"),
         (#"{"gadgetAccessory": true, "scenarios": ["SCENARIOS"], "reports": "r"}"#, #"$.gadgetAccessory: goes with "gadget""#),
         (#"{"gadget": "default", "pause": -1, "scenarios": ["SCENARIOS"], "reports": "r"}"#, "$.pause: expected seconds ≥ 0"),
+        (#"{"serialPorts": ["ttyACM0"], "scenarios": ["SCENARIOS"], "reports": "r"}"#, "$.serialPorts[0]: cannot read serial port \"ttyACM0\""),
+        (#"{"baud": 9600, "scenarios": ["SCENARIOS"], "reports": "r"}"#, #"$.baud: goes with "serialPorts""#),
+        (#"{"serialPorts": ["/dev/ttyACM0"], "flowControl": "xon", "scenarios": ["SCENARIOS"], "reports": "r"}"#,
+         #"$.flowControl: expected "none" or "rtscts""#),
+        (#"{"serialPorts": ["/dev/ttyGS0"], "gadget": "default", "scenarios": ["SCENARIOS"], "reports": "r"}"#,
+         "$.gadget: a station is a host for devices or a board with a gadget, not both"),
     ])
     func refused(configuration: String, message: String) async throws {
         let result = try await watch(configuration)
