@@ -267,6 +267,8 @@ public actor SDLManager: RPCChannel {
             }
             let response: RegisterAppInterfaceResponse
             let resuming = hashID != nil
+            // Before the request: the new head unit's pushes may come before its response is handled.
+            await systemCapabilityManager.forgetSystemCapabilities()
             do {
                 response = try await connection.send(configuration.registration(resumingWith: hashID), timeout: configuration.registrationTimeout)
             } catch {

@@ -65,7 +65,15 @@ public actor SystemCapabilityManager {
         self.channel = channel
     }
 
-    /// Takes everything the registration response says.
+    /// Forgets the system capabilities the last head unit answered or pushed. Called as a
+    /// registration starts, not when its response comes: a head unit pushes DISPLAYS right
+    /// after the response, and the push may be handled first.
+    public func forgetSystemCapabilities() {
+        systemCapabilities.removeAll()
+    }
+
+    /// Takes everything the registration response says (the system capabilities read or
+    /// pushed are kept: see ``forgetSystemCapabilities()``).
     public func update(registration response: RegisterAppInterfaceResponse) {
         displayCapabilities = response.displayCapabilities
         buttonCapabilities = response.buttonCapabilities
@@ -82,7 +90,6 @@ public actor SystemCapabilityManager {
         let version = response.syncMsgVersion
         supportsSubscriptions = (version?.majorVersion ?? 0, version?.minorVersion ?? 0) >= (5, 1)
         rpcVersion = version.map { ProtocolVersion($0.majorVersion, $0.minorVersion, $0.patchVersion ?? 0) }
-        systemCapabilities.removeAll()
     }
 
     /// Takes the display, button and soft-button capabilities of the new layout.
