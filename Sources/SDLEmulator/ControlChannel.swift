@@ -105,7 +105,7 @@ extension HeadUnitEmulator {
 final class UnixSocketListener: Sendable {
     let path: String
     let connections: AsyncStream<StreamSocketTransport>
-    private let descriptor: Int32
+    private let accepting: AcceptLoop
 
     init(path: String) throws(EmulatorError) {
         self.path = path
@@ -136,30 +136,15 @@ final class UnixSocketListener: Sendable {
             closeDescriptor(fd)
             throw .listenFailed("\(path): \(reason)")
         }
-        descriptor = fd
         let (stream, continuation) = AsyncStream.makeStream(of: StreamSocketTransport.self)
         connections = stream
-        let thread = Thread {
-            while true {
-                let client = accept(fd, nil, nil)
-                if client < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                continuation.yield(StreamSocketTransport(connectedDescriptor: client, description: "control \(path)", kind: .tcp))
-            }
-            continuation.finish()
-        }
-        thread.start()
+        accepting = AcceptLoop(listening: fd, name: "sdl-control", accepted: { client, _ in
+            continuation.yield(StreamSocketTransport(connectedDescriptor: client, description: "control \(path)", kind: .tcp))
+        }, ended: { continuation.finish() })
     }
 
     func close() {
-        #if canImport(Glibc) || canImport(Musl)
-        shutdown(descriptor, Int32(SHUT_RDWR))
-        #else
-        shutdown(descriptor, SHUT_RDWR)
-        #endif
-        closeDescriptor(descriptor)
+        accepting.stop()
         unlink(path)
     }
 }

@@ -19,10 +19,9 @@ public final class PolicyServer: @unchecked Sendable {
     public let url: String
     /// The address it listens on, "host:port".
     public let address: String
-    private let listener: Int32
+    private let accepting: AcceptLoop
     private let update: [UInt8]
     private let snapshots = Locked<[[UInt8]]>([])
-    private let stopped = Locked(false)
 
     /// Serves `update` (the answer to every POST) on `host`:`port` (0: a free port);
     /// `received` hears of each snapshot as it arrives. With `namedAs` ("host:port", the
@@ -51,7 +50,6 @@ public final class PolicyServer: @unchecked Sendable {
             throw PolicyServerError(description: "policy server: cannot listen on \(host):\(port): \(reason)"
                                     + (errno == EADDRINUSE ? " (another server has it: stop it, or choose another --listen)" : ""))
         }
-        self.listener = listener
         let boundPort = UInt16(bigEndian: address.sin_port)
         self.address = "\(host):\(boundPort)"
         let reachable = Self.reachable(host: host, port: boundPort)
@@ -68,15 +66,16 @@ public final class PolicyServer: @unchecked Sendable {
             snapshots.withLock { $0.append(snapshot) }
             observer?(snapshot)
         }
-        Thread.detachNewThread { Self.accept(on: listener, update: update, files: files, record: record) }
+        accepting = AcceptLoop(listening: listener, name: "sdl-policy-http", accepted: { client, _ in
+            Thread.detachNewThread { Self.serve(client, update: update, files: files, record: record) }
+        }, ended: {})
     }
 
     deinit { stop() }
 
-    /// Stops listening (once: the accepting thread closes the socket); connections under way finish.
+    /// Stops listening; connections under way finish.
     public func stop() {
-        guard !stopped.withLock({ was in defer { was = true }; return was }) else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
+        accepting.stop()
     }
 
     /// The request bodies received so far (the snapshots), oldest first.
@@ -111,18 +110,6 @@ public final class PolicyServer: @unchecked Sendable {
             throw PolicyServerError(description: "policy server: \(path) has no \"policy_table\" object (a policy table update, bare or as {\"data\": [...]})")
         }
         return bytes
-    }
-
-    private static func accept(on listener: Int32, update: [UInt8], files: [String: [UInt8]], record: @escaping @Sendable ([UInt8]) -> Void) {
-        while true {
-            let client = Glibc.accept(listener, nil, nil)
-            guard client >= 0 else {
-                if errno == EINTR { continue }
-                close(listener)
-                return
-            }
-            Thread.detachNewThread { serve(client, update: update, files: files, record: record) }
-        }
     }
 
     /// One HTTP/1.1 exchange: the head, the body by Content-Length, the update back.

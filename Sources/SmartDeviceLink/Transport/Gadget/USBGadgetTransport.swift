@@ -61,6 +61,10 @@ public final class USBGadgetTransport: SDLTransport {
         var wake: (read: Int32, write: Int32) = (-1, -1)
         /// Bulk IN is closed (or queued to be): by the first of a failure and close().
         var bulkInClosed = false
+        /// The files their threads have closed, set under the lock they are closed under: a
+        /// number closed may already belong to another file, which close()'s shutdown must
+        /// not reach (it once shut down a listening socket of the same process).
+        var closedFiles = (bulkIn: false, bulkOut: false, ep0: false)
         /// Bulk IN's packet size at the speed the host chose, read once at open.
         var packetIn = 512
         /// How many times the host enabled the configuration since the link came up: a bulk
@@ -184,7 +188,10 @@ public final class USBGadgetTransport: SDLTransport {
                 continue
             } else {
                 finish(fail(code: count < 0 ? errno : ESHUTDOWN, during: "reading bulk OUT"))
-                _ = Glibc.close(fd)  // here, once no read of it can follow
+                state.withLock { state in  // here, once no read of it can follow
+                    state.closedFiles.bulkOut = true
+                    _ = Glibc.close(fd)
+                }
                 return
             }
         }
@@ -192,7 +199,12 @@ public final class USBGadgetTransport: SDLTransport {
 
     /// Follows ep0 while the link is up: the host letting go ends the link.
     private func watch(_ ep0: Int32, wake: Int32) {
-        defer { _ = Glibc.close(ep0) }  // closing ep0 also takes the function off the kernel's gadget
+        defer {  // closing ep0 also takes the function off the kernel's gadget
+            state.withLock { state in
+                state.closedFiles.ep0 = true
+                _ = Glibc.close(ep0)
+            }
+        }
         var buffer = [UInt8](repeating: 0, count: FunctionFS.Event.size * 4)
         var disabledAt: ContinuousClock.Instant?
         while true {
@@ -288,7 +300,12 @@ public final class USBGadgetTransport: SDLTransport {
             state.bulkInClosed = true
             return link.bulkIn
         }) else { return }
-        writes.async { _ = Glibc.close(fd) }
+        writes.async { [state] in
+            state.withLock { state in
+                state.closedFiles.bulkIn = true
+                _ = Glibc.close(fd)
+            }
+        }
     }
 
     // MARK: - Closing
@@ -307,7 +324,12 @@ public final class USBGadgetTransport: SDLTransport {
         // file closed under a read could be reused by the next open); the write queue closes
         // bulk IN after its last write.
         GadgetConfigFS(paths: options.paths).unbind()
-        for fd in [link.bulkIn, link.bulkOut, link.ep0] { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        state.withLock { state in
+            let closed = state.closedFiles
+            for (fd, gone) in [(link.bulkIn, closed.bulkIn), (link.bulkOut, closed.bulkOut), (link.ep0, closed.ep0)] where !gone {
+                _ = shutdown(fd, Int32(SHUT_RDWR))
+            }
+        }
         closeBulkIn(of: link)
         await withCheckedContinuation { done in writes.async { done.resume() } }
     }

@@ -81,44 +81,25 @@ public final class TCPListener: Sendable {
     public let host: String
     /// Accepted connections, each an unopened transport whose reader starts on `open()`.
     public let connections: AsyncStream<StreamSocketTransport>
-    private let listenFD: Locked<Int32>
+    private let accepting: AcceptLoop
 
     /// Binds and listens. Binds loopback unless told otherwise.
     public init(host: String = "127.0.0.1", port: UInt16 = TCPTransport.defaultPort) throws(TransportError) {
         let fd = try TCPEndpoint.listen(host: host, port: port)
-        self.listenFD = Locked(fd)
         self.host = host
         self.port = TCPEndpoint.localPort(of: fd) ?? port
         let (stream, continuation) = AsyncStream.makeStream(of: StreamSocketTransport.self)
         self.connections = stream
-        Thread.start(named: "sdl-accept") {
-            while true {
-                var address = sockaddr_storage()
-                var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                let client = withUnsafeMutablePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &length) }
-                }
-                if client < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
-                    continuation.finish()
-                    return
-                }
-                var one: Int32 = 1
-                setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                let peer = TCPEndpoint.describe(address)
-                continuation.yield(StreamSocketTransport(connectedDescriptor: client, description: "TCP \(peer)", kind: .tcp))
-            }
-        }
+        accepting = AcceptLoop(listening: fd, name: "sdl-accept", accepted: { client, peer in
+            var one: Int32 = 1
+            setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            continuation.yield(StreamSocketTransport(connectedDescriptor: client, description: "TCP \(peer)", kind: .tcp))
+        }, ended: { continuation.finish() })
     }
 
     /// Stops accepting; accepted connections stay open.
     public func close() {
-        listenFD.withLock { fd in
-            guard fd >= 0 else { return }
-            _ = shutdown(fd, Int32(SHUT_RDWR))
-            _ = systemClose(fd)
-            fd = -1
-        }
+        accepting.stop()
     }
 
     deinit { close() }
