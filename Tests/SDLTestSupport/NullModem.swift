@@ -7,9 +7,15 @@ import Foundation
 /// master ends a thread of this process joins. Each side opens its port by path, as it would
 /// a real one. The cable can carry noise (bursts of garbage, sent to both ends while the line
 /// is quiet) and be pulled (both masters closed: each port reads a hang-up).
+///
+/// The ports are named by links in a folder of the cable's own, removed when it is pulled:
+/// the kernel hands a freed pty's number to the next one made, and a head unit that opens
+/// its port again after the pull (as `emulate --serial` does) took another test's pty by
+/// its `/dev/pts` path when tests ran side by side.
 public final class NullModem: @unchecked Sendable {
     /// One end's device path, and the other's.
     public let pathA: String, pathB: String
+    private let folder: TestFolder
     /// Bytes carried each way (noise not counted).
     public var carried: Int { lock.withLock { carriedBytes } }
 
@@ -23,8 +29,11 @@ public final class NullModem: @unchecked Sendable {
 
     public init() throws {
         let a = try PseudoTerminal(), b = try PseudoTerminal()
-        pathA = a.path
-        pathB = b.path
+        folder = try TestFolder("null-modem")
+        pathA = folder.path("port-a")
+        pathB = folder.path("port-b")
+        try FileManager.default.createSymbolicLink(atPath: pathA, withDestinationPath: a.path)
+        try FileManager.default.createSymbolicLink(atPath: pathB, withDestinationPath: b.path)
         masters = (a.takeMaster(), b.takeMaster())
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw PseudoTerminalError(code: errno) }
@@ -56,6 +65,7 @@ public final class NullModem: @unchecked Sendable {
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
         done.wait()
+        for path in [pathA, pathB] { try? FileManager.default.removeItem(atPath: path) }
     }
 
     deinit {
