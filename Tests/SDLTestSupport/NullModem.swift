@@ -17,15 +17,13 @@ public final class NullModem: @unchecked Sendable {
     public let pathA: String, pathB: String
     private let folder: TestFolder
     /// Bytes carried each way (noise not counted).
-    public var carried: Int { lock.withLock { carriedBytes } }
+    public var carried: Int { wire.lock.withLock { wire.carriedBytes } }
 
     private let masters: (Int32, Int32)
     private let wake: (read: Int32, write: Int32)
-    private let lock = NSLock()
-    private var noise: [[UInt8]] = []
-    private var carriedBytes = 0
-    private var unplugged = false
-    private let done = DispatchSemaphore(value: 0)
+    /// What the carrying thread holds: not the cable itself, so that the cable's last owner
+    /// letting go ends the thread (and removes the folder) instead of keeping both forever.
+    private let wire = Wire()
 
     public init() throws {
         let a = try PseudoTerminal(), b = try PseudoTerminal()
@@ -49,22 +47,22 @@ public final class NullModem: @unchecked Sendable {
                 close(fd)
             }
         }
-        let (first, second, wakeRead) = (masters.0, masters.1, wake.read)
-        Thread { [self] in carry(first, second, wake: wakeRead) }.start()
+        let (first, second, wakeRead, wire) = (masters.0, masters.1, wake.read, wire)
+        Thread { wire.carry(first, second, wake: wakeRead) }.start()
     }
 
     /// Sends `bytes` of garbage to both ends, the next time the line is quiet for 50 ms.
     public func injectNoise(_ bytes: [UInt8]) {
-        lock.withLock { noise.append(bytes) }
+        wire.lock.withLock { wire.noise.append(bytes) }
     }
 
     /// Pulls the cable: the masters close, each port reads a hang-up.
     public func unplug() {
-        let first = lock.withLock { () -> Bool in defer { unplugged = true }; return !unplugged }
+        let first = wire.lock.withLock { () -> Bool in defer { wire.unplugged = true }; return !wire.unplugged }
         guard first else { return }
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
-        done.wait()
+        wire.done.wait()
         for path in [pathA, pathB] { try? FileManager.default.removeItem(atPath: path) }
     }
 
@@ -73,6 +71,15 @@ public final class NullModem: @unchecked Sendable {
         close(wake.read)
         close(wake.write)
     }
+}
+
+/// The carrying thread's side of a ``NullModem``.
+private final class Wire: @unchecked Sendable {
+    let lock = NSLock()
+    var noise: [[UInt8]] = []
+    var carriedBytes = 0
+    var unplugged = false
+    let done = DispatchSemaphore(value: 0)
 
     /// Writes all of `bytes` to `fd`, waiting for room; false once the cable is pulled, so a
     /// port nobody reads can never hold `unplug()`.
@@ -92,7 +99,7 @@ public final class NullModem: @unchecked Sendable {
         return true
     }
 
-    private func carry(_ a: Int32, _ b: Int32, wake: Int32) {
+    func carry(_ a: Int32, _ b: Int32, wake: Int32) {
         for master in [a, b] { _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0),
