@@ -107,17 +107,21 @@ final class BackgroundProcess: Sendable {
         try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/\(fd)")
     }
 
-    /// The next line the process prints.
-    func nextLine() async -> String {
-        await Self.readLine(output.fileHandleForReading)
+    /// The next line the process prints; what it had of one when `timeout` passes (a test
+    /// then fails on what it read, where a line that never came hung the whole run).
+    func nextLine(timeout: Double = 60) async -> String {
+        await Self.readLine(output.fileHandleForReading, timeout: timeout)
     }
 
-    private static func readLine(_ handle: FileHandle) async -> String {
+    private static func readLine(_ handle: FileHandle, timeout: Double = 60) async -> String {
         await offThePool {
-            var line = Data()
-            while true {
-                let byte = handle.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data("\n".utf8) { break }
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while deadline.timeIntervalSinceNow > 0 {
+                var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
+                guard read(handle.fileDescriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") else { break }
                 line.append(byte)
             }
             return String(decoding: line, as: UTF8.self)
