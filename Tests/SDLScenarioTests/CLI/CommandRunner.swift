@@ -121,7 +121,9 @@ final class BackgroundProcess: Sendable {
             while deadline.timeIntervalSinceNow > 0 {
                 var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&ready, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
-                guard read(handle.fileDescriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") else { break }
+                let count = read(handle.fileDescriptor, &byte, 1)
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }  // a child's SIGCHLD, say
+                guard count == 1, byte != UInt8(ascii: "\n") else { break }
                 line.append(byte)
             }
             return String(decoding: line, as: UTF8.self)
