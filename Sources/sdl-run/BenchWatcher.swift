@@ -43,7 +43,7 @@ actor BenchWatcher {
 
     init(_ bench: BenchConfiguration) throws {
         self.bench = bench
-        if bench.gadget != nil || bench.devices.isEmpty {
+        if bench.devices.isEmpty {  // a board (its gadget), or a station of serial ports alone
             backend = nil
         } else {
             do { backend = try LibUSBBackend() } catch {

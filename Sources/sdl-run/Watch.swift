@@ -105,12 +105,12 @@ struct BenchConfiguration {
         bench.serialPorts = serialPorts
         bench.serialTexts = serialTexts
         if let baud = json["baud"] {
-            guard serialPorts.count > 0 else { throw invalid("$.baud", "goes with \"serialPorts\"") }
+            guard !serialPorts.isEmpty else { throw invalid("$.baud", "goes with \"serialPorts\"") }
             guard let rate = baud.intValue, rate > 0 else { throw invalid("$.baud", "expected bits per second, e.g. 115200") }
             bench.baud = Int(rate)
         }
         if let flow = json["flowControl"] {
-            guard serialPorts.count > 0 else { throw invalid("$.flowControl", "goes with \"serialPorts\"") }
+            guard !serialPorts.isEmpty else { throw invalid("$.flowControl", "goes with \"serialPorts\"") }
             guard let kind = flow.stringValue.flatMap(SerialFlowControl.init(rawValue:)) else {
                 throw invalid("$.flowControl", "expected \"none\" or \"rtscts\"")
             }

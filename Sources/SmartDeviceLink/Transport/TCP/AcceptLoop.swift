@@ -8,7 +8,7 @@ import Darwin
 import Foundation
 
 /// A listening socket and the thread that accepts on it, for every listener of the package
-/// (TCP, the emulator's control socket).
+/// (TCP, the emulator's control socket, the policy server).
 ///
 /// The thread closes the socket when it ends, and ``stop()`` only shuts it down, both under
 /// one lock. When `stop()` closed it instead, the thread, between two accepts, could call
@@ -16,14 +16,15 @@ import Foundation
 /// socket's connections; and a shutdown after the thread's own close could reach another
 /// socket too.
 package final class AcceptLoop: Sendable {
-    private let socket: Locked<(fd: Int32, stopping: Bool)>
+    /// The listening socket; -1 once the thread has closed it.
+    private let socket: Locked<Int32>
 
     /// Starts accepting on `fd` (bound and listening): `accepted` gets each connection's
     /// descriptor and, on an IP socket, its peer as `HOST:PORT`; `ended` runs once the socket
     /// is closed.
     package init(listening fd: Int32, name: String,
                  accepted: @escaping @Sendable (_ client: Int32, _ peer: String) -> Void, ended: @escaping @Sendable () -> Void) {
-        let socket = Locked((fd: fd, stopping: false))
+        let socket = Locked(fd)
         self.socket = socket
         Thread.start(named: name) {
             while true {
@@ -40,19 +41,18 @@ package final class AcceptLoop: Sendable {
                 }
             }
             socket.withLock { socket in
-                _ = close(socket.fd)
-                socket.fd = -1
+                _ = close(socket)
+                socket = -1
             }
             ended()
         }
     }
 
-    /// Stops accepting: the blocked `accept` returns and the thread closes the socket.
+    /// Stops accepting: the blocked `accept` returns and the thread closes the socket. (A
+    /// second call before it has shuts the same socket down again, which is harmless.)
     package func stop() {
         socket.withLock { socket in
-            guard socket.fd >= 0, !socket.stopping else { return }
-            socket.stopping = true
-            _ = shutdown(socket.fd, Int32(SHUT_RDWR))
+            if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RDWR)) }
         }
     }
 }
