@@ -172,41 +172,33 @@ struct PolicyUpdateTests {
 
 /// A web server that fails as a policy server can: `down` (nobody listens), `slow` (takes the
 /// request and never answers), `503`, `garbage` (200 with an HTML page).
-final class BadServer: @unchecked Sendable {
+final class BadServer: Sendable {
     let url: String
-    private let listener: Int32
+    private let server: LoopbackServer?
 
     init(_ kind: String) throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listener = self.listener
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        let path = "/api/1/policies/proprietary"
+        guard kind != "down" else {
+            server = nil
+            url = "http://127.0.0.1:\(try LoopbackServer.closedPort())\(path)"
+            return
         }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/api/1/policies/proprietary"
-        // Down: the port was bound and is closed again, so nothing listens there.
-        guard kind != "down" else { close(listener); return }
-        listen(listener, 4)
-        Thread.detachNewThread {
-            while true {
-                let client = accept(listener, nil, nil)
-                guard client >= 0 else { return }
-                var request = [UInt8](repeating: 0, count: 65536)
-                _ = read(client, &request, request.count)
+        let server = try LoopbackServer { client in
+            var request = [UInt8](repeating: 0, count: 65536)
+            _ = read(client, &request, request.count)
+            // Slow: the connection stays open, unanswered, until the client gives up.
+            if kind == "slow" {
+                while read(client, &request, request.count) > 0 {}
+            } else {
                 let body = kind == "503" ? "busy" : "<html>maintenance</html>"
                 let status = kind == "503" ? "503 Service Unavailable" : "200 OK"
-                if kind != "slow" {
-                    let answer = "HTTP/1.1 \(status)\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-                    _ = answer.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-                    close(client)
-                }
+                LoopbackServer.put(client, "HTTP/1.1 \(status)\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
             }
+            close(client)
         }
+        self.server = server
+        url = server.url(path)
     }
 
-    func stop() { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+    func stop() { server?.stop() }
 }

@@ -2,44 +2,19 @@
 import Glibc
 #endif
 import Foundation
+import SDLTestSupport
 
 /// A small HTTP/1.1 server on loopback for the lock screen icon: each path is one way a
 /// head unit's icon server behaves. A thread per connection; the socket closes with the server.
-final class IconServer: @unchecked Sendable {
+final class IconServer: Sendable {
     /// A PNG's signature and IHDR: enough for the type to be read from the bytes.
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]
 
-    let port: UInt16
-    private let listener: Int32
+    private let server: LoopbackServer
 
-    init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var one: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        guard bound, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
-        port = UInt16(bigEndian: address.sin_port)
-        Thread.detachNewThread { Self.accept(on: listener) }
-    }
+    init() throws { server = try LoopbackServer(serve: Self.serve) }
 
-    deinit { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
-
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    private static func accept(on listener: Int32) {
-        while true {
-            let client = Glibc.accept(listener, nil, nil)
-            guard client >= 0 else { return }
-            Thread.detachNewThread { serve(client) }
-        }
-    }
+    func url(_ path: String) -> String { server.url(path) }
 
     private static func serve(_ client: Int32) {
         defer { close(client) }
@@ -72,11 +47,8 @@ final class IconServer: @unchecked Sendable {
     }
 
     @discardableResult
-    private static func put(_ client: Int32, _ text: String) -> Bool { put(client, Array(text.utf8)) }
+    private static func put(_ client: Int32, _ text: String) -> Bool { LoopbackServer.put(client, text) }
 
-    /// Writes all of `bytes`; false when the client has gone (no SIGPIPE for the test process).
     @discardableResult
-    private static func put(_ client: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) == $0.count }
-    }
+    private static func put(_ client: Int32, _ bytes: [UInt8]) -> Bool { LoopbackServer.put(client, bytes) }
 }

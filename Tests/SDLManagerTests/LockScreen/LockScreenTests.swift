@@ -143,6 +143,24 @@ struct LockScreenTests {
         #expect(!why.contains("\n"))
     }
 
+    @Test("a fetch cancelled at any moment, even as its answer arrives, ends once: the icon or a failure, never a crash",
+          .timeLimit(.minutes(1)))
+    func cancelledAnyTime() async throws {
+        let server = try IconServer()
+        let url = try #require(URL(string: server.url("/icon.png")))
+        for round in 0..<400 {
+            let fetch = Task { try await HTTPLockScreenIconFetcher().get(url, timeout: .seconds(5), limit: 65536) }
+            // From at once to about the time an answer takes on loopback, so that some cancels
+            // meet the answer on its way in.
+            try await Task.sleep(for: .microseconds(round % 40 * 50))
+            fetch.cancel()
+            switch await fetch.result {
+            case .success(let answer): #expect(answer.status == 200 && answer.body == IconServer.png)
+            case .failure(let error): #expect(!"\(error)".contains("\n"))
+            }
+        }
+    }
+
     @Test("through SDLManager: the emulator's LOCK_SCREEN_ICON_URL is fetched, and its driver steps move the status")
     func throughTheManager() async throws {
         let server = try IconServer()
