@@ -32,17 +32,15 @@ enum HTTPExchange {
         // this one does.
         let deadline = Task {
             try await Task.sleep(for: timeout)
-            download.timedOut()
-            task.cancel()
+            download.stop(task, because: "no complete answer in time")
         }
         defer { deadline.cancel() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { done in
-                download.done = done
-                HTTPSession.shared.start(task, download)
+                if download.wait(done) { HTTPSession.shared.start(task, download) }
             }
         } onCancel: {
-            task.cancel()
+            download.stop(task, because: "cancelled")
         }
         switch result {
         case .success(let answer): return answer
@@ -69,7 +67,13 @@ private final class HTTPSession: NSObject, URLSessionDataDelegate, @unchecked Se
 
     override private init() {
         super.init()
-        session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
+        let configuration = URLSessionConfiguration.ephemeral
+        // No cache. Nothing here is worth one (each exchange wants the server's answer now),
+        // and with one, FoundationNetworking looks each answer up on another queue, where a
+        // cancel that lands can fail a task that has already finished: a fatal error.
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
 
     func start(_ task: URLSessionDataTask, _ download: BoundedDownload) {
@@ -85,7 +89,8 @@ private final class HTTPSession: NSObject, URLSessionDataDelegate, @unchecked Se
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if download(dataTask)?.received(data) == false { dataTask.cancel() }
+        guard let download = download(dataTask), !download.received(data) else { return }
+        download.stop(dataTask, because: "larger than the limit")
     }
 
     // A policy server that redirects is followed no further: the answer is the server's own.
@@ -100,25 +105,56 @@ private final class HTTPSession: NSObject, URLSessionDataDelegate, @unchecked Se
     }
 }
 
-/// One download: collects the body, and says stop at the limit.
-private final class BoundedDownload: @unchecked Sendable {
+/// One download: collects the body, says stop at the limit, and ends the exchange once, with
+/// whichever comes first: the answer, the limit, the deadline, or cancellation.
+private final class BoundedDownload: Sendable {
     typealias Outcome = Result<HTTPExchange.Answer, HTTPExchange.Failure>
 
     private struct State {
         var body: [UInt8] = []
         var status = 0
         var contentType: String?
+        /// Why the exchange ends without its answer, once something says so.
         var failure: String?
+        /// The exchange waiting for its outcome; nil before it waits and after it has it.
+        var done: CheckedContinuation<Outcome, Never>?
+        /// The outcome is given (or the exchange was cancelled before it waited).
+        var ended = false
     }
     private let limit: Int
     private let state = Locked(State())
-    /// Set before the task starts; resumed once, when it completes.
-    var done: CheckedContinuation<Outcome, Never>?
 
     init(limit: Int) { self.limit = limit }
 
-    func timedOut() {
-        state.withLock { if $0.failure == nil { $0.failure = "no complete answer in time" } }
+    /// Waits for the outcome; false when it is already known (cancelled before it began):
+    /// then `done` has it and the task is not to start.
+    func wait(_ done: CheckedContinuation<Outcome, Never>) -> Bool {
+        let failure: String? = state.withLock { state in
+            guard state.ended else {
+                state.done = done
+                return nil
+            }
+            return state.failure ?? "cancelled"
+        }
+        guard let failure else { return true }
+        done.resume(returning: .failure(.init(reason: failure)))
+        return false
+    }
+
+    /// Ends the exchange with `reason` (unless a reason came first) and cancels `task`, once
+    /// and only while it runs: FoundationNetworking fails on a task cancelled after it has
+    /// left its session.
+    func stop(_ task: URLSessionTask, because reason: String) {
+        let (running, done, failure): (Bool, CheckedContinuation<Outcome, Never>?, String) = state.withLock { state in
+            if state.failure == nil { state.failure = reason }
+            let failure = state.failure ?? reason
+            guard !state.ended else { return (false, nil, failure) }
+            state.ended = true
+            defer { state.done = nil }
+            return (state.done != nil, state.done, failure)
+        }
+        done?.resume(returning: .failure(.init(reason: failure)))
+        if running { task.cancel() }
     }
 
     /// The response's head; false: stop (it announces more than the limit).
@@ -145,14 +181,23 @@ private final class BoundedDownload: @unchecked Sendable {
         }
     }
 
+    /// The task has completed: the outcome, unless the exchange has ended already.
     func completed(_ error: (any Error)?) {
-        let outcome: Outcome = state.withLock { state in
-            if let failure = state.failure { return .failure(.init(reason: failure)) }
-            if let timedOut = error as? URLError, timedOut.code == .timedOut { return .failure(.init(reason: "no complete answer in time")) }
-            if let error { return .failure(.init(reason: error.localizedDescription)) }
-            return .success(.init(status: state.status, contentType: state.contentType, body: state.body))
+        let (done, outcome): (CheckedContinuation<Outcome, Never>?, Outcome) = state.withLock { state in
+            let outcome: Outcome
+            if let failure = state.failure {
+                outcome = .failure(.init(reason: failure))
+            } else if let timedOut = error as? URLError, timedOut.code == .timedOut {
+                outcome = .failure(.init(reason: "no complete answer in time"))
+            } else if let error {
+                outcome = .failure(.init(reason: error.localizedDescription))
+            } else {
+                outcome = .success(.init(status: state.status, contentType: state.contentType, body: state.body))
+            }
+            state.ended = true
+            defer { state.done = nil }
+            return (state.done, outcome)
         }
         done?.resume(returning: outcome)
-        done = nil
     }
 }
