@@ -143,6 +143,10 @@ public actor SDLFileManager {
     /// It fails with ``FileUploadError/interrupted(file:uploadedBytes:reason:)`` only when the
     /// link does not come back.
     ///
+    /// A chunk lost on a link that stays up (a noisy serial line: no answer within the request
+    /// timeout, or CORRUPTED_DATA) is sent again the same way, from what the head unit has;
+    /// four losses in a row at one offset end the upload as interrupted.
+    ///
     /// On a socket link the upload runs on the link's reader thread (``RPCChannel/linkExecutor``),
     /// and so does `progress`: keep it short, the next response is read after it returns.
     public func upload(_ file: SDLFile, progress: (@Sendable (Double) -> Void)? = nil) async throws {
@@ -162,8 +166,9 @@ public actor SDLFileManager {
         var reader = try ChunkReader(file.source)
         var offset = resumeOffsets[file.name] ?? 0
         SDLLog.files.info("uploading \(file.name): \(total) bytes in chunks of \(chunkSize), \(pacing.window) in flight\(offset > 0 ? ", resuming at \(offset)" : "")")
-        /// Offsets to try after a reconnect, best first; empty while the link holds.
+        /// Offsets to try after a reconnect or a lost chunk, best first; empty while chunks get through.
         var resumeCandidates: [Int] = []
+        var losses = LossCount()
         while true {
             // Probing where to resume goes one chunk at a time: a wrong offset is answered
             // INVALID_DATA, and chunks after it would be too.
@@ -178,6 +183,19 @@ public actor SDLFileManager {
             case .refused(let at, let response) where probing && response.resultCode == .invalidData:
                 SDLLog.files.debug("\(file.name): the head unit refused offset \(at) (INVALID_DATA); trying \(resumeCandidates[0])")
                 offset = resumeCandidates.removeFirst()
+            case .refused(let at, let response) where response.resultCode == .corruptedData:
+                // The chunk's bytes changed on the way (a noisy serial line): it was not
+                // written, and the chunks after it will not be either. Send it again.
+                try losses.count(at: at, file: file.name, why: "CORRUPTED_DATA")
+                SDLLog.files.info("\(file.name): the chunk at \(at) arrived corrupted; sending it again")
+                offset = at
+            case .lost(let acknowledged, let inFlight, let why):
+                // A request or its answer lost on the line, the link still up: where to go on
+                // is found as after a reconnect, without waiting for one.
+                try losses.count(at: acknowledged, file: file.name, why: why)
+                resumeCandidates = try await resumeOffsets(file.name, acknowledged: acknowledged, inFlight: inFlight)
+                offset = resumeCandidates.removeFirst()
+                SDLLog.files.info("\(file.name): no answer for the chunk at \(acknowledged); going on at \(offset)")
             case .refused(let at, let response):
                 resumeOffsets[file.name] = nil
                 SDLLog.files.warning("\(file.name): refused at \(at) with \(response.resultCode.rawValue)")
@@ -202,6 +220,25 @@ public actor SDLFileManager {
         case refused(at: Int, PutFileResponse)
         /// The link dropped; `inFlight` are the sizes of the chunks sent after the acknowledged bytes.
         case dropped(acknowledged: Int, inFlight: [Int])
+        /// The next chunk's answer did not come in time, the link still up: `why`.
+        case lost(acknowledged: Int, inFlight: [Int], why: String)
+    }
+
+    /// Chunks lost without one getting through since: a few are a noisy line, more are a head
+    /// unit that no longer takes the file.
+    private struct LossCount {
+        static let limit = 4
+        private var at = -1
+        private var times = 0
+
+        /// Counts a loss at `offset`; throws once `limit` losses in a row were at the same offset.
+        mutating func count(at offset: Int, file: String, why: String) throws {
+            times = offset == at ? times + 1 : 1
+            at = offset
+            guard times >= Self.limit else { return }
+            throw FileUploadError.interrupted(file: file, uploadedBytes: offset,
+                                              reason: "the chunk at \(offset) did not get through in \(times) tries (last: \(why))")
+        }
     }
 
     /// Sends the file's chunks from `start` with up to `window` unanswered, until all are
@@ -253,6 +290,9 @@ public actor SDLFileManager {
             } catch where error.isLinkFailure {
                 resumeOffsets[file.name] = acknowledged
                 return .dropped(acknowledged: acknowledged, inFlight: unanswered.map(\.count))
+            } catch SDLError.requestTimedOut(_, _, let seconds) {
+                resumeOffsets[file.name] = acknowledged
+                return .lost(acknowledged: acknowledged, inFlight: unanswered.map(\.count), why: "no answer in \(seconds) s")
             } catch {
                 resumeOffsets[file.name] = acknowledged
                 throw FileUploadError.interrupted(file: file.name, uploadedBytes: acknowledged, reason: error.description)
@@ -302,6 +342,11 @@ public actor SDLFileManager {
         if case .gaveUp(let why) = await channel.waitForReconnection() {
             throw FileUploadError.interrupted(file: name, uploadedBytes: acknowledged, reason: why)
         }
+        return try await resumeOffsets(name, acknowledged: acknowledged, inFlight: inFlight)
+    }
+
+    /// Asks the head unit what it has: the offsets to go on at, best first.
+    private func resumeOffsets(_ name: String, acknowledged: Int, inFlight: [Int]) async throws -> [Int] {
         try? await refresh()
         guard acknowledged > 0 || inFlight.first.map({ $0 > 0 }) == true, remoteFiles.contains(name) else { return [0] }
         // After the acknowledged bytes, then after each chunk in flight, then from the start.
