@@ -56,6 +56,12 @@ public final class NullModem: @unchecked Sendable {
         wire.lock.withLock { wire.noise.append(bytes) }
     }
 
+    /// Puts `bytes` of garbage into the traffic: before the next bytes carried either way, so
+    /// that on a busy line it lands inside a frame.
+    public func injectNoiseInline(_ bytes: [UInt8]) {
+        wire.lock.withLock { wire.inlineNoise.append(bytes) }
+    }
+
     /// Pulls the cable: the masters close, each port reads a hang-up.
     public func unplug() {
         let first = wire.lock.withLock { () -> Bool in defer { wire.unplugged = true }; return !wire.unplugged }
@@ -77,6 +83,7 @@ public final class NullModem: @unchecked Sendable {
 private final class Wire: @unchecked Sendable {
     let lock = NSLock()
     var noise: [[UInt8]] = []
+    var inlineNoise: [[UInt8]] = []
     var carriedBytes = 0
     var unplugged = false
     let done = DispatchSemaphore(value: 0)
@@ -118,6 +125,8 @@ private final class Wire: @unchecked Sendable {
             for (from, to) in [(0, b), (1, a)] where fds[from].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(fds[from].fd, $0.baseAddress, $0.count) }
                 if count > 0 {
+                    let bursts: [[UInt8]] = lock.withLock { defer { inlineNoise.removeAll() }; return inlineNoise }
+                    for burst in bursts { _ = send(burst[...], to: to, wake: wake) }
                     guard send(buffer[0..<count], to: to, wake: wake) else { break }
                     lock.withLock { carriedBytes += count }
                 } else if count < 0 && errno == EAGAIN {

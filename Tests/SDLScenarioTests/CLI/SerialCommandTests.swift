@@ -61,6 +61,41 @@ struct SerialCommandTests {
         #expect(skipped.allSatisfy { $0["problem"]?.stringValue?.isEmpty == false })
     }
 
+    @Test("an upload on a busy line through noise: the chunks the noise hit are sent again and the file arrives byte for byte")
+    func uploadThroughNoise() async throws {
+        let cable = try NullModem()
+        let folder = try TestFolder("serial-upload-noise")
+        try #"{"storage": {"directory": "\#(folder.path("hu"))"}}"#.write(toFile: folder.path("hu.json"), atomically: true, encoding: .utf8)
+        let emulator = try await BackgroundProcess(CommandRunner.sdlRun.path, ["emulate", "--listen", "127.0.0.1:0", "--serial", cable.pathA,
+                                                                              "--config", folder.path("hu.json")])
+        defer { emulator.stop() }
+        var generator = SeededRandom(seed: 590)
+        let content = (0..<2_000_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        try Data(content).write(to: URL(fileURLWithPath: folder.path("big.bin")))
+        try """
+            {"name": "busy", "app": {"appName": "Busy", "appID": "busy-1"},
+             "steps": [{"putFile": {"path": "big.bin", "name": "big.bin", "persistent": true}}]}
+            """.write(toFile: folder.path("busy.json"), atomically: true, encoding: .utf8)
+        async let run = CommandRunner.sdlRun([folder.path("busy.json"), "--serial", cable.pathB, "--trace", folder.path("trace.jsonl")])
+        for mark in [400_000, 1_200_000] {
+            while cable.carried < mark { try await Task.sleep(for: .milliseconds(5)) }
+            cable.injectNoiseInline((0..<200).map { _ in UInt8(truncatingIfNeeded: generator.next()) | 0x08 })
+        }
+        let result = try await run
+        #expect(result.exitCode == 0, "\(result.stdout)\n\(result.stderr)")
+        let stored = try Data(contentsOf: URL(fileURLWithPath: folder.path("hu/busy-1/big.bin")))
+        #expect(Array(stored) == content, "the head unit's file is the app's")
+        // The noise cost at least one chunk: the trace has one offset sent more than once.
+        var offsets: [Int] = []
+        for line in try String(contentsOfFile: folder.path("trace.jsonl"), encoding: .utf8).split(separator: "\n") {
+            let event = try JSONValue.parse(String(line))
+            guard event["direction"] == "sent", event["rpc"]?["name"] == "PutFile", let offset = event["rpc"]?["json"]?["offset"]?.intValue
+            else { continue }
+            offsets.append(Int(offset))
+        }
+        #expect(Set(offsets).count < offsets.count, "a chunk was sent again: \(offsets)")
+    }
+
     @Test("the cable pulled mid-run: the run ends saying the device went away, once")
     func unplugged() async throws {
         let cable = try NullModem()
