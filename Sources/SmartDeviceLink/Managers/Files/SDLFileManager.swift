@@ -145,7 +145,8 @@ public actor SDLFileManager {
     ///
     /// A chunk lost on a link that stays up (a noisy serial line: no answer within the request
     /// timeout, or CORRUPTED_DATA) is sent again the same way, from what the head unit has;
-    /// four losses in a row at one offset end the upload as interrupted.
+    /// four losses in a row at one offset end the upload as interrupted, and so does a head
+    /// unit that does not answer ListFiles then either (a stalled link).
     ///
     /// On a socket link the upload runs on the link's reader thread (``RPCChannel/linkExecutor``),
     /// and so does `progress`: keep it short, the next response is read after it returns.
@@ -193,7 +194,14 @@ public actor SDLFileManager {
                 // A request or its answer lost on the line, the link still up: where to go on
                 // is found as after a reconnect, without waiting for one.
                 try losses.count(at: acknowledged, file: file.name, why: why)
-                resumeCandidates = try await resumeOffsets(file.name, acknowledged: acknowledged, inFlight: inFlight)
+                // The head unit must answer ListFiles for the upload to find its place: one that
+                // answers nothing has stalled, and the upload ends on the chunk's timeout.
+                do {
+                    try await refresh()
+                } catch {
+                    throw FileUploadError.interrupted(file: file.name, uploadedBytes: acknowledged, reason: why)
+                }
+                resumeCandidates = resumeOffsets(file.name, acknowledged: acknowledged, inFlight: inFlight)
                 offset = resumeCandidates.removeFirst()
                 SDLLog.files.info("\(file.name): no answer for the chunk at \(acknowledged); going on at \(offset)")
             case .refused(let at, let response):
@@ -290,11 +298,11 @@ public actor SDLFileManager {
             } catch where error.isLinkFailure {
                 resumeOffsets[file.name] = acknowledged
                 return .dropped(acknowledged: acknowledged, inFlight: unanswered.map(\.count))
-            } catch SDLError.requestTimedOut(_, _, let seconds) {
-                resumeOffsets[file.name] = acknowledged
-                return .lost(acknowledged: acknowledged, inFlight: unanswered.map(\.count), why: "no answer in \(seconds) s")
             } catch {
                 resumeOffsets[file.name] = acknowledged
+                if case .requestTimedOut = error {
+                    return .lost(acknowledged: acknowledged, inFlight: unanswered.map(\.count), why: error.description)
+                }
                 throw FileUploadError.interrupted(file: file.name, uploadedBytes: acknowledged, reason: error.description)
             }
             await direct?.answerTaken()
@@ -342,12 +350,12 @@ public actor SDLFileManager {
         if case .gaveUp(let why) = await channel.waitForReconnection() {
             throw FileUploadError.interrupted(file: name, uploadedBytes: acknowledged, reason: why)
         }
-        return try await resumeOffsets(name, acknowledged: acknowledged, inFlight: inFlight)
+        try? await refresh()
+        return resumeOffsets(name, acknowledged: acknowledged, inFlight: inFlight)
     }
 
-    /// Asks the head unit what it has: the offsets to go on at, best first.
-    private func resumeOffsets(_ name: String, acknowledged: Int, inFlight: [Int]) async throws -> [Int] {
-        try? await refresh()
+    /// The offsets to go on at, best first, from what the head unit listed last.
+    private func resumeOffsets(_ name: String, acknowledged: Int, inFlight: [Int]) -> [Int] {
         guard acknowledged > 0 || inFlight.first.map({ $0 > 0 }) == true, remoteFiles.contains(name) else { return [0] }
         // After the acknowledged bytes, then after each chunk in flight, then from the start.
         var candidates = [acknowledged]
