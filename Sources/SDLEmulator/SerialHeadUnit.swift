@@ -5,17 +5,24 @@ public import SmartDeviceLink
 extension HeadUnitEmulator {
     /// Opens the serial port `options` names and serves it (throwing when it cannot be
     /// opened), then keeps it served: when the link goes down (the device unplugged, a pty's
-    /// other end closed) the port is opened again every `interval`. Cancel the returned task to stop.
+    /// other end closed, the carrier dropped) the port is opened again every `interval`. With
+    /// carrier detection, no carrier at first is no error: the port is served once it comes.
+    /// Cancel the returned task to stop.
     public func serveSerial(_ options: SerialPortOptions, interval: Duration = .milliseconds(500)) async throws(TransportError) -> Task<Void, Never> {
         let first = SerialTransport(options)
-        try await first.open()
-        let served = await serve(first, as: .serial)
-        return Task { await self.keepServing(options, connection: served, interval: interval) }
+        var served: Int?
+        do {
+            try await first.open()
+            served = await serve(first, as: .serial)
+        } catch .noCarrier(let path) {
+            emit(.connectionClosed(connection: 0, reason: TransportError.noCarrier(path: path).description))
+        }
+        return Task { [served] in await self.keepServing(options, connection: served, interval: interval, saidNoCarrier: served == nil) }
     }
 
-    private func keepServing(_ options: SerialPortOptions, connection: Int?, interval: Duration) async {
+    private func keepServing(_ options: SerialPortOptions, connection: Int?, interval: Duration, saidNoCarrier: Bool) async {
         var connection = connection
-        var lastFailure: String?
+        var lastFailure: String? = saidNoCarrier ? TransportError.noCarrier(path: options.path).description : nil
         while !Task.isCancelled && !stopped {
             do { try await Task.sleep(for: interval) } catch { return }
             if let id = connection, isOpen(connection: id) { continue }
@@ -26,7 +33,9 @@ extension HeadUnitEmulator {
                 lastFailure = nil
             } catch {
                 // Said once per outage, not at every try.
-                if lastFailure != error.description { emit(.connectionClosed(connection: connection ?? 0, reason: "\(options.path): \(error)")) }
+                // The port named once: most errors name it themselves.
+                let reason = error.description.contains(options.path) ? error.description : "\(options.path): \(error)"
+                if lastFailure != error.description { emit(.connectionClosed(connection: connection ?? 0, reason: reason)) }
                 lastFailure = error.description
             }
         }

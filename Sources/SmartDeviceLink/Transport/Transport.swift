@@ -54,6 +54,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case permissionDenied(path: String, hint: String)
     /// Another process or driver holds the device.
     case busy(device: String)
+    /// A serial port opened with carrier detection whose other end does not raise DCD (yet).
+    case noCarrier(path: String)
     /// The machine or device lacks what this transport needs (no Bluetooth, not AOA-capable).
     case unsupported(String)
     /// Any other OS or library error.
@@ -77,6 +79,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no serial port \(path) (\(seen)): plug the device in, or name one of those"
         case .permissionDenied(let path, let hint):
             return "permission denied on \(path): \(hint)"
+        case .noCarrier(let path):
+            return "no carrier on \(path): the other end is not there (its DCD line is low); it connects once the other end raises it"
         case .busy(let device):
             return "\(device) is busy: another program or kernel driver holds it; close it and retry"
         case .unsupported(let what):

@@ -173,7 +173,7 @@ struct SerialCommandTests {
         #expect(detached["event"] == "detached" && detached["device"] == .string(port), "\(detached.serialized())")
     }
 
-    @Test("a port that is not there, and one another program holds: one line each, exit 3")
+    @Test("a port that is not there, one another program holds, carrier detection on a pty: one line each, exit 3")
     func openErrors() async throws {
         let missing = try await CommandRunner.sdlRun([Self.example("hello"), "--serial", "/dev/ttyNOSUCH3"])
         #expect(missing.stdout.contains("no serial port /dev/ttyNOSUCH3"), "\(missing.stdout)")
@@ -185,5 +185,12 @@ struct SerialCommandTests {
         #expect(busy.stderr.contains("--serial: \(cable.pathA) (held by pid") && busy.stderr.contains("is busy"), "\(busy.stderr)")
         let flow = try await CommandRunner.sdlRun([Self.example("hello"), "--serial", cable.pathB, "--serial-flow", "xon"])
         #expect(flow.exitCode == 2 && flow.stderr.contains("--serial-flow is none or rtscts, not xon"), "\(flow.stderr)")
+        // A pty has no modem lines: carrier detection on one is a mistake, said before anything runs.
+        let carrier = try await CommandRunner.sdlRun([Self.example("hello"), "--serial", cable.pathB, "--serial-carrier"])
+        #expect(carrier.exitCode == 3, "\(carrier.stdout)\(carrier.stderr)")
+        #expect((carrier.stdout + carrier.stderr).contains("has no modem lines to watch (a pty or a bridge without them): leave out carrier detection"),
+                "\(carrier.stdout)\(carrier.stderr)")
+        let alone = try await CommandRunner.sdlRun([Self.example("hello"), "--serial-carrier"])
+        #expect(alone.exitCode == 2 && alone.stderr.contains("--serial-carrier goes with --serial"), "\(alone.stderr)")
     }
 }

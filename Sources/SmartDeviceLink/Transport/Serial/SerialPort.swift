@@ -20,16 +20,22 @@ public struct SerialPortOptions: Sendable, Hashable, CustomStringConvertible {
     public var baudRate: Int
     /// RTS/CTS, or none.
     public var flowControl: SerialFlowControl
+    /// Whether the carrier (the DCD line) is the link: it opens only while the other end
+    /// raises DCD, and goes down when DCD drops (the kernel hangs the port up). For a modem, a
+    /// bridge with DCD wired, or a CDC-ACM host port, whose gadget raises DCD while a program
+    /// there holds its end open. Without it the port is up whenever it opens (CLOCAL).
+    public var carrierDetect: Bool
 
     /// A port at `baudRate` (115,200 by default, what most bridges and boards start at).
-    public init(path: String, baudRate: Int = 115_200, flowControl: SerialFlowControl = .none) {
+    public init(path: String, baudRate: Int = 115_200, flowControl: SerialFlowControl = .none, carrierDetect: Bool = false) {
         self.path = path
         self.baudRate = baudRate
         self.flowControl = flowControl
+        self.carrierDetect = carrierDetect
     }
 
     /// `PATH` or `PATH:BAUD`, as `--serial` takes it.
-    public init(parsing text: String, flowControl: SerialFlowControl = .none) throws(TransportError) {
+    public init(parsing text: String, flowControl: SerialFlowControl = .none, carrierDetect: Bool = false) throws(TransportError) {
         var path = text, baud = 115_200
         if let colon = text.lastIndex(of: ":"), !text[text.index(after: colon)...].contains("/") {
             guard let rate = Int(text[text.index(after: colon)...]), rate > 0 else {
@@ -39,11 +45,11 @@ public struct SerialPortOptions: Sendable, Hashable, CustomStringConvertible {
             baud = rate
         }
         guard path.hasPrefix("/") else { throw .unsupported("--serial takes a device path such as /dev/ttyACM0, not \(text)") }
-        self.init(path: path, baudRate: baud, flowControl: flowControl)
+        self.init(path: path, baudRate: baud, flowControl: flowControl, carrierDetect: carrierDetect)
     }
 
     public var description: String {
-        "serial \(path) \(baudRate) baud" + (flowControl == .rtsCts ? " RTS/CTS" : "")
+        "serial \(path) \(baudRate) baud" + (flowControl == .rtsCts ? " RTS/CTS" : "") + (carrierDetect ? " DCD" : "")
     }
 
     /// The termios speeds Linux has, by baud rate.
@@ -89,7 +95,10 @@ enum SerialPort {
         cfmakeraw(&settings)
         cfsetispeed(&settings, speed)
         cfsetospeed(&settings, speed)
-        settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
+        settings.c_cflag |= tcflag_t(CREAD)
+        // CLOCAL off: the kernel hangs the port up when the carrier drops, which reads as the
+        // link going down, as an unplug does.
+        if options.carrierDetect { settings.c_cflag &= ~tcflag_t(CLOCAL) } else { settings.c_cflag |= tcflag_t(CLOCAL) }
         if options.flowControl == .rtsCts { settings.c_cflag |= tcflag_t(CRTSCTS) } else { settings.c_cflag &= ~tcflag_t(CRTSCTS) }
         withUnsafeMutableBytes(of: &settings.c_cc) { cc in
             cc[Int(VMIN)] = 1
@@ -100,8 +109,21 @@ enum SerialPort {
             _ = Glibc.close(fd)
             throw .io(operation: "setting \(path) raw at \(options.baudRate) baud", code: code, message: String(cString: strerror(code)))
         }
-        // What waited in the driver's buffers is from before this link.
-        _ = tcflush(fd, TCIOFLUSH)
+        if options.carrierDetect {
+            var lines: Int32 = 0
+            guard ioctl(fd, UInt(TIOCMGET), &lines) == 0 else {
+                _ = Glibc.close(fd)
+                throw .unsupported("\(path) has no modem lines to watch (a pty or a bridge without them): leave out carrier detection")
+            }
+            guard lines & TIOCM_CD != 0 else {
+                _ = Glibc.close(fd)
+                throw .noCarrier(path: path)
+            }
+        }
+        // What waited in the driver's buffers is from before this link; with carrier
+        // detection the link began when the carrier rose, and what came since is its first
+        // bytes (an app that opened its end sends StartService at once).
+        if !options.carrierDetect { _ = tcflush(fd, TCIOFLUSH) }
         return fd
     }
 
