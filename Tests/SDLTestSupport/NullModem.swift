@@ -56,8 +56,9 @@ public final class NullModem: @unchecked Sendable {
         wire.lock.withLock { wire.noise.append(bytes) }
     }
 
-    /// Puts `bytes` of garbage into the traffic: before the next bytes carried either way, so
-    /// that on a busy line it lands inside a frame.
+    /// Puts `bytes` of garbage into the traffic, inside a frame: after the first 100 bytes of
+    /// the next read of at least 200 carried either way (a header is at most 12 bytes, so
+    /// they land in a frame's payload however busy the line is).
     public func injectNoiseInline(_ bytes: [UInt8]) {
         wire.lock.withLock { wire.inlineNoise.append(bytes) }
     }
@@ -125,9 +126,12 @@ private final class Wire: @unchecked Sendable {
             for (from, to) in [(0, b), (1, a)] where fds[from].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(fds[from].fd, $0.baseAddress, $0.count) }
                 if count > 0 {
-                    let bursts: [[UInt8]] = lock.withLock { defer { inlineNoise.removeAll() }; return inlineNoise }
-                    for burst in bursts { _ = send(burst[...], to: to, wake: wake) }
-                    guard send(buffer[0..<count], to: to, wake: wake) else { break }
+                    let bursts: [[UInt8]] = count < 200 ? [] : lock.withLock { defer { inlineNoise.removeAll() }; return inlineNoise }
+                    if !bursts.isEmpty {
+                        guard send(buffer[0..<100], to: to, wake: wake) else { break }
+                        for burst in bursts { _ = send(burst[...], to: to, wake: wake) }
+                    }
+                    guard send(buffer[(bursts.isEmpty ? 0 : 100)..<count], to: to, wake: wake) else { break }
                     lock.withLock { carriedBytes += count }
                 } else if count < 0 && errno == EAGAIN {
                     continue
