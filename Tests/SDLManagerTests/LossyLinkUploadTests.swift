@@ -5,7 +5,7 @@ import Testing
 
 /// Uploads over a link that stays up but loses or damages what it carries, as a noisy
 /// serial line does: the upload finds where the head unit is and goes on, without a reconnect.
-@Suite("An upload through a lossy or slow link")
+@Suite("An upload through a lossy link")
 struct LossyLinkUploadTests {
     /// What the line does to the PutFile with this index (0 is the first chunk sent).
     enum Damage: Sendable, CustomTestStringConvertible {
@@ -126,62 +126,6 @@ struct LossyLinkUploadTests {
         let stored = try Data(contentsOf: URL(fileURLWithPath: directory + "/lossy-1/noisy.bin"))
         #expect(Array(stored) == content)
         #expect(await manager.state == .ready, "the link held: no reconnect")
-        await manager.stop()
-    }
-
-    /// The app's end of a memory link that carries `bytesPerSecond`, as a serial line at its
-    /// baud rate does: each write returns once its bytes would be on the wire.
-    final class SlowLink: SDLTransport {
-        let description = "slow line"
-        var kind: TransportKind { .memory }
-        private let app: MemoryTransport
-        private let bytesPerSecond: Int
-        let putFiles = Locked(0)
-
-        init(_ app: MemoryTransport, bytesPerSecond: Int) {
-            self.app = app
-            self.bytesPerSecond = bytesPerSecond
-        }
-
-        var incoming: AsyncThrowingStream<[UInt8], any Error> { app.incoming }
-        func open() async throws(TransportError) { try await app.open() }
-        func close() async { await app.close() }
-
-        func send(_ bytes: [UInt8]) async throws(TransportError) {
-            // The writer may hand over several frames at once: each PutFile counts.
-            let needle = Array("syncFileName".utf8)
-            let count = bytes.count < needle.count ? 0
-                : (0...(bytes.count - needle.count)).filter { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }.count
-            putFiles.withLock { $0 += count }
-            try? await Task.sleep(for: .milliseconds(bytes.count * 1000 / bytesPerSecond))
-            try await app.send(bytes)
-        }
-    }
-
-    @Test("a line slower than the request timeout (four chunks take 2 s to send, the limit is 1 s): each chunk's time runs once it is sent, none is sent twice")
-    func slowLine() async throws {
-        let directory = NSTemporaryDirectory() + "sdl-slow-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var headUnitConfiguration = EmulatorConfiguration.standard
-        headUnitConfiguration.storageDirectory = directory
-        let emulator = HeadUnitEmulator(configuration: headUnitConfiguration)
-        let link = Locked<SlowLink?>(nil)
-        var app = SDLConfiguration(appName: "Slow", appID: "slow-1", transports: [TransportChoice("slow") {
-            let (app, headUnit) = MemoryTransport.pair()
-            Task { await emulator.serve(headUnit) }
-            let slow = SlowLink(app, bytesPerSecond: 20_000)
-            link.withLock { $0 = slow }
-            return slow
-        }], reconnect: ReconnectPolicy(maximumAttempts: 0), registrationTimeout: .seconds(30), requestTimeout: .seconds(1))
-        app.lockScreen.fetchIcon = false
-        let manager = SDLManager(configuration: app)
-        try await manager.start()
-        await manager.fileManager.setChunkSize(10_000)
-        let content = (0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 3) }
-        try await manager.fileManager.upload(SDLFile(name: "slow.bin", source: .data(content), fileType: .binary, isPersistent: true))
-        let stored = try Data(contentsOf: URL(fileURLWithPath: directory + "/slow-1/slow.bin"))
-        #expect(Array(stored) == content)
-        #expect(link.withLock { $0?.putFiles.withLock { $0 } } == 6, "six chunks, each sent once")
         await manager.stop()
     }
 

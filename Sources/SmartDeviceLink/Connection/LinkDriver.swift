@@ -108,9 +108,6 @@ package final class LinkIO: Sendable {
     private struct State {
         var queue: [[UInt8]] = []
         var queuedBytes = 0
-        /// Bytes queued and bytes written since the link began (not on a socket).
-        var enqueuedTotal = 0
-        var writtenTotal = 0
         /// The writer task, parked while the queue is empty.
         var writer: CheckedContinuation<[[UInt8]]?, Never>?
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
@@ -190,7 +187,6 @@ package final class LinkIO: Sendable {
         let writer: CheckedContinuation<[[UInt8]]?, Never>? = state.withLock { state in
             guard !state.closed, !state.finishing else { return nil }
             state.queuedBytes += bytes.count
-            state.enqueuedTotal += bytes.count
             if let writer = state.writer {
                 state.writer = nil
                 return writer
@@ -199,17 +195,6 @@ package final class LinkIO: Sendable {
             return nil
         }
         writer?.resume(returning: [bytes])
-    }
-
-    /// How many bytes have been queued so far, for ``hasWritten(upTo:)``; nil on a socket,
-    /// whose queue is the kernel's (bytes are as good as sent once it has them).
-    package func sendMark() -> Int? {
-        socket != nil ? nil : state.withLock { $0.enqueuedTotal }
-    }
-
-    /// Whether the writer has handed the transport every byte up to `mark`.
-    package func hasWritten(upTo mark: Int) -> Bool {
-        state.withLock { $0.writtenTotal >= mark }
     }
 
     /// Suspends while more than ``highWater`` bytes wait to be written (a slow link).
@@ -245,7 +230,6 @@ package final class LinkIO: Sendable {
         let count = batch.reduce(0) { $0 + $1.count }
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.queuedBytes -= count
-            state.writtenTotal += count
             guard state.queuedBytes <= Self.highWater else { return [] }
             defer { state.roomWaiters.removeAll() }
             return state.roomWaiters

@@ -7,11 +7,6 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
         /// The time limit this request got (shown in its timeout error).
         var limit: Duration
         var waiter: Waiter
-        /// Where the request ends in the link's outbox, on a link that queues in the process
-        /// (see ``LinkIO/sendMark()``); nil once its time counts from its deadline alone.
-        var sentMark: Int? = nil
-        /// Its deadline passed while it still waited in the outbox.
-        var postponed = false
     }
 
     private(set) var entries: [Int32: Entry] = [:]

@@ -87,15 +87,7 @@ extension SDLConnection {
     private func dispatch(_ correlationID: Int32, _ actions: [ProtocolAction], functionName: String, parameters: JSONObject,
                           timeout: Duration?, waiter: RequestWaiter) {
         let limit = timeout ?? configuration.requestTimeout + RPCTimeouts.userWait(function: functionName, parameters: parameters)
-        // Where the request's last byte will be in the outbox: its time runs once that is written.
-        let sentMark = driver.io.sendMark().map { queued in
-            actions.reduce(queued) { total, action in
-                guard case .send(let bytes) = action else { return total }
-                return total + bytes.count
-            }
-        }
-        pending.insert(.init(functionName: functionName, deadline: now + limit, limit: limit, waiter: waiter, sentMark: sentMark),
-                       for: correlationID)
+        pending.insert(.init(functionName: functionName, deadline: now + limit, limit: limit, waiter: waiter), for: correlationID)
         handle(actions)
         rearm()
     }

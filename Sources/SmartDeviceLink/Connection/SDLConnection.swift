@@ -243,34 +243,10 @@ public actor SDLConnection {
         }
         streams.expireEnds(now: now)
         for (id, entry) in pending.removeExpired(now: now) {
-            if let again = Self.stillSending(entry, io: driver.io, now: now) {
-                pending.insert(again, for: id)
-                continue
-            }
             entry.waiter.resume(throwing: SDLError.requestTimedOut(function: entry.functionName, correlationID: id, seconds: entry.limit.seconds))
         }
         if case .started = state { handle(driver.tick()) }
         rearm()
-    }
-
-    /// A request whose deadline passed while it still waited in the outbox, behind a link
-    /// slower than its time limit (a serial line at its baud rate, four upload chunks ahead):
-    /// it has not been sent yet, so its time has not begun. Looked at again each second until
-    /// it is written, then given its whole limit from then. Nil: its time is up.
-    private static func stillSending(_ entry: PendingRequests<RequestWaiter>.Entry, io: LinkIO,
-                                     now: ContinuousClock.Instant) -> PendingRequests<RequestWaiter>.Entry? {
-        guard let mark = entry.sentMark else { return nil }
-        var again = entry
-        if !io.hasWritten(upTo: mark) {
-            again.postponed = true
-            again.deadline = now + .seconds(1)
-        } else if entry.postponed {
-            again.sentMark = nil
-            again.deadline = now + entry.limit
-        } else {
-            return nil
-        }
-        return again
     }
 
     func cancelRequest(_ correlationID: Int32) {
