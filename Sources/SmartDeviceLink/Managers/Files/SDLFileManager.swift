@@ -190,18 +190,18 @@ public actor SDLFileManager {
                 try losses.count(at: at, file: file.name, why: "CORRUPTED_DATA")
                 SDLLog.files.info("\(file.name): the chunk at \(at) arrived corrupted; sending it again")
                 offset = at
+            case .refused(let at, let response) where at > 0 && response.resultCode == .invalidData:
+                // The head unit holds another size than the answers said (noise hit a chunk in a
+                // way its CRC could not show, say): find where it is, as for a lost chunk.
+                try losses.count(at: at, file: file.name, why: "INVALID_DATA at \(at)")
+                try await relocate(file.name, acknowledged: at, inFlight: [], why: "INVALID_DATA at \(at)", into: &resumeCandidates)
+                offset = resumeCandidates.removeFirst()
+                SDLLog.files.info("\(file.name): the head unit refused offset \(at); going on at \(offset)")
             case .lost(let acknowledged, let inFlight, let why):
                 // A request or its answer lost on the line, the link still up: where to go on
                 // is found as after a reconnect, without waiting for one.
                 try losses.count(at: acknowledged, file: file.name, why: why)
-                // The head unit must answer ListFiles for the upload to find its place: one that
-                // answers nothing has stalled, and the upload ends on the chunk's timeout.
-                do {
-                    try await refresh()
-                } catch {
-                    throw FileUploadError.interrupted(file: file.name, uploadedBytes: acknowledged, reason: why)
-                }
-                resumeCandidates = resumeOffsets(file.name, acknowledged: acknowledged, inFlight: inFlight)
+                try await relocate(file.name, acknowledged: acknowledged, inFlight: inFlight, why: why, into: &resumeCandidates)
                 offset = resumeCandidates.removeFirst()
                 SDLLog.files.info("\(file.name): no answer for the chunk at \(acknowledged); going on at \(offset)")
             case .refused(let at, let response):
@@ -342,6 +342,17 @@ public actor SDLFileManager {
         }
         answer.onCancel { sending.cancel() }
         return answer
+    }
+
+    /// Asks the head unit what it has and sets the offsets to try; one that does not answer
+    /// ListFiles either has stalled, and the upload ends with `why`.
+    private func relocate(_ name: String, acknowledged: Int, inFlight: [Int], why: String, into candidates: inout [Int]) async throws {
+        do {
+            try await refresh()
+        } catch {
+            throw FileUploadError.interrupted(file: name, uploadedBytes: acknowledged, reason: why)
+        }
+        candidates = resumeOffsets(name, acknowledged: acknowledged, inFlight: inFlight)
     }
 
     /// Waits for the channel to reconnect after a dropped link, then lists what the head unit
