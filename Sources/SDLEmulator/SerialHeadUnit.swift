@@ -10,19 +10,22 @@ extension HeadUnitEmulator {
     /// Cancel the returned task to stop.
     public func serveSerial(_ options: SerialPortOptions, interval: Duration = .milliseconds(500)) async throws(TransportError) -> Task<Void, Never> {
         let first = SerialTransport(options)
-        var served: Int?
+        var served: Int?, said: String?
         do {
             try await first.open()
             served = await serve(first, as: .serial)
         } catch .noCarrier(let path) {
-            emit(.connectionClosed(connection: 0, reason: TransportError.noCarrier(path: path).description))
+            let reason = TransportError.noCarrier(path: path).description
+            emit(.connectionClosed(connection: 0, reason: reason))
+            said = reason
         }
-        return Task { [served] in await self.keepServing(options, connection: served, interval: interval, saidNoCarrier: served == nil) }
+        return Task { [served, said] in await self.keepServing(options, connection: served, interval: interval, lastFailure: said) }
     }
 
-    private func keepServing(_ options: SerialPortOptions, connection: Int?, interval: Duration, saidNoCarrier: Bool) async {
+    /// `lastFailure`: what was said already, not to be said again in the same outage.
+    private func keepServing(_ options: SerialPortOptions, connection: Int?, interval: Duration, lastFailure: String?) async {
         var connection = connection
-        var lastFailure: String? = saidNoCarrier ? TransportError.noCarrier(path: options.path).description : nil
+        var lastFailure = lastFailure
         while !Task.isCancelled && !stopped {
             do { try await Task.sleep(for: interval) } catch { return }
             if let id = connection, isOpen(connection: id) { continue }
