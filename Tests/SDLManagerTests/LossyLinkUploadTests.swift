@@ -84,9 +84,13 @@ struct LossyLinkUploadTests {
     }
 
     static func contains(_ bytes: [UInt8], _ text: String) -> Bool {
+        occurrences(of: text, in: bytes) > 0
+    }
+
+    static func occurrences(of text: String, in bytes: [UInt8]) -> Int {
         let needle = Array(text.utf8)
-        guard bytes.count >= needle.count else { return false }
-        return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+        guard bytes.count >= needle.count else { return 0 }
+        return (0...(bytes.count - needle.count)).count { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     /// An app registered with an emulator storing in `directory`, over a lossy link.

@@ -197,6 +197,13 @@ package final class LinkIO: Sendable {
         writer?.resume(returning: [bytes])
     }
 
+    /// How long the line takes to carry what waits in the outbox (the bytes being written
+    /// included), on a link that declares its rate (``SDLTransport/bytesPerSecond``); else nil.
+    package func lineTime() -> Duration? {
+        guard let rate = transport.bytesPerSecond, rate > 0, socket == nil else { return nil }
+        return .seconds(Double(state.withLock { $0.queuedBytes }) / Double(rate))
+    }
+
     /// Suspends while more than ``highWater`` bytes wait to be written (a slow link).
     package func waitForRoom() async {
         if let socket { return await socket.waitUntilQueued(atMost: Self.highWater) }

@@ -86,7 +86,10 @@ extension SDLConnection {
     /// before its waiter is in place.
     private func dispatch(_ correlationID: Int32, _ actions: [ProtocolAction], functionName: String, parameters: JSONObject,
                           timeout: Duration?, waiter: RequestWaiter) {
-        let limit = timeout ?? configuration.requestTimeout + RPCTimeouts.userWait(function: functionName, parameters: parameters)
+        var limit = timeout ?? configuration.requestTimeout + RPCTimeouts.userWait(function: functionName, parameters: parameters)
+        // On a slow line the clock starts once the bytes ahead and the request's own (queued
+        // by `prepare`) are out. Known now, never postponed later: a stuck writer still times out.
+        if let lineTime = driver.io.lineTime() { limit += lineTime }
         pending.insert(.init(functionName: functionName, deadline: now + limit, limit: limit, waiter: waiter), for: correlationID)
         handle(actions)
         rearm()

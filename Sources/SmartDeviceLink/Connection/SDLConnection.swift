@@ -367,6 +367,9 @@ public actor SDLConnection {
         // Closed before StartService was answered: a port that takes connections and drops them.
         startWaiter?.continuation.resume(throwing: SDLError.connectionLost("\(reason), before StartService was answered: is this an SDL head unit?"))
         startWaiter = nil
+        // A stop waiting for EndServiceACK is done: no answer comes now, and closing the link
+        // below stops the timer that would have ended its wait.
+        resumeEndWaiter()
         broadcast.finish()
         await driver.io.close()
     }

@@ -14,6 +14,8 @@ public actor SharedLink {
     nonisolated let kind: TransportKind
     /// The real link's description once it is made, which each session's names.
     nonisolated let linkDescription = Locked<String?>(nil)
+    /// The real link's rate once it is made (see ``SDLTransport/bytesPerSecond``), each session's too.
+    nonisolated let linkRate = Locked<Int?>(nil)
     private var link: (any SDLTransport)?
     private var opening: Task<any SDLTransport, any Error>?
     private var decoder = FrameDecoder(fromHeadUnit: true)
@@ -45,6 +47,7 @@ public actor SharedLink {
             let link = try make()
             try await link.open()
             self.linkDescription.withLock { $0 = link.description }
+            self.linkRate.withLock { $0 = link.bytesPerSecond }
             return link
         }
         opening = task
@@ -151,6 +154,7 @@ public final class SessionTransport: SDLTransport {
 
     public var description: String { "\(shared.linkDescription.withLock { $0 } ?? "shared link"), session of \(label)" }
     public var kind: TransportKind { shared.kind }
+    public var bytesPerSecond: Int? { shared.linkRate.withLock { $0 } }
     public var incoming: AsyncThrowingStream<[UInt8], any Error> { stream }
 
     public func open() async throws(TransportError) { try await shared.open(self) }

@@ -34,6 +34,19 @@ public protocol SDLTransport: AnyObject, Sendable {
 
     /// Closes the link; pending sends fail, `incoming` finishes. Safe to call twice.
     func close() async
+
+    /// The most bytes a second the link carries, when its medium fixes it (a serial line's
+    /// baud rate), else nil.
+    ///
+    /// A request's time limit starts when it is queued. On a slow line the bytes queued ahead
+    /// of it can take longer than the limit to leave (four 128 KB chunks take 45 s at
+    /// 115,200 baud), so a request gets the time those bytes take on top of its limit.
+    var bytesPerSecond: Int? { get }
+}
+
+extension SDLTransport {
+    /// Most links are fast enough that the bytes queued ahead of a request do not count.
+    public var bytesPerSecond: Int? { nil }
 }
 
 /// A failure of a link, with a message that says what happened and what to do about it.

@@ -18,6 +18,9 @@ import Foundation
 public final class SerialTransport: SDLTransport {
     public let description: String
     public var kind: TransportKind { .serial }
+    /// A byte is ten bits on the line (start, eight data, stop); a pty ignores the rate, and
+    /// a descriptor opened elsewhere has none we know of.
+    public var bytesPerSecond: Int? { options.map { max($0.baudRate / 10, 1) } }
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
     private let options: SerialPortOptions?
