@@ -40,8 +40,9 @@ struct Watch: AsyncParsableCommand {
 /// `"gadget": "default"` (or the UDC's name), with `"gadgetAccessory": true` to start as the
 /// accessory and `"pause"` seconds between runs (default 10). Serial lines are watched with
 /// `"serialPorts": ["1d6b:0104", "serial=FT1234", "/dev/rfcomm0"]` (the USB device a port
-/// belongs to, or a node's path), at `"baud"` (115200) with `"flowControl"` (none, rtscts);
-/// without "devices" beside them the station watches no USB device.
+/// belongs to, or a node's path), at `"baud"` (115200) with `"flowControl"` (none, rtscts) and
+/// `"carrierDetect"` (DCD is the link, `--serial-carrier`); without "devices" beside them the
+/// station watches no USB device.
 struct BenchConfiguration {
     var devices: [USBDeviceSelector]
     var deviceTexts: [String]
@@ -64,9 +65,11 @@ struct BenchConfiguration {
     var serialTexts: [String] = []
     var baud = 115_200
     var flowControl = SerialFlowControl.none
+    var carrierDetect = false
 
     static let keys = ["$schema", "devices", "scenarios", "reports", "include", "exclude", "vars", "retries", "control", "driverCommands",
-                       "gadget", "gadgetAccessory", "pause", "serialPorts", "baud", "flowControl"]
+                       "gadget", "gadgetAccessory", "pause", "serialPorts", "baud", "flowControl",
+                       "carrierDetect"]
 
     static func load(path: String) throws -> BenchConfiguration {
         func invalid(_ where_: String, _ why: String) -> CommandFailure { .invalid("\(path): \(where_): \(why)") }
@@ -115,6 +118,11 @@ struct BenchConfiguration {
                 throw invalid("$.flowControl", "expected \"none\" or \"rtscts\"")
             }
             bench.flowControl = kind
+        }
+        if let carrier = json["carrierDetect"] {
+            guard !serialPorts.isEmpty else { throw invalid("$.carrierDetect", "goes with \"serialPorts\"") }
+            guard let watch = carrier.boolValue else { throw invalid("$.carrierDetect", "expected true or false") }
+            bench.carrierDetect = watch
         }
         bench.include = try strings("include")
         bench.exclude = try strings("exclude")
@@ -165,6 +173,7 @@ struct BenchConfiguration {
     /// How a run on a serial port reaches it: by the node found now, at the bench's settings.
     func link(to port: SerialPortDescription) -> [String] {
         ["--serial", "\(port.path):\(baud)"] + (flowControl == .none ? [] : ["--serial-flow", flowControl.rawValue])
+            + (carrierDetect ? ["--serial-carrier"] : [])
     }
 
     /// How a board's run reaches the TDK: the gadget, waiting as long as it takes for a host.

@@ -193,4 +193,24 @@ struct SerialCommandTests {
         let alone = try await CommandRunner.sdlRun([Self.example("hello"), "--serial-carrier"])
         #expect(alone.exitCode == 2 && alone.stderr.contains("--serial-carrier goes with --serial"), "\(alone.stderr)")
     }
+
+    @Test("a bench with carrierDetect runs with --serial-carrier, and a pty's run fails saying why")
+    func watchedPortWithCarrier() async throws {
+        let cable = try NullModem()
+        let folder = try TestFolder("serial-watch-carrier")
+        try FileManager.default.createDirectory(atPath: folder.path("scenarios"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.example("hello"), toPath: folder.path("scenarios/hello.json"))
+        try #"{"serialPorts": ["\#(cable.pathB)"], "carrierDetect": true, "scenarios": ["scenarios/"], "reports": "reports"}"#
+            .write(toFile: folder.path("bench.json"), atomically: true, encoding: .utf8)
+        let station = try await BackgroundProcess(CommandRunner.sdlRun.path, ["watch", folder.path("bench.json")])
+        defer { station.stop() }
+        var events: [JSONValue] = [try JSONValue.parse(station.firstLine)]
+        while events.last?["event"] != "runFinished", events.count < 10 { events.append(try JSONValue.parse(await station.nextLine())) }
+        #expect(events.last?["outcome"] != "passed", "\(events.last?.serialized() ?? "")")
+        let report = try #require(events.last?["report"]?.stringValue)
+        let run = try JSONValue.parse(String(contentsOfFile: report + "/run.json", encoding: .utf8))
+        #expect(run["arguments"]?.arrayValue?.contains("--serial-carrier") == true, "\(run.serialized())")
+        let console = try String(contentsOfFile: report + "/console.log", encoding: .utf8)
+        #expect(console.contains("has no modem lines to watch"), "\(console)")
+    }
 }

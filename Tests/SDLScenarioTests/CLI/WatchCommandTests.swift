@@ -42,6 +42,9 @@ struct WatchCommandTests {
         (#"{"baud": 9600, "scenarios": ["SCENARIOS"], "reports": "r"}"#, #"$.baud: goes with "serialPorts""#),
         (#"{"serialPorts": ["/dev/ttyACM0"], "flowControl": "xon", "scenarios": ["SCENARIOS"], "reports": "r"}"#,
          #"$.flowControl: expected "none" or "rtscts""#),
+        (#"{"carrierDetect": true, "scenarios": ["SCENARIOS"], "reports": "r"}"#, #"$.carrierDetect: goes with "serialPorts""#),
+        (#"{"serialPorts": ["/dev/ttyACM0"], "carrierDetect": "yes", "scenarios": ["SCENARIOS"], "reports": "r"}"#,
+         "$.carrierDetect: expected true or false"),
         (#"{"serialPorts": ["/dev/ttyGS0"], "gadget": "default", "scenarios": ["SCENARIOS"], "reports": "r"}"#,
          "$.gadget: a station is a host for devices or a board with a gadget, not both"),
     ])
