@@ -118,7 +118,7 @@ public enum EmulatorConfigurationSchema {
       "description": "Policy table updates (OnSystemRequest PROPRIETARY): where the app is told to take the snapshot.",
       "properties": {
         "url": {"type": "string", "description": "The policy server's URL (core's endpoint 0x07; default core's placeholder http://x.x.x.x:3000/api/1/policies/proprietary)."},
-        "startsForNewApps": {"type": "boolean", "default": false, "description": "An app the policy table does not list starts an update 2 s after it registers, as core does (on for a scenario with a policyServer)."}
+        "startsForNewApps": {"type": "boolean", "default": false, "description": "An app the policy table does not list starts an update 2 s after it registers, as core does (on for a scenario with a policyServer, unless its emulator sets it false)."}
       }
     },
     "remoteControl": {

@@ -27,7 +27,9 @@ public enum EmbeddedEmulator {
             throw EmulatorConfigurationError(path: "$.policyServer", reason: error.description)
         }
         configuration.policyUpdate.url = server.url
-        configuration.policyUpdate.startsForNewApps = true
+        // As core does, unless the scenario's emulator says otherwise (a scenario that checks
+        // the default policy first would race the update).
+        if scenario.emulator?["policyUpdate"]?["startsForNewApps"] == nil { configuration.policyUpdate.startsForNewApps = true }
         var emulator = target(configuration: configuration)
         let finish = emulator.finish
         emulator.finish = {
