@@ -52,7 +52,7 @@ struct Emulate: AsyncParsableCommand {
         get throws {
             guard let bt, bt != TransportOptions.waitForHeadUnit else { return nil }
             return try bt.split(separator: ",").map { text in
-                guard let address = BluetoothSupport.address(String(text)) else {
+                guard let address = BluetoothTransport.Mode.address(String(text)) else {
                     throw ValidationError("--bt \(text): expected a Bluetooth address like 00:1A:7D:DA:71:13; `bluetoothctl devices` lists them")
                 }
                 return address

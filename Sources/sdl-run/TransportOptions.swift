@@ -154,27 +154,11 @@ enum BluetoothSupport {
     static func makeTransport(_ target: String?, adapter: String?, timeout: Duration) throws -> any SDLTransport {
         let connector = BlueZConnector(adapter: adapter)
         guard let target else { return BluetoothTransport(mode: .waitForHeadUnit(channel: nil), timeout: timeout, connector: connector) }
-        let parts = target.split(separator: "@", omittingEmptySubsequences: false)
-        guard let address = address(String(parts[0])) else {
-            throw CommandFailure.invalid("--bt \(target): expected a Bluetooth address like 00:1A:7D:DA:71:13 (optionally @CHANNEL); `bluetoothctl devices` lists them")
+        do {
+            return BluetoothTransport(mode: try BluetoothTransport.Mode(parsing: target), timeout: timeout, connector: connector)
+        } catch {
+            throw CommandFailure.invalid("--bt \(target): \(error.description)")
         }
-        var channel: UInt8?
-        if parts.count == 2 {
-            guard let number = UInt8(parts[1]), (1...30).contains(number) else {
-                throw CommandFailure.invalid("--bt \(target): an RFCOMM channel is 1…30")
-            }
-            channel = number
-        } else if parts.count > 2 {
-            throw CommandFailure.invalid("--bt \(target): expected ADDRESS or ADDRESS@CHANNEL")
-        }
-        return BluetoothTransport(mode: .connect(address: address, channel: channel), timeout: timeout, connector: connector)
-    }
-
-    /// The address in capitals, or nil when `text` is not six hex pairs.
-    static func address(_ text: String) -> String? {
-        let octets = text.uppercased().split(separator: ":", omittingEmptySubsequences: false)
-        guard octets.count == 6, octets.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else { return nil }
-        return octets.joined(separator: ":")
     }
 }
 
