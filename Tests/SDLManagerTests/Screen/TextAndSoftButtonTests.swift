@@ -75,6 +75,16 @@ struct TextAndSoftButtonTests {
         await rig.stop()
     }
 
+    @Test("sdl_hmi's single soft button capability is for every button: three are shown, not one")
+    func singleCapabilityEntry() async throws {
+        let rig = try await ScreenRig.start("soft-buttons-one-entry") { _ in }
+        #expect(await rig.manager.systemCapabilityManager.softButtonCapabilities?.count == 1, "the emulator presents sdl_hmi's one entry")
+        let result = try await rig.screen.softButtons.setSoftButtons(["a", "b", "c"].map { SoftButtonObject(name: $0, text: $0.uppercased()) })
+        #expect(result.skipped.isEmpty, "\(result.skipped)")
+        #expect(await rig.app().show["softButtons"]?.arrayValue?.count == 3)
+        await rig.stop()
+    }
+
     @Test("soft buttons: fewer shown than asked, states, transitions and presses")
     func softButtons() async throws {
         let rig = try await ScreenRig.start("soft-buttons") {

@@ -108,7 +108,11 @@ struct SoftButtonLayout: Sendable {
     init(_ objects: [SoftButtonObject], firstID: Int, limit: Int?, capabilities: [SoftButtonCapabilities]?,
          artwork available: Set<String>) {
         let first = capabilities?.first
-        let maximum = min(limit ?? Int.max, capabilities?.count ?? Int.max)
+        // The spec has one entry per button the screen shows, but sdl_hmi (and head units in
+        // the field) send a single entry meant for every button, and show several: sdl_ios and
+        // sdl_java_suite read only the first. So one entry sets no number; more entries do.
+        let listed = capabilities?.count ?? 0
+        let maximum = min(limit ?? Int.max, listed > 1 ? listed : Int.max)
         for (index, object) in objects.enumerated() {
             guard buttons.count < maximum else {
                 skipped.append("soft button \"\(object.name)\": the head unit shows at most \(maximum)")
