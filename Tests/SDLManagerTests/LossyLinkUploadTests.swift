@@ -67,7 +67,27 @@ struct LossyLinkUploadTests {
         func open() async throws(TransportError) { try await app.open() }
         func close() async { await app.close() }
 
+        /// The link's writer joins what was queued together: damage is done to each frame.
         func send(_ bytes: [UInt8]) async throws(TransportError) {
+            for frame in Self.frames(in: bytes) { try await sendFrame(frame) }
+        }
+
+        /// `bytes` cut at frame boundaries (protocol 2 and later: a 12-byte header whose
+        /// bytes 4-7 give the payload's size).
+        static func frames(in bytes: [UInt8]) -> [[UInt8]] {
+            var frames: [[UInt8]] = []
+            var start = 0
+            while start < bytes.count {
+                guard start + 12 <= bytes.count else { frames.append(Array(bytes[start...])); break }
+                let size = bytes[(start + 4)..<(start + 8)].reduce(0) { $0 << 8 | Int($1) }
+                let end = min(start + 12 + size, bytes.count)
+                frames.append(Array(bytes[start..<end]))
+                start = end
+            }
+            return frames
+        }
+
+        private func sendFrame(_ bytes: [UInt8]) async throws(TransportError) {
             guard LossyLinkUploadTests.contains(bytes, "syncFileName") else { return try await app.send(bytes) }
             let index = requests.withLock { count in defer { count += 1 }; return count }
             var bytes = bytes

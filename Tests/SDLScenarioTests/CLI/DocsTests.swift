@@ -61,19 +61,23 @@ struct DocsTests {
     }
 
     /// The Swift examples of the README, the guides and the DocC articles are compiled: each
-    /// must be found, line for line, in the test file the compiler builds.
-    @Test("every Swift example of the documents is in DocumentedSnippets.swift, which the build compiles")
+    /// must be found, line for line, in the test file the compiler builds, or in the example
+    /// apps' code (the guide walks through the media app; scripts/test-examples builds it).
+    @Test("every Swift example of the documents is in DocumentedSnippets.swift or an example app, which the tests compile")
     func swiftExamplesCompile() throws {
-        let snippets = try String(contentsOf: Self.root.appendingPathComponent("Tests/SDLManagerTests/Documentation/DocumentedSnippets.swift"),
-                                  encoding: .utf8)
-        let compiled = Self.codeLines(snippets)
+        var sources = [Self.root.appendingPathComponent("Tests/SDLManagerTests/Documentation/DocumentedSnippets.swift")]
+        let apps = Self.root.appendingPathComponent("Examples")
+        for case let file as URL in FileManager.default.enumerator(at: apps, includingPropertiesForKeys: nil) ?? .init()
+        where file.pathExtension == "swift" && file.path.contains("/Sources/") {
+            sources.append(file)
+        }
+        #expect(sources.count >= 5, "the example apps' sources were not found under \(apps.path)")
+        let compiled = try sources.map { Self.codeLines(try String(contentsOf: $0, encoding: .utf8)) }
         let examples = Self.allBlocks.filter { $0.language == "swift" }
         for example in examples {
             let lines = Self.codeLines(example.text).filter { !$0.hasPrefix("import ") }
-            let found = compiled.indices.contains { start in
-                compiled[start...].starts(with: lines)
-            }
-            #expect(found, "\(example): a Swift example that DocumentedSnippets.swift does not hold:\n\(example.text)")
+            let found = compiled.contains { code in code.indices.contains { code[$0...].starts(with: lines) } }
+            #expect(found, "\(example): a Swift example that neither DocumentedSnippets.swift nor an example app holds:\n\(example.text)")
         }
         #expect(examples.count >= 6, "the documents' Swift examples were not found")
     }
