@@ -13,8 +13,9 @@ let package = Package(
     targets: [
         // The app itself, a library so that its tests drive it against the emulator.
         // pattern.h264, the built-in video: two seconds of ffmpeg's test pattern at 800x480,
-        // 30 fps, H.264 baseline (`ffmpeg -f lavfi -i testsrc=size=800x480:rate=30 -t 2
-        // -c:v libx264 -profile:v baseline -pix_fmt yuv420p -g 30 -bf 0 -f h264 pattern.h264`).
+        // 30 fps, H.264 baseline, a key frame with its parameter sets each second
+        // (`ffmpeg -f lavfi -i testsrc=size=800x480:rate=30 -t 2 -c:v libx264 -profile:v baseline
+        // -pix_fmt yuv420p -g 30 -bf 0 -x264-params repeat-headers=1 -f h264 pattern.h264`).
         .target(name: "NavigationApp", dependencies: [.product(name: "SmartDeviceLink", package: "SmartDeviceLink")],
                 resources: [.copy("pattern.h264")], swiftSettings: [.swiftLanguageMode(.v6)]),
         // `swift run nav-app [--video FILE.h264] [--tcp HOST:PORT | --usb | --usb-gadget | --bt ...]`

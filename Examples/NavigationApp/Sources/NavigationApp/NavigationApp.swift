@@ -57,14 +57,21 @@ public actor NavigationApp {
         say("stopped")
     }
 
-    /// Streams the clip, looped, at 30 frames a second while the app streams.
+    /// Streams the clip, looped, at 30 frames a second while the app streams. Each pass starts
+    /// at the clip's beginning once video streams, so the head unit's decoder gets the
+    /// parameter sets and a key frame first.
     private func stream() async {
         let streaming = manager.streamingMediaManager
         await streaming.startVideo()
         while !Task.isCancelled {
             do {
-                let report = try await streaming.streamVideo(file: video, fps: 30)
-                if report.framesSent == 0 { try await Task.sleep(for: .milliseconds(200)) }
+                guard case .streaming = await streaming.videoState else {
+                    try await Task.sleep(for: .milliseconds(100))
+                    continue
+                }
+                _ = try await streaming.streamVideo(file: video, fps: 30)
+            } catch is CancellationError {
+                return
             } catch {
                 say("video failed: \(error)")
                 return

@@ -12,7 +12,12 @@ import Testing
 struct NavigationAppTests {
     @Test("streams the pattern, reports taps, and guides maneuver by maneuver to the destination", .timeLimit(.minutes(2)))
     func drive() async throws {
-        let headUnit = HeadUnitEmulator()
+        // The head unit records the video it gets: into a folder of this test's own.
+        let recordings = FileManager.default.temporaryDirectory.appendingPathComponent("nav-app-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: recordings) }
+        var configuration = EmulatorConfiguration.standard
+        configuration.recordingDirectory = recordings
+        let headUnit = HeadUnitEmulator(configuration: configuration)
         let port = try await headUnit.listen(port: 0)
         let lines = Mutex<[String]>([])
         let app = NavigationApp(link: .tcp(host: "127.0.0.1", port: port)) { line in lines.withLock { $0.append(line) } }
@@ -42,5 +47,20 @@ struct NavigationAppTests {
         await app.stop()
         await headUnit.stop()
         #expect(!said().contains { $0.contains("failed") }, "\(said())")
+        // What reached the head unit's screen is the pattern, as ffprobe reads it.
+        #expect(try Self.probe(recordings + "/sdl-maps-0001-video.h264") == "h264,800,480")
+    }
+
+    /// The codec and size of a recorded stream, from ffprobe.
+    static func probe(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        process.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
