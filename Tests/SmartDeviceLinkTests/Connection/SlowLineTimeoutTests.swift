@@ -104,11 +104,16 @@ struct SlowLineTimeoutTests {
         serving.cancel()
     }
 
-    @Test("a link that declares no rate: the limit is the request's own")
+    @Test("a link that declares no rate (memory, CDC-ACM, RFCOMM, a pty): the limit is the request's own")
     func noRateNoExtraTime() {
         let (appEnd, _) = MemoryTransport.pair()
         #expect(appEnd.bytesPerSecond == nil)
         #expect(SerialTransport(SerialPortOptions(path: "/dev/ttyUSB0", baudRate: 115_200)).bytesPerSecond == 11_520)
+        #expect(SerialTransport(SerialPortOptions(path: "/dev/ttyS1", baudRate: 9_600)).bytesPerSecond == 960)
+        // Links that take a baud rate and ignore it.
+        for path in ["/dev/ttyACM0", "/dev/ttyGS0", "/dev/rfcomm0", "/dev/pts/4"] {
+            #expect(SerialTransport(SerialPortOptions(path: path, baudRate: 115_200)).bytesPerSecond == nil, "\(path)")
+        }
         #expect(LinkIO(transport: appEnd, clock: LinkClock(ContinuousClock())).lineTime() == nil)
     }
 }

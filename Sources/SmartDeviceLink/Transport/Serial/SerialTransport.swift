@@ -18,9 +18,22 @@ import Foundation
 public final class SerialTransport: SDLTransport {
     public let description: String
     public var kind: TransportKind { .serial }
-    /// A byte is ten bits on the line (start, eight data, stop); a pty ignores the rate, and
-    /// a descriptor opened elsewhere has none we know of.
-    public var bytesPerSecond: Int? { options.map { max($0.baudRate / 10, 1) } }
+    /// The baud rate's bytes a second on a UART, where the rate is real; nil where it is not
+    /// (see ``lineRate(of:)``) and for a descriptor opened elsewhere.
+    public var bytesPerSecond: Int? { options.flatMap(Self.lineRate(of:)) }
+
+    /// A UART (`ttyS`, `ttyAMA`, a USB-serial bridge's `ttyUSB`...) carries a byte in ten
+    /// bits (start, eight data, stop) at its baud rate. CDC-ACM (`ttyACM`, a board's `ttyGS`),
+    /// a bound RFCOMM port and a pty take the rate and ignore it: they carry far more, and
+    /// counting their queue at 115,200 baud would only make a lost request wait longer.
+    public static func lineRate(of options: SerialPortOptions) -> Int? {
+        let node = URL(fileURLWithPath: options.path).resolvingSymlinksInPath()
+        let name = node.lastPathComponent
+        if node.path.hasPrefix("/dev/pts/") || node.path == "/dev/ptmx" || ["ttyACM", "ttyGS", "rfcomm"].contains(where: name.hasPrefix) {
+            return nil
+        }
+        return max(options.baudRate / 10, 1)
+    }
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
     private let options: SerialPortOptions?
