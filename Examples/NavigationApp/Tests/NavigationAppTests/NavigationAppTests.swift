@@ -51,6 +51,27 @@ struct NavigationAppTests {
         #expect(try Self.probe(recordings + "/sdl-maps-0001-video.h264") == "h264,800,480")
     }
 
+    @Test("the command line: a clip that is not there, a link it cannot read: one line each, exit 2")
+    func commandLineErrors() throws {
+        let app = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("nav-app").path
+        let noClip = try Self.run(app, ["--video", "/nonexistent/clip.h264"])
+        #expect(noClip.status == 2 && noClip.stderr == "nav-app: --video /nonexistent/clip.h264: no such file, or it cannot be read\n", "\(noClip)")
+        let badLink = try Self.run(app, ["--bt", "00:11"])
+        #expect(badLink.status == 2 && badLink.stderr.hasPrefix("nav-app: --bt 00:11: expected a Bluetooth address"), "\(badLink)")
+    }
+
+    static func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stderr)
+    }
+
     /// The codec and size of a recorded stream, from ffprobe.
     static func probe(_ path: String) throws -> String {
         let process = Process()
