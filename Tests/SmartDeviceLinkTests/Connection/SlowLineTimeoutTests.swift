@@ -105,8 +105,8 @@ struct SlowLineTimeoutTests {
     }
 
     @Test("a link that declares no rate (memory, CDC-ACM, RFCOMM, a pty): the limit is the request's own")
-    func noRateNoExtraTime() {
-        let (appEnd, _) = MemoryTransport.pair()
+    func noRateNoExtraTime() async {
+        let (appEnd, headUnitEnd) = MemoryTransport.pair()
         #expect(appEnd.bytesPerSecond == nil)
         #expect(SerialTransport(SerialPortOptions(path: "/dev/ttyUSB0", baudRate: 115_200)).bytesPerSecond == 11_520)
         #expect(SerialTransport(SerialPortOptions(path: "/dev/ttyS1", baudRate: 9_600)).bytesPerSecond == 960)
@@ -115,5 +115,7 @@ struct SlowLineTimeoutTests {
             #expect(SerialTransport(SerialPortOptions(path: path, baudRate: 115_200)).bytesPerSecond == nil, "\(path)")
         }
         #expect(LinkIO(transport: appEnd, clock: LinkClock(ContinuousClock())).lineTime() == nil)
+        await appEnd.close()
+        await headUnitEnd.close()
     }
 }
