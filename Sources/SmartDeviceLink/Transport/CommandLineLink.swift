@@ -82,16 +82,21 @@ public enum CommandLineLink: Sendable, Hashable {
             var options = USBGadgetTransport.Options()
             options.udc = udc
             return .usbGadget(options)
-        case .bluetooth(let mode):
-            let link = BluetoothTransport(mode: mode)
-            return TransportChoice(link.description) { BluetoothTransport(mode: mode) }
-        case .serial(let options):
-            return TransportChoice(options.description) { SerialTransport(options) }
+        case .bluetooth(let mode): return TransportChoice(mode.description) { BluetoothTransport(mode: mode) }
+        case .serial(let options): return .serial(options)
         }
     }
 }
 
-extension BluetoothTransport.Mode {
+extension BluetoothTransport.Mode: CustomStringConvertible {
+    /// The link's name in logs and errors: "Bluetooth RFCOMM 00:1A:7D:DA:71:13 channel 3".
+    public var description: String {
+        switch self {
+        case .waitForHeadUnit(let channel): return "Bluetooth RFCOMM (waiting on channel \(channel.map(String.init) ?? "auto"))"
+        case .connect(let address, let channel): return "Bluetooth RFCOMM \(address)" + (channel.map { " channel \($0)" } ?? "")
+        }
+    }
+
     /// Reads `ADDRESS` (six hex pairs) or `ADDRESS@CHANNEL` (1…30, without an SDP lookup) as a
     /// connection to that device.
     public init(parsing text: String) throws(TransportError) {

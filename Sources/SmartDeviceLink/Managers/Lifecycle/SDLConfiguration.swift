@@ -130,8 +130,12 @@ public struct TransportChoice: Sendable {
 
     /// A serial line: a TTY at a baud rate, with or without RTS/CTS (see ``SerialTransport``).
     public static func serial(path: String, baudRate: Int = 115_200, flowControl: SerialFlowControl = .none) -> TransportChoice {
-        let options = SerialPortOptions(path: path, baudRate: baudRate, flowControl: flowControl)
-        return TransportChoice(options.description) { SerialTransport(options) }
+        serial(SerialPortOptions(path: path, baudRate: baudRate, flowControl: flowControl))
+    }
+
+    /// A serial line with all of its settings (carrier detection too, see ``SerialPortOptions``).
+    public static func serial(_ options: SerialPortOptions) -> TransportChoice {
+        TransportChoice(options.description) { SerialTransport(options) }
     }
 
     /// USB as the phone on a head unit's USB host port: this board's USB gadget

@@ -43,12 +43,7 @@ public final class BluetoothTransport: SDLTransport {
     public let timeout: Duration
     /// Bluetooth.
     public var kind: TransportKind { .bluetooth }
-    public var description: String {
-        switch mode {
-        case .waitForHeadUnit(let channel): return "Bluetooth RFCOMM (waiting on channel \(channel.map(String.init) ?? "auto"))"
-        case .connect(let address, let channel): return "Bluetooth RFCOMM \(address)" + (channel.map { " channel \($0)" } ?? "")
-        }
-    }
+    public var description: String { mode.description }
 
     public var incoming: AsyncThrowingStream<[UInt8], any Error> { link.incoming }
     private let connector: any RFCOMMConnector

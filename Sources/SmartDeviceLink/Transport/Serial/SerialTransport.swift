@@ -19,8 +19,9 @@ public final class SerialTransport: SDLTransport {
     public let description: String
     public var kind: TransportKind { .serial }
     /// The baud rate's bytes a second on a UART, where the rate is real; nil where it is not
-    /// (see ``lineRate(of:)``) and for a descriptor opened elsewhere.
-    public var bytesPerSecond: Int? { options.flatMap(Self.lineRate(of:)) }
+    /// (see ``lineRate(of:)``) and for a descriptor opened elsewhere. Read once: every request
+    /// asks for it, and finding it reads the node's symlinks.
+    public let bytesPerSecond: Int?
 
     /// A UART (`ttyS`, `ttyAMA`, a USB-serial bridge's `ttyUSB`...) carries a byte in ten
     /// bits (start, eight data, stop) at its baud rate. CDC-ACM (`ttyACM`, a board's `ttyGS`),
@@ -57,6 +58,7 @@ public final class SerialTransport: SDLTransport {
     public init(_ options: SerialPortOptions) {
         self.options = options
         description = options.description
+        bytesPerSecond = Self.lineRate(of: options)
         (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
     }
 
@@ -64,6 +66,7 @@ public final class SerialTransport: SDLTransport {
     public init(descriptor: Int32, description: String) {
         options = nil
         self.description = description
+        bytesPerSecond = nil
         (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         state.withLock { $0.fd = descriptor }
