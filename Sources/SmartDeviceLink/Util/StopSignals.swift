@@ -9,8 +9,19 @@ nonisolated(unsafe) private var stopSignalPipe: Int32 = -1
 /// process was started with: a real handler (not SIG_IGN plus a dispatch source, which
 /// lost a signal delivered to a thread that had not blocked it) writes a byte to a pipe,
 /// and a thread of its own reads it and calls the handler.
-final class StopSignals: Sendable {
-    init(_ handler: @escaping @Sendable () -> Void) {
+///
+/// An app on Linux unregisters from the head unit before it exits:
+///
+/// ```swift
+/// try await manager.start()
+/// await StopSignals.wait()
+/// await manager.stop()
+/// ```
+///
+/// One process has one set of handlers: the latest `StopSignals` gets the signals.
+public final class StopSignals: Sendable {
+    /// Calls `handler` on a thread of its own at each SIGINT or SIGTERM from now on.
+    public init(_ handler: @escaping @Sendable () -> Void) {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
         stopSignalPipe = fds[1]
@@ -36,5 +47,15 @@ final class StopSignals: Sendable {
                 if count == 1 { handler() } else if count < 0, errno == EINTR { continue } else { return }
             }
         }
+    }
+}
+
+extension StopSignals {
+    /// Returns at the next SIGINT or SIGTERM (Ctrl-C, or systemd stopping the unit).
+    public static func wait() async {
+        let (stops, stop) = AsyncStream.makeStream(of: Void.self)
+        let signals = StopSignals { stop.yield() }
+        for await _ in stops { break }
+        withExtendedLifetime(signals) {}
     }
 }

@@ -29,6 +29,7 @@ public actor MediaApp {
     private var isPlaying = false
     private var template = "MEDIA"
     private var watchers: [Task<Void, Never>] = []
+    private var stopping = false
 
     /// A media app named "SDL Music" that connects over `link`.
     public init(link: TransportChoice, say: @escaping @Sendable (String) -> Void) {
@@ -56,9 +57,17 @@ public actor MediaApp {
 
     /// Unregisters and closes the link.
     public func stop() async {
+        stopping = true
         for watcher in watchers { watcher.cancel() }
         await manager.stop()
         say("stopped")
+    }
+
+    /// Says what failed and why; nothing once the app is stopping, when what was still
+    /// waiting for the head unit ends as "not connected".
+    private func failed(_ what: String, _ error: any Error) {
+        guard !stopping else { return }
+        say("\(what) failed: \(error)")
     }
 
     // MARK: - The screen
@@ -75,7 +84,7 @@ public actor MediaApp {
             }
             say("showing \"\(track.title)\" by \(track.artist)")
         } catch {
-            say("showing the track failed: \(error)")
+            failed("showing the track", error)
         }
     }
 
@@ -88,7 +97,7 @@ public actor MediaApp {
         do {
             _ = try await manager.screenManager.softButtons.setSoftButtons([playPause, tracks])
         } catch {
-            say("the soft buttons failed: \(error)")
+            failed("the soft buttons", error)
         }
     }
 
@@ -112,7 +121,7 @@ public actor MediaApp {
             let report = try await manager.screenManager.menu.setMenu(menu)
             say("menu: \(report.added) cells")
         } catch {
-            say("the menu failed: \(error)")
+            failed("the menu", error)
         }
     }
 
@@ -132,7 +141,7 @@ public actor MediaApp {
             guard answer.success else { return say("the media clock was refused: \(answer.resultCode.rawValue)") }
             say(isPlaying ? "playing \"\(track.title)\"" : "paused")
         } catch {
-            say("play/pause failed: \(error)")
+            failed("play/pause", error)
         }
     }
 
@@ -157,7 +166,7 @@ public actor MediaApp {
             case .entered(let text): say("typed \"\(text)\"")
             }
         } catch {
-            say("the choice set failed: \(error)")
+            failed("the choice set", error)
         }
     }
 
@@ -169,7 +178,7 @@ public actor MediaApp {
             let results = try await vehicle.subscribe(["speed"])
             say("speed: subscribed (\(results["speed"]?.rawValue ?? "?"))")
         } catch {
-            say("subscribing to the speed failed: \(error)")
+            failed("subscribing to the speed", error)
             return
         }
         let speeds = await vehicle.values(of: \.speed)
@@ -193,7 +202,7 @@ public actor MediaApp {
                 softButtons: [SoftButtonObject(name: "ok", text: "OK")]))
             say("alert \"Speed \(text)\": \(result.resultCode.rawValue)")
         } catch {
-            say("the speed alert failed: \(error)")
+            failed("the speed alert", error)
         }
     }
 
@@ -207,7 +216,7 @@ public actor MediaApp {
             let result = try await recording.result
             say("voice note: \(bytes) bytes of 16 kHz PCM (\(result.resultCode.rawValue))")
         } catch {
-            say("the voice note failed: \(error)")
+            failed("the voice note", error)
         }
     }
 
@@ -217,7 +226,7 @@ public actor MediaApp {
             _ = try await manager.screenManager.textAndGraphics.changeTemplate(template)
             say("template: \(template)")
         } catch {
-            say("switching to \(template) failed: \(error)")
+            failed("switching to \(template)", error)
         }
     }
 

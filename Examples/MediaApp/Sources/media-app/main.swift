@@ -32,14 +32,5 @@ do {
 }
 
 // Runs until Ctrl-C or SIGTERM, then unregisters.
-let (stops, stop) = AsyncStream.makeStream(of: Int32.self)
-let signalSources = [SIGINT, SIGTERM].map { number in
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number)
-    source.setEventHandler { stop.yield(number) }
-    source.resume()
-    return source
-}
-for await _ in stops { break }
+await StopSignals.wait()
 await app.stop()
-withExtendedLifetime(signalSources) {}

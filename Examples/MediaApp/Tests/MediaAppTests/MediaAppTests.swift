@@ -86,6 +86,25 @@ struct MediaAppTests {
         #expect(nobody.stderr.contains("connection refused by 127.0.0.1:1") && nobody.stderr.split(separator: "\n").count == 1, "\(nobody.stderr)")
     }
 
+    @Test("SIGTERM, as systemd stops a unit: the app unregisters and exits 0", .timeLimit(.minutes(1)))
+    func stopsOnSIGTERM() async throws {
+        let headUnit = HeadUnitEmulator()
+        let port = try await headUnit.listen(port: 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("media-app")
+        process.arguments = ["--tcp", "127.0.0.1:\(port)"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        #expect(await headUnit.waitUntil { $0.app("sdl-music-0001") != nil }, "the app registered")
+        process.terminate()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && said.hasSuffix("stopped\n"), "\(process.terminationStatus): \(said)")
+        #expect(await headUnit.waitUntil { $0.app("sdl-music-0001") == nil }, "the app unregistered")
+        await headUnit.stop()
+    }
+
     // MARK: - The driver's view
 
     static func softButton(_ text: String, in headUnit: HeadUnitEmulator, _ appID: String) async throws -> Int {

@@ -22,6 +22,7 @@ public actor NavigationApp {
     private let video: String
     private var step = 0
     private var tasks: [Task<Void, Never>] = []
+    private var stopping = false
 
     /// A navigation app named "SDL Maps" that connects over `link` and streams `video` (an
     /// H.264 Annex-B file; nil: the built-in test pattern).
@@ -51,10 +52,18 @@ public actor NavigationApp {
 
     /// Stops the video, unregisters and closes the link.
     public func stop() async {
+        stopping = true
         for task in tasks { task.cancel() }
         await manager.streamingMediaManager.stopVideo()
         await manager.stop()
         say("stopped")
+    }
+
+    /// Says what failed and why; nothing once the app is stopping, when what was still
+    /// waiting for the head unit ends as "not connected".
+    private func failed(_ what: String, _ error: any Error) {
+        guard !stopping else { return }
+        say("\(what) failed: \(error)")
     }
 
     /// Streams the clip, looped, at 30 frames a second while the app streams. Each pass starts
@@ -73,7 +82,7 @@ public actor NavigationApp {
             } catch is CancellationError {
                 return
             } catch {
-                say("video failed: \(error)")
+                failed("video", error)
                 return
             }
         }
@@ -96,7 +105,7 @@ public actor NavigationApp {
                 say("spoken: \(maneuver.spoken ?? maneuver.text)")
             }
         } catch {
-            say("turn-by-turn failed: \(error)")
+            failed("turn-by-turn", error)
         }
     }
 
