@@ -13,8 +13,9 @@ nonisolated(unsafe) private var stopSignalPipe: Int32 = -1
 /// An app on Linux unregisters from the head unit before it exits:
 ///
 /// ```swift
+/// let stopRequests = StopSignals.requests()
 /// try await manager.start()
-/// await StopSignals.wait()
+/// for await _ in stopRequests { break }
 /// await manager.stop()
 /// ```
 ///
@@ -51,11 +52,13 @@ public final class StopSignals: Sendable {
 }
 
 extension StopSignals {
-    /// Returns at the next SIGINT or SIGTERM (Ctrl-C, or systemd stopping the unit).
-    public static func wait() async {
-        let (stops, stop) = AsyncStream.makeStream(of: Void.self)
-        let signals = StopSignals { stop.yield() }
-        for await _ in stops { break }
-        withExtendedLifetime(signals) {}
+    /// Installs the handlers now and yields at each SIGINT or SIGTERM (Ctrl-C, or systemd
+    /// stopping the unit). Ask before connecting, so that a signal during the connection
+    /// is kept for the app too instead of ending the process.
+    public static func requests() -> AsyncStream<Void> {
+        let (requests, request) = AsyncStream.makeStream(of: Void.self)
+        // The handler's thread keeps it (and so the stream's end) for the life of the process.
+        _ = StopSignals { request.yield() }
+        return requests
     }
 }

@@ -63,11 +63,15 @@ public actor MediaApp {
         say("stopped")
     }
 
-    /// Says what failed and why; nothing once the app is stopping, when what was still
-    /// waiting for the head unit ends as "not connected".
-    private func failed(_ what: String, _ error: any Error) {
+    /// Says a line of what the app does; nothing once it is stopping, when what was still
+    /// waiting for the head unit ends empty or as "not connected".
+    private func tell(_ line: String) {
         guard !stopping else { return }
-        say("\(what) failed: \(error)")
+        say(line)
+    }
+
+    private func failed(_ what: String, _ error: any Error) {
+        tell("\(what) failed: \(error)")
     }
 
     // MARK: - The screen
@@ -82,7 +86,7 @@ public actor MediaApp {
                 screen.mediaTrack = position
                 screen.primaryGraphic = cover
             }
-            say("showing \"\(track.title)\" by \(track.artist)")
+            tell("showing \"\(track.title)\" by \(track.artist)")
         } catch {
             failed("showing the track", error)
         }
@@ -119,7 +123,7 @@ public actor MediaApp {
         ]
         do {
             let report = try await manager.screenManager.menu.setMenu(menu)
-            say("menu: \(report.added) cells")
+            tell("menu: \(report.added) cells")
         } catch {
             failed("the menu", error)
         }
@@ -138,15 +142,15 @@ public actor MediaApp {
                                      audioStreamingIndicator: .pause)
                 : SetMediaClockTimer(updateMode: .pause, audioStreamingIndicator: .play)
             let answer = try await manager.send(clock, timeout: nil)
-            guard answer.success else { return say("the media clock was refused: \(answer.resultCode.rawValue)") }
-            say(isPlaying ? "playing \"\(track.title)\"" : "paused")
+            guard answer.success else { return tell("the media clock was refused: \(answer.resultCode.rawValue)") }
+            tell(isPlaying ? "playing \"\(track.title)\"" : "paused")
         } catch {
             failed("play/pause", error)
         }
     }
 
     private func play(_ next: Track, pickedBy: String) async {
-        say("\"\(next.title)\" picked from \(pickedBy)")
+        tell("\"\(next.title)\" picked from \(pickedBy)")
         track = next
         isPlaying = false
         await showTrack()
@@ -161,9 +165,9 @@ public actor MediaApp {
             case .selected(let cell, let source):
                 guard let picked = Self.playlist.first(where: { $0.title == cell.text }) else { return }
                 await play(picked, pickedBy: "the choice set (\(source.rawValue))")
-            case .timedOut: say("nobody picked a track")
-            case .aborted: say("picking a track was cancelled")
-            case .entered(let text): say("typed \"\(text)\"")
+            case .timedOut: tell("nobody picked a track")
+            case .aborted: tell("picking a track was cancelled")
+            case .entered(let text): tell("typed \"\(text)\"")
             }
         } catch {
             failed("the choice set", error)
@@ -176,7 +180,7 @@ public actor MediaApp {
         let vehicle = manager.vehicleDataManager
         do {
             let results = try await vehicle.subscribe(["speed"])
-            say("speed: subscribed (\(results["speed"]?.rawValue ?? "?"))")
+            tell("speed: subscribed (\(results["speed"]?.rawValue ?? "?"))")
         } catch {
             failed("subscribing to the speed", error)
             return
@@ -188,7 +192,7 @@ public actor MediaApp {
     }
 
     private func show(speed: Double) async {
-        say("speed: \(Int(speed.rounded())) km/h")
+        tell("speed: \(Int(speed.rounded())) km/h")
         let text = "\(Int(speed.rounded())) km/h"
         _ = try? await manager.screenManager.textAndGraphics.update { $0.textField3 = text }
     }
@@ -200,7 +204,7 @@ public actor MediaApp {
             let result = try await manager.screenManager.alerts.present(AlertView(
                 text: "Speed", secondaryText: text, speech: ["The speed is \(text)"],
                 softButtons: [SoftButtonObject(name: "ok", text: "OK")]))
-            say("alert \"Speed \(text)\": \(result.resultCode.rawValue)")
+            tell("alert \"Speed \(text)\": \(result.resultCode.rawValue)")
         } catch {
             failed("the speed alert", error)
         }
@@ -214,7 +218,7 @@ public actor MediaApp {
         for await chunk in recording.chunks { bytes += chunk.count }
         do {
             let result = try await recording.result
-            say("voice note: \(bytes) bytes of 16 kHz PCM (\(result.resultCode.rawValue))")
+            tell("voice note: \(bytes) bytes of 16 kHz PCM (\(result.resultCode.rawValue))")
         } catch {
             failed("the voice note", error)
         }
@@ -224,7 +228,7 @@ public actor MediaApp {
         template = template == "MEDIA" ? "NON-MEDIA" : "MEDIA"
         do {
             _ = try await manager.screenManager.textAndGraphics.changeTemplate(template)
-            say("template: \(template)")
+            tell("template: \(template)")
         } catch {
             failed("switching to \(template)", error)
         }

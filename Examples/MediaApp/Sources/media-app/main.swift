@@ -23,6 +23,8 @@ do {
     exit(2)
 }
 
+// Ctrl-C or SIGTERM from here on, even while connecting, ends in an unregistered app.
+let stopRequests = StopSignals.requests()
 let app = MediaApp(link: link) { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 do {
     try await app.start()
@@ -32,5 +34,5 @@ do {
 }
 
 // Runs until Ctrl-C or SIGTERM, then unregisters.
-await StopSignals.wait()
+for await _ in stopRequests { break }
 await app.stop()

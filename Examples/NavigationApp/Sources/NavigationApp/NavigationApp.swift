@@ -59,11 +59,15 @@ public actor NavigationApp {
         say("stopped")
     }
 
-    /// Says what failed and why; nothing once the app is stopping, when what was still
-    /// waiting for the head unit ends as "not connected".
-    private func failed(_ what: String, _ error: any Error) {
+    /// Says a line of what the app does; nothing once it is stopping, when what was still
+    /// waiting for the head unit ends empty or as "not connected".
+    private func tell(_ line: String) {
         guard !stopping else { return }
-        say("\(what) failed: \(error)")
+        say(line)
+    }
+
+    private func failed(_ what: String, _ error: any Error) {
+        tell("\(what) failed: \(error)")
     }
 
     /// Streams the clip, looped, at 30 frames a second while the app streams. Each pass starts
@@ -99,10 +103,10 @@ public actor NavigationApp {
         do {
             try await manager.navigationManager.show(maneuver)
             try await manager.navigationManager.updateTurnList(Self.route[step...].map(\.text))
-            say("maneuver: \(maneuver.text) in \(maneuver.distance ?? "?")")
+            tell("maneuver: \(maneuver.text) in \(maneuver.distance ?? "?")")
             if step == Self.route.count - 1 {
                 try await manager.navigationManager.alert(maneuver)
-                say("spoken: \(maneuver.spoken ?? maneuver.text)")
+                tell("spoken: \(maneuver.spoken ?? maneuver.text)")
             }
         } catch {
             failed("turn-by-turn", error)
@@ -113,13 +117,13 @@ public actor NavigationApp {
     private func touched(_ gesture: TouchGesture) async {
         switch gesture {
         case .tap(let point):
-            say("tap at \(point)")
+            tell("tap at \(point)")
             guard step < Self.route.count - 1 else { return }
             step += 1
             await showManeuver()
-        case .doubleTap(let point): say("double tap at \(point)")
-        case .panMoved(let from, let to): say("pan from \(from) to \(to)")
-        case .pinchMoved(let center, let scale): say("pinch at \(center), scale \(scale)")
+        case .doubleTap(let point): tell("double tap at \(point)")
+        case .panMoved(let from, let to): tell("pan from \(from) to \(to)")
+        case .pinchMoved(let center, let scale): tell("pinch at \(center), scale \(scale)")
         case .panStarted, .panEnded, .pinchStarted, .pinchEnded, .cancelled: break
         }
     }

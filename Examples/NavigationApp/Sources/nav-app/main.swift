@@ -31,6 +31,8 @@ do {
     fail("\(error)", status: 2)
 }
 
+// Ctrl-C or SIGTERM from here on, even while connecting, ends in an unregistered app.
+let stopRequests = StopSignals.requests()
 let app = NavigationApp(link: link, video: video) { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 do {
     try await app.start()
@@ -39,5 +41,5 @@ do {
 }
 
 // Runs until Ctrl-C or SIGTERM, then unregisters.
-await StopSignals.wait()
+for await _ in stopRequests { break }
 await app.stop()
