@@ -8,6 +8,7 @@ import SmartDeviceLink
 ///
 ///     swift run -c release --static-swift-stdlib sdl-benchmark [--quick]
 ///     swift run -c release --static-swift-stdlib sdl-benchmark soak [RUNS]      (see Soak)
+///     sdl-benchmark link usb-gadget|usb-host [--quick] [--rounds N]        (real links, in the lab: see RealLinks)
 ///
 /// and one workload alone, for `perf record -g`:
 ///
@@ -69,6 +70,9 @@ struct Bench {
             return try await Soak.run(runs: runs)
         }
         keepFreedMemory()
+        if arguments.first == "link" {
+            return try await RealLinks.run(Array(arguments.dropFirst()))
+        }
         if let mode = arguments.first, mode.hasPrefix("profile-") {
             return try await Profiles.run(mode, variant: arguments.dropFirst().first)
         }

@@ -37,6 +37,10 @@ public final class USBGadgetTransport: SDLTransport {
         public var startAsAccessory = false
         /// How long ``USBGadgetTransport/open()`` waits for a head unit to take the board.
         public var waitForHost: Duration = .seconds(60)
+        /// The largest read of bulk OUT. Reads follow the SDL frames coming in, so that none
+        /// waits for bytes the head unit is not sending; one packet (512 at high speed) reads
+        /// a packet at a time whatever comes.
+        public var largestRead = 16_384
 
         /// The defaults: the first controller, an Android-like phone, a minute's wait.
         public init() {}
@@ -132,7 +136,7 @@ public final class USBGadgetTransport: SDLTransport {
         }
         let packet = Self.maxPacketSize(link.bulkOut)
         Thread.start(named: "sdl-gadget-ep0") { [self] in watch(link.ep0, wake: wake) }
-        Thread.start(named: "sdl-gadget-read") { [self] in read(link.bulkOut, size: packet) }
+        Thread.start(named: "sdl-gadget-read") { [self] in read(link.bulkOut, packet: packet) }
     }
 
     // MARK: - Sending
@@ -174,15 +178,19 @@ public final class USBGadgetTransport: SDLTransport {
 
     // MARK: - Receiving and watching ep0
 
-    /// Reads bulk OUT in packet-sized reads: a larger read would wait for a short packet
-    /// that a host sending a whole number of packets never sends.
-    private func read(_ fd: Int32, size: Int) {
-        var buffer = [UInt8](repeating: 0, count: size)
+    /// Reads bulk OUT, each read as large as the frames going by make safe (``BulkReadSizer``):
+    /// a read larger than what is on its way would wait for a short packet that a host
+    /// sending a whole number of packets never sends.
+    private func read(_ fd: Int32, packet: Int) {
+        var sizer = BulkReadSizer(packet: packet, limit: options.largestRead)
+        var buffer = [UInt8](repeating: 0, count: sizer.limit)
         while true {
             let enables = state.withLock { $0.enables }
+            let size = sizer.nextRead
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, size) }
             if count > 0 {
                 state.withLock { $0.heardFromHost = true }
+                sizer.consumed(buffer[..<count])
                 continuation.yield(Array(buffer[..<count]))
             } else if count < 0 && (errno == EINTR || (Self.cutByHost(errno) && reenabled(after: enables))) {
                 continue

@@ -1,0 +1,194 @@
+import CLibUSB
+import Dispatch
+import Foundation
+@_spi(RawLinks) import SmartDeviceLink
+
+/// One end of a link with nothing over it: blocking reads and writes straight to the
+/// endpoint or socket. The baselines of the real-link rows (`sdl-benchmark link`) run the
+/// same work as the library's rows through these, so a ratio shows what the library adds on
+/// that link.
+protocol RawEnd: Sendable {
+    /// Writes all of `bytes`: on USB one transfer.
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+    /// Reads what has come, at most `buffer.count` bytes (at least one).
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+struct RawLinkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ operation: String, code: Int32) { description = "\(operation): \(String(cString: strerror(code)))" }
+    init(_ description: String) { self.description = description }
+}
+
+/// An end on file descriptors: a FunctionFS endpoint pair, an RFCOMM socket.
+struct FileEnd: RawEnd {
+    let readFD: Int32
+    let writeFD: Int32
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(writeFD, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw RawLinkError("raw write", code: count < 0 ? errno : EIO) }
+            offset += count
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let count = Glibc.read(readFD, buffer.baseAddress, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw RawLinkError("raw read", code: count < 0 ? errno : ESHUTDOWN) }
+            return count
+        }
+    }
+}
+
+/// The host's end of a USB device's bulk pair through libusb's synchronous transfers.
+final class LibUSBEnd: RawEnd, @unchecked Sendable {  // the handle is used by one reader and one writer thread, as libusb allows
+    private let context: OpaquePointer
+    private let handle: OpaquePointer
+    private let inEndpoint: UInt8 = 0x81, outEndpoint: UInt8 = 0x02  // the gadget's (FunctionFS.descriptors)
+
+    /// Opens the first device with this id, waiting up to `wait` for it to appear.
+    init(_ id: USBVendorProduct, wait: Duration = .seconds(30)) throws {
+        var context: OpaquePointer?
+        guard libusb_init(&context) == 0, let context else { throw RawLinkError("libusb_init failed") }
+        let deadline = ContinuousClock.now + wait
+        var handle: OpaquePointer?
+        while handle == nil {
+            handle = libusb_open_device_with_vid_pid(context, id.vendorID, id.productID)
+            if handle == nil {
+                guard ContinuousClock.now < deadline else { libusb_exit(context); throw RawLinkError("no USB device \(id) appeared") }
+                usleep(50_000)
+            }
+        }
+        let status = libusb_claim_interface(handle, 0)
+        guard status == 0 else {
+            libusb_close(handle); libusb_exit(context)
+            throw RawLinkError("claiming interface 0 of \(id): \(String(cString: libusb_error_name(status)))")
+        }
+        self.context = context
+        self.handle = handle!
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try transfer(outEndpoint, UnsafeMutableRawBufferPointer(mutating: bytes))
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try transfer(inEndpoint, buffer)
+    }
+
+    @discardableResult
+    private func transfer(_ endpoint: UInt8, _ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var done: Int32 = 0
+        let status = libusb_bulk_transfer(handle, endpoint, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count), &done, 0)
+        guard status == 0 else { throw RawLinkError("bulk transfer on 0x\(String(endpoint, radix: 16)): \(String(cString: libusb_error_name(status)))") }
+        return Int(done)
+    }
+
+    func close() {
+        libusb_release_interface(handle, 0)
+        libusb_close(handle)
+        libusb_exit(context)
+    }
+}
+
+/// The work of the real-link rows, done raw: each end's loop runs on a thread of its own.
+enum RawWork {
+    /// `count` requests of `requestSize` bytes from the app's end, each answered by the head
+    /// unit's end with `responseSize` bytes, at most `window` unanswered: round trips with a
+    /// window of one, an upload's chunks and their acknowledgements with four. Every read
+    /// asks for no more than is still to come, so none waits on a USB transfer that a
+    /// whole number of packets never ends.
+    static func exchange(app: any RawEnd, unit: any RawEnd, count: Int, requestSize: Int, responseSize: Int,
+                         window: Int) async throws -> Duration {
+        let request = [UInt8](repeating: 2, count: requestSize)
+        let response = [UInt8](repeating: 1, count: responseSize)
+        let room = DispatchSemaphore(value: window)
+        let failures = Failures()
+        let unitDone = onThread("raw-unit", failures) {
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            var received = 0, answered = 0
+            while answered < count {
+                let want = min(buffer.count, count * requestSize - received)
+                received += try buffer.withUnsafeMutableBytes { try unit.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
+                while answered < received / requestSize {
+                    try response.withUnsafeBytes { try unit.write($0) }
+                    answered += 1
+                }
+            }
+        }
+        let start = ContinuousClock.now
+        let writerDone = onThread("raw-app-write", failures) {
+            for _ in 0..<count {
+                room.wait()
+                try request.withUnsafeBytes { try app.write($0) }
+            }
+        }
+        let readerDone = onThread("raw-app-read", failures) {
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            var received = 0
+            while received < count * responseSize {
+                let want = min(buffer.count, count * responseSize - received)
+                let before = received / responseSize
+                received += try buffer.withUnsafeMutableBytes { try app.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
+                for _ in before..<(received / responseSize) { room.signal() }
+            }
+        }
+        await readerDone.value
+        let elapsed = ContinuousClock.now - start
+        await writerDone.value
+        await unitDone.value
+        try failures.check()
+        return elapsed
+    }
+
+    /// The app's end writes each of `units` as it is (a video's access units, back to back,
+    /// as fast as the link takes them); done when the head unit's end has read them all.
+    static func stream(app: any RawEnd, unit: any RawEnd, units: [[UInt8]]) async throws -> Duration {
+        let total = units.reduce(0) { $0 + $1.count }
+        let failures = Failures()
+        let start = ContinuousClock.now
+        let unitDone = onThread("raw-unit", failures) {
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            var received = 0
+            while received < total {
+                let want = min(buffer.count, total - received)
+                received += try buffer.withUnsafeMutableBytes { try unit.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
+            }
+        }
+        let writerDone = onThread("raw-app-write", failures) {
+            for accessUnit in units { try accessUnit.withUnsafeBytes { try app.write($0) } }
+        }
+        await unitDone.value
+        let elapsed = ContinuousClock.now - start
+        await writerDone.value
+        try failures.check()
+        return elapsed
+    }
+
+    /// The first error of any end's thread.
+    final class Failures: @unchecked Sendable {
+        private let lock = NSLock()
+        private var first: (any Error)?
+        func record(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
+        func check() throws { if let error = lock.withLock({ first }) { throw error } }
+    }
+
+    /// Runs `body` on a thread of its own (it blocks in reads and writes); the task ends with it.
+    static func onThread(_ name: String, _ failures: Failures, _ body: @escaping @Sendable () throws -> Void) -> Task<Void, Never> {
+        Task {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let thread = Thread {
+                    do { try body() } catch { failures.record(error) }
+                    done.resume()
+                }
+                thread.name = name
+                thread.start()
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+@_spi(RawLinks) import SmartDeviceLink
+
+/// `sdl-benchmark link usb-gadget|usb-host [--quick] [--rounds N]`: the library on a real
+/// link against the raw link, in the same process and the same run. Made for the lab, where
+/// dummy_hcd joins a USB device controller and a host controller in one kernel.
+///
+/// - `usb-gadget`: the app is the USB device (``USBGadgetTransport``: configfs and
+///   FunctionFS), the head unit the host (``USBTransport``: libusb), as a phone on a head
+///   unit's port.
+/// - `usb-host`: the app is the host and the head unit the device, as an app on a board
+///   with a TDK's vendor-bulk port plugged in.
+///
+/// The head unit is ``ThinHeadUnit``: the protocol and nothing else, so that the rows show
+/// the library and the link. The baseline is the same bytes over the same endpoints with
+/// nothing over them: FunctionFS reads and writes on one side, libusb's synchronous bulk
+/// transfers on the other (``RawWork``). Each round times every workload on a fresh link of
+/// each kind, ours then raw, after a warm-up round; a row gives the median of the rounds'
+/// ratios and their spread.
+enum RealLinks {
+    enum Link: String, CaseIterable {
+        case usbGadget = "usb-gadget", usbHost = "usb-host"
+    }
+
+    /// What both sides carry in a round.
+    struct Work: Sendable {
+        var trips: Int
+        var file: [UInt8]
+        var chunk: Int
+        var video: [[UInt8]]
+        var show = Show(mainField1: "Hello", mainField2: "bench")
+
+        var requestSize: Int { 12 + 12 + show.json.serializedBytes().count }
+        var responseSize: Int { 12 + 12 + ThinHeadUnit.success.count }
+        var videoBytes: Int { video.reduce(0) { $0 + $1.count } }
+    }
+
+    /// One round's timings: round trips, upload, video.
+    struct Timings { var trips, upload, video: Duration }
+
+    /// The library's transports as shipped, or with a setting changed: a change to a
+    /// transport is shown by its rows beside the shipped ones, from the same rounds.
+    struct Variant: Sendable {
+        var name: String
+        var gadget: @Sendable (inout USBGadgetTransport.Options) -> Void = { _ in }
+        var host: @Sendable (inout USBTransport.Options) -> Void = { _ in }
+
+        static let all = [
+            Variant(name: "ours"),
+            Variant(name: "gadget reading a packet a time", gadget: { $0.largestRead = 512 }),
+            Variant(name: "gadget reads of 64 KiB", gadget: { $0.largestRead = 65_536 }),
+            Variant(name: "host transfers of 64 KiB", host: { $0.outTransferSize = 65_536; $0.inTransferSize = 65_536 }),
+            Variant(name: "both 64 KiB", gadget: { $0.largestRead = 65_536 }, host: { $0.outTransferSize = 65_536; $0.inTransferSize = 65_536 }),
+        ]
+    }
+
+    static func run(_ arguments: [String]) async throws {
+        let usage = "usage: sdl-benchmark link \(Link.allCases.map(\.rawValue).joined(separator: "|")) [--quick] [--rounds N]"
+        guard let name = arguments.first, let link = Link(rawValue: name) else { return print(usage) }
+        let quick = arguments.contains("--quick")
+        let rounds = arguments.firstIndex(of: "--rounds").flatMap { arguments.dropFirst($0 + 1).first }.flatMap { Int($0) } ?? (quick ? 1 : 5)
+        let clip = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Examples/NavigationApp/Sources/NavigationApp/pattern.h264").standardized)
+        let units = H264.accessUnits(in: [UInt8](clip)).map { H264.annexB($0) }
+        let chunk = 131_072 - 12 - 512  // SDLFileManager.fitChunks for core's 128 KiB frames: what SDLManager uploads with
+        let file = [UInt8](repeating: 0x5A, count: (quick ? 1 : 8) << 20)
+        var work = Work(trips: quick ? 100 : 1000, file: Array(file.prefix(file.count / chunk * chunk)), chunk: chunk,
+                        video: Array(repeating: units, count: quick ? 2 : 10).flatMap { $0 })
+        if quick { work.trips = 100 }
+        print("\(link.rawValue): \(work.trips) Show round trips; \(work.file.count / chunk) PutFile chunks of \(chunk) bytes, "
+              + "4 in flight; \(work.video.count) H.264 access units (\(work.videoBytes) bytes) back to back; "
+              + "\(rounds) rounds after a warm-up")
+        let variants = quick ? [Variant.all[0]] : Variant.all
+        var ours = [[Timings]](repeating: [], count: variants.count), raw: [Timings] = []
+        for round in 0...rounds {
+            var timings: [Timings] = []
+            for variant in variants { timings.append(try await measureOurs(link, variant, work)) }
+            let baseline = try await measureRaw(link, work)
+            guard round > 0 else { continue }
+            for index in variants.indices { ours[index].append(timings[index]) }
+            raw.append(baseline)
+        }
+        for (variant, timings) in zip(variants, ours) {
+            print("\(variant.name) ÷ raw:")
+            report(timings, raw, work)
+        }
+    }
+
+    static func report(_ ours: [Timings], _ raw: [Timings], _ work: Work) {
+        func row(_ name: String, _ path: KeyPath<Timings, Duration>, bytes: Int?) {
+            let ratios = zip(ours, raw).map { $0[keyPath: path].seconds / $1[keyPath: path].seconds }.sorted()
+            let median = { (timings: [Timings]) in timings.map { $0[keyPath: path] }.sorted()[timings.count / 2] }
+            let rate = { (time: Duration) in bytes.map { String(format: " (%.1f MB/s)", Double($0) / time.seconds / 1e6) } ?? "" }
+            print(String(format: "%-28@ ours %9.1f ms%@   raw %9.1f ms%@   ratio %5.2f (%.2f to %.2f)",
+                         name as NSString, median(ours).seconds * 1000, rate(median(ours)) as NSString,
+                         median(raw).seconds * 1000, rate(median(raw)) as NSString,
+                         ratios[ratios.count / 2], ratios.first!, ratios.last!))
+        }
+        row("Show round trips ×\(work.trips)", \.trips, bytes: nil)
+        row("upload \(work.file.count >> 10) KiB, 4 in flight", \.upload, bytes: work.file.count)
+        row("video, \(work.video.count) access units", \.video, bytes: work.videoBytes)
+    }
+
+    // MARK: - Ours
+
+    /// The library's transports for `link`: the app's first.
+    static func transports(_ link: Link, _ variant: Variant) -> (app: any SDLTransport, unit: any SDLTransport) {
+        var device = USBGadgetTransport.Options()
+        device.startAsAccessory = true  // the switch is not what is measured
+        variant.gadget(&device)
+        var host = USBTransport.Options()
+        host.waitForDevice = .seconds(60)
+        variant.host(&host)
+        switch link {
+        case .usbGadget:
+            host.endpoints = .firstInAndOut  // as sdl_core claims a phone's accessory interface
+            return (USBGadgetTransport(options: device), USBTransport(.ids([.androidAccessory]), options: host))
+        case .usbHost:
+            return (USBTransport(.ids([.androidAccessory]), options: host), USBGadgetTransport(options: device))
+        }
+    }
+
+    static func measureOurs(_ link: Link, _ variant: Variant, _ work: Work) async throws -> Timings {
+        let (app, unit) = transports(link, variant)
+        let (videoBytes, videoIn) = AsyncStream.makeStream(of: Int.self)
+        let server = Task { try await ThinHeadUnit.serve(unit, video: videoIn) }
+        let connection = SDLConnection(transport: app)
+        defer { server.cancel() }
+        try await connection.start()
+        let clock = ContinuousClock()
+        let warmUp = try await connection.send(Show(mainField1: "warm up"))
+        precondition(warmUp.success)
+        let trips = try await clock.measure { try await Bench.showRoundTrips(count: work.trips, work.show, on: connection, pinned: false) }
+
+        let files = SDLFileManager(channel: connection, chunkSize: work.chunk, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
+        let upload = try await clock.measure {
+            try await files.upload(SDLFile(name: "bench.bin", source: .data(work.file), fileType: .binary))
+        }
+
+        _ = try await connection.startService(.video, payload: ControlPayload(height: 480, width: 800, videoProtocol: "RAW", videoCodec: "H264"))
+        let video = try await clock.measure {
+            for accessUnit in work.video { try await connection.sendServiceData(accessUnit, on: .video) }
+            var received = 0
+            for await count in videoBytes {
+                received += count
+                if received >= work.videoBytes { break }
+            }
+        }
+        await connection.stop()
+        await unit.close()
+        return Timings(trips: trips, upload: upload, video: video)
+    }
+
+    // MARK: - Raw
+
+    static func measureRaw(_ link: Link, _ work: Work) async throws -> Timings {
+        let options = { var options = USBGadgetTransport.Options(); options.startAsAccessory = true; return options }()
+        let gadget = Task { try await blocking { try RawGadgetLink.open(options) } }
+        let host = try await blocking { try LibUSBEnd(.androidAccessory) }
+        let device = try await gadget.value
+        defer { host.close(); device.close() }
+        let deviceEnd = FileEnd(readFD: device.bulkOut, writeFD: device.bulkIn)
+        let (app, unit): (any RawEnd, any RawEnd) = link == .usbGadget ? (deviceEnd, host) : (host, deviceEnd)
+        let trips = try await RawWork.exchange(app: app, unit: unit, count: work.trips, requestSize: work.requestSize,
+                                               responseSize: work.responseSize, window: 1)
+        let upload = try await RawWork.exchange(app: app, unit: unit, count: work.file.count / work.chunk, requestSize: work.chunk,
+                                                responseSize: work.responseSize, window: 4)
+        let video = try await RawWork.stream(app: app, unit: unit, units: work.video)
+        return Timings(trips: trips, upload: upload, video: video)
+    }
+
+    /// Runs `body`, which blocks (opening a link), on a thread of its own instead of the pool.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { done in
+            Thread { done.resume(with: Result { try body() }) }.start()
+        }
+    }
+}
