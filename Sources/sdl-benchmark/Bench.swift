@@ -8,7 +8,7 @@ import SmartDeviceLink
 ///
 ///     swift run -c release --static-swift-stdlib sdl-benchmark [--quick]
 ///     swift run -c release --static-swift-stdlib sdl-benchmark soak [RUNS]      (see Soak)
-///     sdl-benchmark link usb-gadget|usb-host [--quick] [--rounds N]        (real links, in the lab: see RealLinks)
+///     sdl-benchmark link usb-gadget|usb-host|rfcomm|tcp [--quick] [--rounds N] (real links, in the lab: see RealLinks)
 ///
 /// and one workload alone, for `perf record -g`:
 ///

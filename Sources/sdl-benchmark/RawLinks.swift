@@ -24,11 +24,15 @@ struct RawLinkError: Error, CustomStringConvertible {
 struct FileEnd: RawEnd {
     let readFD: Int32
     let writeFD: Int32
+    /// The largest single write. An RFCOMM socket builds a whole write's buffers before it
+    /// sends any, so one larger than its send buffer waits for good (Linux 6.1); 4 KiB is
+    /// what ``BluetoothTransport`` reads in.
+    var largestWrite = Int.max
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = Glibc.write(writeFD, bytes.baseAddress! + offset, bytes.count - offset)
+            let count = Glibc.write(writeFD, bytes.baseAddress! + offset, min(largestWrite, bytes.count - offset))
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw RawLinkError("raw write", code: count < 0 ? errno : EIO) }
             offset += count
@@ -174,7 +178,12 @@ enum RawWork {
     final class Failures: @unchecked Sendable {
         private let lock = NSLock()
         private var first: (any Error)?
-        func record(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
+        /// Keeps the first error and says it at once: the other ends may now wait for good, and
+        /// a lab test's time limit is what ends them.
+        func record(_ error: any Error) {
+            FileHandle.standardError.write(Data("raw link failed: \(error)\n".utf8))
+            lock.withLock { if first == nil { first = error } }
+        }
         func check() throws { if let error = lock.withLock({ first }) { throw error } }
     }
 
@@ -190,5 +199,33 @@ enum RawWork {
                 thread.start()
             }
         }
+    }
+}
+
+/// Two connected TCP sockets on loopback, Nagle off on both as the library's TCP transports
+/// have it: the control link of `sdl-benchmark link tcp`, which shows what the emulated
+/// machine's thread wake-ups cost the library where no USB or Bluetooth is involved.
+enum LoopbackTCP {
+    static func pair() throws -> (Int32, Int32) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        guard bound else { throw RawLinkError("listening on loopback", code: errno) }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
+        }
+        guard connected else { throw RawLinkError("connecting on loopback", code: errno) }
+        let server = accept(listener, nil, nil)
+        guard server >= 0 else { throw RawLinkError("accepting on loopback", code: errno) }
+        var one: Int32 = 1
+        for fd in [client, server] { setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) }
+        return (client, server)
     }
 }

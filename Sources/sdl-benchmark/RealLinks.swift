@@ -1,9 +1,11 @@
 import Foundation
 @_spi(RawLinks) import SmartDeviceLink
 
-/// `sdl-benchmark link usb-gadget|usb-host [--quick] [--rounds N]`: the library on a real
-/// link against the raw link, in the same process and the same run. Made for the lab, where
-/// dummy_hcd joins a USB device controller and a host controller in one kernel.
+/// `sdl-benchmark link usb-gadget|usb-host|rfcomm|tcp [--quick] [--rounds N]`: the library on
+/// a real link against the raw link, in the same process and the same run. Made for the lab,
+/// where dummy_hcd joins a USB device controller and a host controller in one kernel, and
+/// btvirt makes two Bluetooth controllers (``RFCOMMLink``); `tcp` (loopback) is the control
+/// that shows what the machine itself costs the library (``LoopbackTCP``).
 ///
 /// - `usb-gadget`: the app is the USB device (``USBGadgetTransport``: configfs and
 ///   FunctionFS), the head unit the host (``USBTransport``: libusb), as a phone on a head
@@ -19,7 +21,7 @@ import Foundation
 /// ratios and their spread.
 enum RealLinks {
     enum Link: String, CaseIterable {
-        case usbGadget = "usb-gadget", usbHost = "usb-host"
+        case usbGadget = "usb-gadget", usbHost = "usb-host", rfcomm, tcp
     }
 
     /// What both sides carry in a round.
@@ -27,6 +29,8 @@ enum RealLinks {
         var trips: Int
         var file: [UInt8]
         var chunk: Int
+        /// Upload chunks in flight.
+        var window: Int
         var video: [[UInt8]]
         var show = Show(mainField1: "Hello", mainField2: "bench")
 
@@ -47,16 +51,14 @@ enum RealLinks {
 
         static let all = [
             Variant(name: "ours"),
+            Variant(name: "host transfers of 64 KiB IN, 128 KiB OUT", host: { $0.inTransferSize = 65_536; $0.outTransferSize = 131_072 }),
             Variant(name: "gadget reading a packet a time", gadget: { $0.largestRead = 512 }),
-            Variant(name: "gadget reads of 64 KiB", gadget: { $0.largestRead = 65_536 }),
-            Variant(name: "host transfers of 64 KiB", host: { $0.outTransferSize = 65_536; $0.inTransferSize = 65_536 }),
-            Variant(name: "both 64 KiB", gadget: { $0.largestRead = 65_536 }, host: { $0.outTransferSize = 65_536; $0.inTransferSize = 65_536 }),
         ]
     }
 
     static func run(_ arguments: [String]) async throws {
         let usage = "usage: sdl-benchmark link \(Link.allCases.map(\.rawValue).joined(separator: "|")) [--quick] [--rounds N]"
-        guard let name = arguments.first, let link = Link(rawValue: name) else { return print(usage) }
+        guard let name = arguments.first, let link = Link(rawValue: name) else { return say(usage) }
         let quick = arguments.contains("--quick")
         let rounds = arguments.firstIndex(of: "--rounds").flatMap { arguments.dropFirst($0 + 1).first }.flatMap { Int($0) } ?? (quick ? 1 : 5)
         let clip = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -64,26 +66,37 @@ enum RealLinks {
         let units = H264.accessUnits(in: [UInt8](clip)).map { H264.annexB($0) }
         let chunk = 131_072 - 12 - 512  // SDLFileManager.fitChunks for core's 128 KiB frames: what SDLManager uploads with
         let file = [UInt8](repeating: 0x5A, count: (quick ? 1 : 8) << 20)
-        var work = Work(trips: quick ? 100 : 1000, file: Array(file.prefix(file.count / chunk * chunk)), chunk: chunk,
-                        video: Array(repeating: units, count: quick ? 2 : 10).flatMap { $0 })
-        if quick { work.trips = 100 }
-        print("\(link.rawValue): \(work.trips) Show round trips; \(work.file.count / chunk) PutFile chunks of \(chunk) bytes, "
-              + "4 in flight; \(work.video.count) H.264 access units (\(work.videoBytes) bytes) back to back; "
+        let work = Work(trips: quick ? 100 : 1000, file: Array(file.prefix(file.count / chunk * chunk)), chunk: chunk,
+                        window: 4, video: Array(repeating: units, count: quick ? 2 : 10).flatMap { $0 })
+        say("\(link.rawValue): \(work.trips) Show round trips; \(work.file.count / chunk) PutFile chunks of \(chunk) bytes, "
+              + "\(work.window) in flight; \(work.video.count) H.264 access units (\(work.videoBytes) bytes) back to back; "
               + "\(rounds) rounds after a warm-up")
-        let variants = quick ? [Variant.all[0]] : Variant.all
+        let variants = quick || link == .rfcomm || link == .tcp ? [Variant.all[0]] : Variant.all
         var ours = [[Timings]](repeating: [], count: variants.count), raw: [Timings] = []
         for round in 0...rounds {
             var timings: [Timings] = []
             for variant in variants { timings.append(try await measureOurs(link, variant, work)) }
             let baseline = try await measureRaw(link, work)
+            progress("\(link.rawValue): round \(round) of \(rounds) done")
             guard round > 0 else { continue }
             for index in variants.indices { ours[index].append(timings[index]) }
             raw.append(baseline)
         }
         for (variant, timings) in zip(variants, ours) {
-            print("\(variant.name) ÷ raw:")
+            say("\(variant.name) ÷ raw:")
             report(timings, raw, work)
         }
+    }
+
+    /// Says on standard error how far a run got (a link that stalls shows where).
+    static func progress(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Prints a line at once, also into a pipe: a lab test's log shows each as it comes.
+    static func say(_ line: String) {
+        print(line)
+        fflush(nil)
     }
 
     static func report(_ ours: [Timings], _ raw: [Timings], _ work: Work) {
@@ -91,20 +104,20 @@ enum RealLinks {
             let ratios = zip(ours, raw).map { $0[keyPath: path].seconds / $1[keyPath: path].seconds }.sorted()
             let median = { (timings: [Timings]) in timings.map { $0[keyPath: path] }.sorted()[timings.count / 2] }
             let rate = { (time: Duration) in bytes.map { String(format: " (%.1f MB/s)", Double($0) / time.seconds / 1e6) } ?? "" }
-            print(String(format: "%-28@ ours %9.1f ms%@   raw %9.1f ms%@   ratio %5.2f (%.2f to %.2f)",
+            say(String(format: "%-28@ ours %9.1f ms%@   raw %9.1f ms%@   ratio %5.2f (%.2f to %.2f)",
                          name as NSString, median(ours).seconds * 1000, rate(median(ours)) as NSString,
                          median(raw).seconds * 1000, rate(median(raw)) as NSString,
                          ratios[ratios.count / 2], ratios.first!, ratios.last!))
         }
         row("Show round trips ×\(work.trips)", \.trips, bytes: nil)
-        row("upload \(work.file.count >> 10) KiB, 4 in flight", \.upload, bytes: work.file.count)
+        row("upload \(work.file.count >> 10) KiB, \(work.window) in flight", \.upload, bytes: work.file.count)
         row("video, \(work.video.count) access units", \.video, bytes: work.videoBytes)
     }
 
     // MARK: - Ours
 
     /// The library's transports for `link`: the app's first.
-    static func transports(_ link: Link, _ variant: Variant) -> (app: any SDLTransport, unit: any SDLTransport) {
+    static func transports(_ link: Link, _ variant: Variant) async throws -> (app: any SDLTransport, unit: any SDLTransport) {
         var device = USBGadgetTransport.Options()
         device.startAsAccessory = true  // the switch is not what is measured
         variant.gadget(&device)
@@ -117,26 +130,35 @@ enum RealLinks {
             return (USBGadgetTransport(options: device), USBTransport(.ids([.androidAccessory]), options: host))
         case .usbHost:
             return (USBTransport(.ids([.androidAccessory]), options: host), USBGadgetTransport(options: device))
+        case .rfcomm:
+            return try await RFCOMMLink.transports()
+        case .tcp:
+            let (app, unit) = try LoopbackTCP.pair()
+            return (StreamSocketTransport(connectedDescriptor: app, description: "TCP", kind: .tcp),
+                    StreamSocketTransport(connectedDescriptor: unit, description: "TCP", kind: .tcp))
         }
     }
 
     static func measureOurs(_ link: Link, _ variant: Variant, _ work: Work) async throws -> Timings {
-        let (app, unit) = transports(link, variant)
+        let (app, unit) = try await transports(link, variant)
         let (videoBytes, videoIn) = AsyncStream.makeStream(of: Int.self)
         let server = Task { try await ThinHeadUnit.serve(unit, video: videoIn) }
         let connection = SDLConnection(transport: app)
         defer { server.cancel() }
         try await connection.start()
+        progress("ours: connected over \(app)")
         let clock = ContinuousClock()
         let warmUp = try await connection.send(Show(mainField1: "warm up"))
         precondition(warmUp.success)
         let trips = try await clock.measure { try await Bench.showRoundTrips(count: work.trips, work.show, on: connection, pinned: false) }
 
-        let files = SDLFileManager(channel: connection, chunkSize: work.chunk, pacing: UploadPacing(window: 4, maximumRequestsPerSecond: nil))
+        progress("ours: round trips done")
+        let files = SDLFileManager(channel: connection, chunkSize: work.chunk, pacing: UploadPacing(window: work.window, maximumRequestsPerSecond: nil))
         let upload = try await clock.measure {
             try await files.upload(SDLFile(name: "bench.bin", source: .data(work.file), fileType: .binary))
         }
 
+        progress("ours: upload done")
         _ = try await connection.startService(.video, payload: ControlPayload(height: 480, width: 800, videoProtocol: "RAW", videoCodec: "H264"))
         let video = try await clock.measure {
             for accessUnit in work.video { try await connection.sendServiceData(accessUnit, on: .video) }
@@ -154,19 +176,33 @@ enum RealLinks {
     // MARK: - Raw
 
     static func measureRaw(_ link: Link, _ work: Work) async throws -> Timings {
+        let (app, unit, close) = try await rawEnds(link)
+        defer { close() }
+        progress("raw: connected")
+        let trips = try await RawWork.exchange(app: app, unit: unit, count: work.trips, requestSize: work.requestSize,
+                                               responseSize: work.responseSize, window: 1)
+        progress("raw: round trips done")
+        let upload = try await RawWork.exchange(app: app, unit: unit, count: work.file.count / work.chunk, requestSize: work.chunk,
+                                                responseSize: work.responseSize, window: work.window)
+        progress("raw: upload done")
+        let video = try await RawWork.stream(app: app, unit: unit, units: work.video)
+        return Timings(trips: trips, upload: upload, video: video)
+    }
+
+    /// The raw link's ends, the app's first, and what closes them.
+    static func rawEnds(_ link: Link) async throws -> (app: any RawEnd, unit: any RawEnd, close: @Sendable () -> Void) {
+        if link == .rfcomm { return try await RFCOMMLink.rawEnds() }
+        if link == .tcp {
+            let (app, unit) = try LoopbackTCP.pair()
+            return (FileEnd(readFD: app, writeFD: app), FileEnd(readFD: unit, writeFD: unit), { Glibc.close(app); Glibc.close(unit) })
+        }
         let options = { var options = USBGadgetTransport.Options(); options.startAsAccessory = true; return options }()
         let gadget = Task { try await blocking { try RawGadgetLink.open(options) } }
         let host = try await blocking { try LibUSBEnd(.androidAccessory) }
         let device = try await gadget.value
-        defer { host.close(); device.close() }
         let deviceEnd = FileEnd(readFD: device.bulkOut, writeFD: device.bulkIn)
-        let (app, unit): (any RawEnd, any RawEnd) = link == .usbGadget ? (deviceEnd, host) : (host, deviceEnd)
-        let trips = try await RawWork.exchange(app: app, unit: unit, count: work.trips, requestSize: work.requestSize,
-                                               responseSize: work.responseSize, window: 1)
-        let upload = try await RawWork.exchange(app: app, unit: unit, count: work.file.count / work.chunk, requestSize: work.chunk,
-                                                responseSize: work.responseSize, window: 4)
-        let video = try await RawWork.stream(app: app, unit: unit, units: work.video)
-        return Timings(trips: trips, upload: upload, video: video)
+        let close: @Sendable () -> Void = { host.close(); device.close() }
+        return link == .usbGadget ? (deviceEnd, host, close) : (host, deviceEnd, close)
     }
 
     /// Runs `body`, which blocks (opening a link), on a thread of its own instead of the pool.

@@ -113,6 +113,16 @@ import Testing
         #expect(huge.lost && huge.nextRead == Self.packet)
     }
 
+    @Test func aSmallerLimitKeepsFollowingTheFrame() {
+        var sizer = BulkReadSizer(packet: Self.packet, limit: 65_536)
+        sizer.consumed(Self.frame(data: 130_000).prefix(512))
+        #expect(sizer.nextRead == 65_536)
+        sizer = sizer.withLimit(32_768)
+        #expect(sizer.nextRead == 32_768)
+        sizer = sizer.withLimit(100)
+        #expect(sizer.limit == Self.packet && sizer.nextRead == Self.packet, "never below one packet")
+    }
+
     @Test func theSizeFollowsTheFrame() {
         var sizer = BulkReadSizer(packet: Self.packet)
         #expect(sizer.nextRead == Self.packet)

@@ -15,7 +15,7 @@ struct BulkReadSizer {
     /// The endpoint's packet size.
     let packet: Int
     /// The largest read.
-    let limit: Int
+    private(set) var limit: Int
     /// The header of the frame being read, as far as it came.
     private var header: [UInt8] = []
     /// The data bytes of the current frame still to come, once its header is complete.
@@ -26,6 +26,13 @@ struct BulkReadSizer {
     init(packet: Int, limit: Int = 16_384) {
         self.packet = packet
         self.limit = max(packet, limit / packet * packet)
+    }
+
+    /// The same, following the same frame, with a smaller largest read.
+    func withLimit(_ limit: Int) -> BulkReadSizer {
+        var copy = self
+        copy.limit = max(packet, limit / packet * packet)
+        return copy
     }
 
     /// The size of the next read: a whole number of packets, at least one.

@@ -39,8 +39,9 @@ public final class USBGadgetTransport: SDLTransport {
         public var waitForHost: Duration = .seconds(60)
         /// The largest read of bulk OUT. Reads follow the SDL frames coming in, so that none
         /// waits for bytes the head unit is not sending; one packet (512 at high speed) reads
-        /// a packet at a time whatever comes.
-        public var largestRead = 16_384
+        /// a packet at a time whatever comes. A kernel that cannot give a read this large
+        /// (ENOMEM) gets half as much from then on.
+        public var largestRead = 65_536
 
         /// The defaults: the first controller, an Android-like phone, a minute's wait.
         public init() {}
@@ -193,6 +194,11 @@ public final class USBGadgetTransport: SDLTransport {
                 sizer.consumed(buffer[..<count])
                 continuation.yield(Array(buffer[..<count]))
             } else if count < 0 && (errno == EINTR || (Self.cutByHost(errno) && reenabled(after: enables))) {
+                continue
+            } else if count < 0 && errno == ENOMEM && sizer.limit > sizer.packet {
+                // FunctionFS allocates each read's buffer in the kernel: a fragmented board may not have 64 KiB in one piece.
+                sizer = sizer.withLimit(sizer.limit / 2)
+                SDLLog.usb.notice("the kernel had no memory for a \(size)-byte USB read; reading at most \(sizer.limit) from now on")
                 continue
             } else {
                 finish(fail(code: count < 0 ? errno : ESHUTDOWN, during: "reading bulk OUT"))

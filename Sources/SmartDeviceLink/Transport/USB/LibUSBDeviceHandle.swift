@@ -90,7 +90,9 @@ final class LibUSBDeviceHandle: USBDeviceHandle {
         libusb_fill_control_setup(transfer.buffer, setup.requestType, setup.request, setup.value, setup.index, setup.length)
         if !setup.isIn {
             let n = min(data.count, Int(setup.length))
-            for i in 0..<n { transfer.buffer[LibUSBTransfer.controlSetupSize + i] = data[i] }
+            data.withUnsafeBytes { source in
+                if n > 0 { UnsafeMutableRawPointer(transfer.buffer + LibUSBTransfer.controlSetupSize).copyMemory(from: source.baseAddress!, byteCount: n) }
+            }
         }
         libusb_fill_control_transfer(transfer.transfer, pointer.raw, transfer.buffer, libusbTransferCallback,
                                      nil, timeout?.libusbMilliseconds ?? 0)
@@ -104,8 +106,9 @@ final class LibUSBDeviceHandle: USBDeviceHandle {
         let size = isIn ? length : data.count
         let transfer = try LibUSBTransfer(handle: self, bufferSize: size, kind: .bulk(isIn: isIn), completion: completion)
         if !isIn {
-            var i = 0
-            for byte in data { transfer.buffer[i] = byte; i += 1 }
+            data.withUnsafeBytes { source in
+                if let start = source.baseAddress { UnsafeMutableRawPointer(transfer.buffer).copyMemory(from: start, byteCount: source.count) }
+            }
         }
         libusb_fill_bulk_transfer(transfer.transfer, pointer.raw, endpoint, transfer.buffer, Int32(size),
                                   libusbTransferCallback, nil, timeout?.libusbMilliseconds ?? 0)

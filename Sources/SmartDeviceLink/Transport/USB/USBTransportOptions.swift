@@ -16,12 +16,17 @@ extension USBTransport {
         /// Which endpoints carry SDL (default: the vendor interface's bulk pair).
         public var endpoints: EndpointSelection = .vendorInterface
         /// Bytes per IN transfer (sdl_core and the Android reader: 16 KiB). Raised to the
-        /// endpoint's max packet size if that is larger.
+        /// endpoint's max packet size if that is larger. 16 KiB is one usbfs URB on every
+        /// kernel: above it libusb may split a transfer into several URBs, and where the
+        /// kernel cannot end them together (umockdev, old kernels) a short packet mid-way
+        /// reorders what follows. On Debian's kernel in the lab, 64 KiB carried an upload from a
+        /// gadget at the raw link's rate (docs/benchmarks.md, "Real links").
         public var inTransferSize: Int = 16_384
         /// IN transfers kept pending (at least 1).
         public var inTransfersPending: Int = 2
         /// Largest OUT transfer; larger sends are split. 16 KiB is what usbfs takes as one
-        /// URB without bulk continuation, so a short write is never in the middle of a transfer.
+        /// URB without bulk continuation, so a short write is never in the middle of a
+        /// transfer (a device that takes 4 KB a transfer gets the rest in order).
         public var outTransferSize: Int = 16_384
         /// Timeout of each OUT transfer; nil waits forever (sdl_core uses none).
         public var sendTimeout: Duration? = .seconds(5)
