@@ -14,6 +14,13 @@ protocol RawEnd: Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
+extension RawEnd {
+    /// Reads into `buffer`, at most `count` bytes of it.
+    func read(atMost count: Int, into buffer: inout [UInt8]) throws -> Int {
+        try buffer.withUnsafeMutableBytes { try read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<min(count, $0.count)])) }
+    }
+}
+
 struct RawLinkError: Error, CustomStringConvertible {
     let description: String
     init(_ operation: String, code: Int32) { description = "\(operation): \(String(cString: strerror(code)))" }
@@ -113,12 +120,11 @@ enum RawWork {
         let response = [UInt8](repeating: 1, count: responseSize)
         let room = DispatchSemaphore(value: window)
         let failures = Failures()
-        let unitDone = onThread("raw-unit", failures) {
+        let unitDone = onThread(failures) {
             var buffer = [UInt8](repeating: 0, count: 16_384)
             var received = 0, answered = 0
             while answered < count {
-                let want = min(buffer.count, count * requestSize - received)
-                received += try buffer.withUnsafeMutableBytes { try unit.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
+                received += try unit.read(atMost: count * requestSize - received, into: &buffer)
                 while answered < received / requestSize {
                     try response.withUnsafeBytes { try unit.write($0) }
                     answered += 1
@@ -126,19 +132,18 @@ enum RawWork {
             }
         }
         let start = ContinuousClock.now
-        let writerDone = onThread("raw-app-write", failures) {
+        let writerDone = onThread(failures) {
             for _ in 0..<count {
                 room.wait()
                 try request.withUnsafeBytes { try app.write($0) }
             }
         }
-        let readerDone = onThread("raw-app-read", failures) {
+        let readerDone = onThread(failures) {
             var buffer = [UInt8](repeating: 0, count: 16_384)
             var received = 0
             while received < count * responseSize {
-                let want = min(buffer.count, count * responseSize - received)
                 let before = received / responseSize
-                received += try buffer.withUnsafeMutableBytes { try app.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
+                received += try app.read(atMost: count * responseSize - received, into: &buffer)
                 for _ in before..<(received / responseSize) { room.signal() }
             }
         }
@@ -156,15 +161,14 @@ enum RawWork {
         let total = units.reduce(0) { $0 + $1.count }
         let failures = Failures()
         let start = ContinuousClock.now
-        let unitDone = onThread("raw-unit", failures) {
+        let unitDone = onThread(failures) {
             var buffer = [UInt8](repeating: 0, count: 16_384)
             var received = 0
             while received < total {
-                let want = min(buffer.count, total - received)
-                received += try buffer.withUnsafeMutableBytes { try unit.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
+                received += try unit.read(atMost: total - received, into: &buffer)
             }
         }
-        let writerDone = onThread("raw-app-write", failures) {
+        let writerDone = onThread(failures) {
             for accessUnit in units { try accessUnit.withUnsafeBytes { try app.write($0) } }
         }
         await unitDone.value
@@ -187,17 +191,11 @@ enum RawWork {
         func check() throws { if let error = lock.withLock({ first }) { throw error } }
     }
 
-    /// Runs `body` on a thread of its own (it blocks in reads and writes); the task ends with it.
-    static func onThread(_ name: String, _ failures: Failures, _ body: @escaping @Sendable () throws -> Void) -> Task<Void, Never> {
+    /// Runs `body` on a thread of its own (it blocks in reads and writes); the task ends with
+    /// it, its error kept in `failures`.
+    static func onThread(_ failures: Failures, _ body: @escaping @Sendable () throws -> Void) -> Task<Void, Never> {
         Task {
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                let thread = Thread {
-                    do { try body() } catch { failures.record(error) }
-                    done.resume()
-                }
-                thread.name = name
-                thread.start()
-            }
+            do { try await RealLinks.blocking(body) } catch { failures.record(error) }
         }
     }
 }

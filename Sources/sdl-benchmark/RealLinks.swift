@@ -146,7 +146,7 @@ enum RealLinks {
         let connection = SDLConnection(transport: app)
         defer { server.cancel() }
         try await connection.start()
-        progress("ours: connected over \(app)")
+        progress("ours: connected over \(app.description)")
         let clock = ContinuousClock()
         let warmUp = try await connection.send(Show(mainField1: "warm up"))
         precondition(warmUp.success)

@@ -25,7 +25,8 @@ struct GadgetLink: Sendable {
 struct GadgetHandshake {
     let options: USBGadgetTransport.Options
     let endpoints: any FunctionFSEndpoints
-    /// Written by close() while the handshake waits: ends it at once.
+    /// Written by close() while the handshake waits: ends it at once. -1: nothing does (poll
+    /// leaves a negative descriptor out).
     let wake: Int32
 
     func run() throws(TransportError) -> GadgetLink {

@@ -18,28 +18,18 @@ public struct RawGadgetLink: Sendable {
     public let controller: String
     private let ep0: Int32
     private let paths: USBGadgetPaths
-    private let wake: (read: Int32, write: Int32)
 
     /// Makes and binds the gadget and blocks until the host enables its bulk endpoints, at
     /// most `options.waitForHost`.
     public static func open(_ options: USBGadgetTransport.Options = .init()) throws(TransportError) -> RawGadgetLink {
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw .io(operation: "pipe", code: errno, message: String(cString: strerror(errno))) }
-        let handshake = GadgetHandshake(options: options, endpoints: FunctionFSMount(paths: options.paths), wake: pipeEnds[0])
-        do {
-            let link = try handshake.run()
-            return RawGadgetLink(bulkIn: link.bulkIn, bulkOut: link.bulkOut, controller: link.udc, ep0: link.ep0,
-                                 paths: options.paths, wake: (pipeEnds[0], pipeEnds[1]))
-        } catch {
-            _ = Glibc.close(pipeEnds[0]); _ = Glibc.close(pipeEnds[1])
-            throw error
-        }
+        let link = try GadgetHandshake(options: options, endpoints: FunctionFSMount(paths: options.paths), wake: -1).run()
+        return RawGadgetLink(bulkIn: link.bulkIn, bulkOut: link.bulkOut, controller: link.udc, ep0: link.ep0, paths: options.paths)
     }
 
     /// Unbinds the gadget (the host sees it unplugged) and closes its files. A read or write
     /// blocked on an endpoint ends with ESHUTDOWN.
     public func close() {
         GadgetConfigFS(paths: paths).unbind()
-        for fd in [bulkIn, bulkOut, ep0, wake.read, wake.write] { _ = Glibc.close(fd) }
+        for fd in [bulkIn, bulkOut, ep0] { _ = Glibc.close(fd) }
     }
 }
