@@ -14,7 +14,7 @@ struct SDLRun: AsyncParsableCommand {
             """,
         version: SDLRun.version,
         subcommands: [RunScenarios.self, Compare.self, Register.self, Emulate.self, Validate.self, Schema.self, Replay.self, Watch.self, Relay.self, Console.self, PolicyServerCommand.self,
-                      Report.self],
+                      Report.self, Index.self],
         defaultSubcommand: RunScenarios.self
     )
 

@@ -29,4 +29,29 @@ struct BenchIndexTests {
         #expect(page.contains("2 runs on 2 devices, 1 not passed"))
         #expect(!page.contains("T1100"), "a run without run.json is still going")
     }
+
+    @Test("a farm's runs: each with its place and exporter, counted by place")
+    func farm() throws {
+        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("farm-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: reports) }
+        try folder(reports, "20261207T0900-tdk-a", run: #"{"device": "TDK 1d6b:0104", "place": "tdk-a", "exporter": "bench1", "startedAt": "2026-12-07T09:00:00Z", "outcome": "passed"}"#,
+                   result: #"{"scenarios": [{"status": "passed"}, {"status": "passed"}]}"#)
+        try folder(reports, "20261207T0901-tdk-b", run: #"{"device": "TDK 1d6b:0104", "place": "tdk-b", "exporter": "bench2", "startedAt": "2026-12-07T09:01:00Z", "outcome": "failed"}"#,
+                   result: #"{"scenarios": [{"status": "failed"}]}"#)
+        try BenchIndex.write(reports: reports.path)
+        let page = try String(contentsOf: reports.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(page.contains("<h1>Farm</h1>") && page.contains("<th>place</th><th>exporter</th>"))
+        #expect(page.contains("<td>2026-12-07T09:01:00Z</td><td>tdk-b</td><td>bench2</td><td>TDK 1d6b:0104</td><td>failed</td>"))
+        #expect(page.contains("2 runs on 2 places, 1 not passed"))
+    }
+
+    @Test("a station's runs have no place: no place or exporter columns")
+    func station() throws {
+        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: reports) }
+        try folder(reports, "20261207T0900-1-4", run: #"{"device": "TDK A", "startedAt": "2026-12-07T09:00:00Z", "outcome": "passed"}"#, result: nil)
+        try BenchIndex.write(reports: reports.path)
+        let page = try String(contentsOf: reports.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(page.contains("<h1>Bench station</h1>") && !page.contains("<th>place</th>"))
+    }
 }
