@@ -11,6 +11,8 @@ struct Index: ParsableCommand {
     @Argument(help: ArgumentHelp("The folder that holds one folder a run.", valueName: "reports"))
     var reports: String
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() throws {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: reports, isDirectory: &isFolder), isFolder.boolValue else {

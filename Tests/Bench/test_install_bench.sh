@@ -85,5 +85,15 @@ done
 again=$(install_bench --remove)
 grep -q "removed" <<<"$again" && fail "a second --remove removed something: $again" || ok "a second --remove changes nothing"
 
+# --exporter: a farm's exporter host gets the tool and the access rule, never the station.
+root="$work/exporter"
+install_bench --exporter >/dev/null
+for path in usr/local/bin/sdl-run etc/udev/rules.d/60-smartdevicelink.rules etc/systemd/system/sdl-gadget-board.service; do
+  [ -e "$root/$path" ] && ok "--exporter installs $path" || fail "--exporter did not install $path"
+done
+for path in etc/udev/rules.d/61-sdl-bench.rules etc/systemd/system/sdl-bench.service etc/sdl-bench/bench.json; do
+  [ -e "$root/$path" ] && fail "--exporter installed the station's $path" || ok "--exporter leaves out $path"
+done
+
 echo "bench: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
