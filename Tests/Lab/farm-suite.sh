@@ -33,7 +33,7 @@ unset LG_USERNAME
 grep -q "1 passed" "$work/pytest.log" || fail "pytest did not report the test passed: $(cat "$work/pytest.log")"
 
 # The phone board: its place runs sdl-run --usb-gadget on the board, the emulator its USB host.
-kill "${children[1]}" 2>/dev/null  # the TDK gadget: the board's one USB device controller is needed
+kill "$gadget_pid" 2>/dev/null  # the TDK gadget: the board's one USB device controller is needed
 for _ in $(seq 100); do [ -z "$(cat /sys/kernel/config/usb_gadget/*/UDC 2>/dev/null)" ] && break; sleep 0.1; done
 start headunit "$SDL_RUN" emulate --listen 127.0.0.1:12355 --usb 18d1:4ee1 --control 127.0.0.1:12347
 wait_for "$work/headunit.log" "listening on" 30 || fail "the board's head unit did not start"

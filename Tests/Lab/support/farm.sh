@@ -10,7 +10,8 @@ export LG_COORDINATOR=127.0.0.1:20408
 # SSH into this VM as into an exporter host: a host key, root's key, known_hosts (labgrid checks it).
 # ssh reads root's own ~/.ssh, so the test takes it away again when it ends, whatever the end.
 [ -e /root/.ssh ] && fail "/root/.ssh is there already: a test before this one left it"
-trap 'status=$?; rm -rf /root/.ssh; (exit $status); finish' EXIT
+# labgrid's SSH master connections outlive their clients (ControlPersist): they go too.
+trap 'status=$?; pkill -f "ControlMaster=yes" 2>/dev/null; rm -rf /root/.ssh; (exit $status); finish' EXIT
 mkdir -p /run/sshd /root/.ssh && chmod 700 /root/.ssh
 ssh-keygen -q -t ed25519 -N '' -f "$work/host_key" && ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519 || fail "ssh-keygen failed"
 cp /root/.ssh/id_ed25519.pub "$work/authorized_keys"
@@ -23,12 +24,14 @@ UsePAM no
 StrictModes no
 PidFile $work/sshd.pid
 EOF
-/usr/sbin/sshd -f "$work/sshd_config" -E "$work/sshd.log" || fail "sshd did not start"
+start sshd /usr/sbin/sshd -D -f "$work/sshd_config" -E "$work/sshd-events.log"
+wait_for "$work/sshd-events.log" "Server listening" 20 || fail "sshd did not start"
 echo "localhost $(cat "$work/host_key.pub")" >/root/.ssh/known_hosts
-ssh -o BatchMode=yes localhost true || fail "ssh to this VM failed: $(cat "$work/sshd.log")"
+ssh -o BatchMode=yes localhost true || fail "ssh to this VM failed: $(cat "$work/sshd-events.log")"
 
 start_emulator --control 127.0.0.1:12346
 start gadget python3 Tests/Peers/ffs_gadget.py tdk --connect 12345
+gadget_pid=${children[-1]}
 wait_for "$work/gadget.log" "ready: relaying" 60 || fail "the TDK gadget was never enabled by the host"
 
 cat >"$work/exporter.yaml" <<'EOF'
