@@ -12,7 +12,7 @@ source Tests/Lab/support/farm.sh
 # outlasts the clients' start under emulation); bob, asking while she does, is told who holds it
 # and is refused, then queues on a reservation and runs when she releases it.
 linger() {  # NAME MS FILE: hello.json as an app of its own that waits MS at the end
-    python3 -c 'import json, sys; s = json.load(open("examples/hello.json")); s["name"] = sys.argv[1]; s["app"]["appID"] = sys.argv[1] + "-0001"
+    python3 -c 'import json, sys; s = json.load(open("examples/hello.json")); s["name"] = sys.argv[1]; s["app"]["appID"] = sys.argv[1] + "-0001"; s["app"]["appName"] = sys.argv[1].title()
 s["steps"].append({"wait": int(sys.argv[2])}); json.dump(s, open(sys.argv[3], "w"))' "$@"
 }
 linger linger 15000 "$work/linger.json"

@@ -25,7 +25,9 @@ def sdl_run(target, request):
     """Runs scenarios on the target's device; returns a RunResult (its .passed, .exit_code, .folder)."""
     driver = target.get_driver("SDLRunDriver")
     place = next((r.name for r in target.resources if type(r).__name__ == "RemotePlace"), target.name)
-    exporter = getattr(driver.device, "host", None) or getattr(driver.device, "address", "local")
+    from labgrid.resource.remote import RemotePlaceManager
+    session = RemotePlaceManager.get().session  # the exporter's name is in the place's resource paths
+    exporter = ", ".join(sorted({path[0] for path in session.get_place(place).acquired_resources})) if session else "local"
     where = request.config.getoption("--sdl-reports")
 
     def run(*scenarios, args=()):
