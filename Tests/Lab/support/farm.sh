@@ -46,7 +46,7 @@ phone:
     username: root
 EOF
 start coordinator bash -c "cd '$work' && exec '$lg/labgrid-coordinator' --listen $LG_COORDINATOR"
-sleep 2
+for _ in $(seq 150); do "$lg/labgrid-client" places >/dev/null 2>&1 && break; sleep 0.2; done
 start exporter "$lg/labgrid-exporter" --name bench1 --hostname localhost "$work/exporter.yaml"
 for _ in $(seq 300); do "$lg/labgrid-client" resources 2>/dev/null | grep -q "bench1/tdk/NetworkUSBFlashableDevice" && break; sleep 0.2; done
 "$lg/labgrid-client" resources | grep -q "bench1/tdk/NetworkUSBFlashableDevice" || fail "the exporter did not export the TDK: $("$lg/labgrid-client" resources 2>&1)"

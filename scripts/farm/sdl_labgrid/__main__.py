@@ -79,14 +79,11 @@ def run(args):
         place = hold.reserve(None if args.wait < 0 else args.wait, say)
         hold.acquire()
         say(f"place {place} acquired")
-        driver, exporter = device_of(place, hold, args)
-        started = reports.now()
-        folder = reports.run_folder(args.reports, place, started)
-        result = driver.run(args.scenarios, folder, args.sdl_run_args)
-        outcome = reports.record(folder, device=result.device, place=place, exporter=exporter, started=started,
-                                 finished=reports.now(), exit_code=result.exit_code)
-        say(f"{outcome} on place {place} ({exporter}); report in {folder}")
-        problem = reports.index(args.reports)
+        driver = device_of(place, hold, args)
+        exporter = reports.exporters(hold.find(place))
+        result, outcome, problem = reports.run(driver, args.scenarios, args.reports, place=place, exporter=exporter,
+                                               args=args.sdl_run_args)
+        say(f"{outcome} on place {place} ({exporter}); report in {result.folder}")
         if problem:
             say(problem)
         return result.exit_code
@@ -95,7 +92,7 @@ def run(args):
 
 
 def device_of(place, hold, args):
-    """The driver for the place's device, through labgrid's RemotePlace, and the exporter it is on."""
+    """The driver for the place's device, through labgrid's RemotePlace."""
     from labgrid import Target
     from labgrid.resource.remote import RemotePlace, RemotePlaceManager
     from labgrid.exceptions import NoSupplierFoundError, NoResourceFoundError
@@ -116,8 +113,7 @@ def device_of(place, hold, args):
         raise FarmError(f"place {place}'s device is not available on its exporter ({error}): is it plugged in?") from None
     except ClientError as error:
         raise FarmError(f"labgrid could not give place {place}'s resources: {error}") from None
-    exporters = sorted({path[0] for path in hold.find(place).acquired_resources})
-    return driver, ", ".join(exporters) or "?"
+    return driver
 
 
 def main(argv=None):

@@ -22,10 +22,6 @@ from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 from .driver import FarmError
 
 
-class PlaceHeld(FarmError):
-    """The place is someone else's now; the run did not start."""
-
-
 def connect(coordinator):
     """A session with the coordinator at HOST[:PORT], or a FarmError that says what to check."""
     try:
@@ -80,7 +76,7 @@ class Hold:
         """Reserves a place that fits; with WAIT (seconds, None: for ever) queues until one is free."""
         holder = self.holder(self.place) if self.place else None
         if holder and wait == 0:
-            raise PlaceHeld(f"place {self.place} is held by {holder}: run with --wait to queue for it")
+            raise FarmError(f"place {self.place} is held by {holder}: run with --wait to queue for it")
         request = pb2.CreateReservationRequest(filters={"main": pb2.Reservation.Filter(filter=self.filters)}, prio=0.0)
         self.token = call(self.session, self.session.stub.CreateReservation(request)).reservation.token
         started, told = time.monotonic(), False
@@ -95,7 +91,7 @@ class Hold:
                 raise FarmError(f"the reservation for {self._filters_text()} ended as {reservation.state.name}")
             if wait == 0 or (wait is not None and time.monotonic() - started >= wait):
                 self.cancel()
-                raise PlaceHeld(f"no place for {self._filters_text()} came free" + (f" in {wait:g} s" if wait else
+                raise FarmError(f"no place for {self._filters_text()} came free" + (f" in {wait:g} s" if wait else
                                 ": run with --wait to queue for one"))
             if not told:
                 say(f"place {self.place} is held by {holder}; waiting for it" if holder

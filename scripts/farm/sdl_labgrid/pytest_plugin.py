@@ -27,16 +27,11 @@ def sdl_run(target, request):
     place = next((r.name for r in target.resources if type(r).__name__ == "RemotePlace"), target.name)
     from labgrid.resource.remote import RemotePlaceManager
     session = RemotePlaceManager.get().session  # the exporter's name is in the place's resource paths
-    exporter = ", ".join(sorted({path[0] for path in session.get_place(place).acquired_resources})) if session else "local"
+    exporter = reports.exporters(session.get_place(place)) if session else "local"
     where = request.config.getoption("--sdl-reports")
 
     def run(*scenarios, args=()):
-        started = reports.now()
-        folder = reports.run_folder(where, place, started)
-        result = driver.run(list(scenarios), folder, list(args))
-        reports.record(folder, device=result.device, place=place, exporter=exporter, started=started,
-                       finished=reports.now(), exit_code=result.exit_code)
-        problem = reports.index(where)
+        result, _, problem = reports.run(driver, scenarios, where, place=place, exporter=exporter, args=args)
         if problem:
             print(problem)
         return result

@@ -44,6 +44,25 @@ def record(folder, *, device, place, exporter, started, finished, exit_code):
     return outcome
 
 
+def exporters(place):
+    """The exporters a labgrid place's acquired resources are on, as the index shows them."""
+    return ", ".join(sorted({path[0] for path in place.acquired_resources})) or "?"
+
+
+def run(driver, scenarios, reports, *, place, exporter, args=()):
+    """One run on the place into a new folder under REPORTS, recorded and indexed.
+
+    Returns (result, outcome, problem): the driver's RunResult, the outcome run.json records,
+    and a line saying why index.html was not made (None when it was).
+    """
+    started = now()
+    folder = run_folder(reports, place, started)
+    result = driver.run(list(scenarios), folder, list(args))
+    outcome = record(folder, device=result.device, place=place, exporter=exporter, started=started,
+                     finished=now(), exit_code=result.exit_code)
+    return result, outcome, index(reports)
+
+
 def index(reports, sdl_run=None):
     """Makes REPORTS/index.html with this machine's sdl-run; returns a line saying why not, or None."""
     sdl_run = sdl_run or os.environ.get("SDL_RUN") or shutil.which("sdl-run")
