@@ -232,6 +232,7 @@ actor BenchWatcher {
         case _ where run.removedAt != nil: outcome = "deviceRemoved"
         case 1: outcome = "failed"
         case 2: outcome = "invalid"
+        case ScenarioResult.Status.stopped.exitCode: outcome = "stopped"
         default: outcome = "connectionFailed"
         }
         var summary: JSONObject = [

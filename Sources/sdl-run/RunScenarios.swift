@@ -115,6 +115,7 @@ struct RunScenarios: AsyncParsableCommand {
     func run() async throws {
         logging.bootstrap()
         let scenarios = try selection.load(files)
+        let stop = stopOnSignals()
 
         // Core lets no app in before its HMI said OnReady: connect the HMI first.
         var coreHMI: CoreHMI?
@@ -140,6 +141,7 @@ struct RunScenarios: AsyncParsableCommand {
         runner.operatorTimeout = .milliseconds(Int64(operatorTimeout * 1000))
         runner.driverCommands = try driverCommands()
         runner.strict = strict
+        runner.stop = stop
         var json = self.json, junit = self.junit, html = self.html
         if let outputDir {
             do {
@@ -167,6 +169,19 @@ struct RunScenarios: AsyncParsableCommand {
         if worst != .passed { throw ExitCode(worst.exitCode) }
     }
 
+    /// Ctrl-C or SIGTERM (systemd, `sdl-run watch`, a farm client gone) ends the steps, and
+    /// each app unregisters before the reports are written: a head unit that kept the app
+    /// would refuse the next run's. A second signal quits at once.
+    private func stopOnSignals() -> RunStop {
+        let stop = RunStop()
+        _ = StopSignals {
+            guard stop.reason == nil else { Foundation.exit(ScenarioResult.Status.stopped.exitCode) }
+            stop.request("SIGINT or SIGTERM")
+            FileHandle.standardError.write(Data("stopping: each app unregisters first (Ctrl-C again quits at once)\n".utf8))
+        }
+        return stop
+    }
+
     /// Where the embedded emulator records the app's streams when there is no --output-dir.
     static let scratchRecordings = NSTemporaryDirectory() + "sdl-recordings-\(ProcessInfo.processInfo.processIdentifier)"
 
@@ -188,6 +203,7 @@ struct RunScenarios: AsyncParsableCommand {
         case .failed: return 1
         case .invalid: return 2
         case .connectionFailed: return 3
+        case .stopped: return 4
         }
     }
 
@@ -195,7 +211,7 @@ struct RunScenarios: AsyncParsableCommand {
                         hmi: CoreHMI?) async throws -> [ScenarioResult] {
         if parallel == 1 {
             var results: [ScenarioResult] = []
-            for scenario in scenarios {
+            for scenario in scenarios where runner.stop?.reason == nil {
                 let runner = runner.tracing(scenario, into: traceWriter)
                 results.append(try await runner.run(scenario, attempts: retries + 1) {
                     try await target(for: scenario, tracing: traceWriter, hmi: hmi)
@@ -230,7 +246,7 @@ struct RunScenarios: AsyncParsableCommand {
             while next < min(parallel, scenarios.count) { try await launch() }
             while let (index, result) = try await group.next() {
                 results[index] = result
-                if next < scenarios.count { try await launch() }
+                if next < scenarios.count, runner.stop?.reason == nil { try await launch() }
             }
             return results.compactMap { $0 }
         }

@@ -15,8 +15,8 @@ struct Watch: AsyncParsableCommand {
             also appended to REPORTS/watch.jsonl. Each run gets REPORTS/<time>-<bus>-<address>/ (a serial
             port's: <time>-<name>/) with
             result.json, junit.xml, trace.jsonl, console.log, what the scenarios write, and run.json
-            (device, times, exit code, outcome: passed, failed, invalid, connectionFailed or
-            deviceRemoved when the device went away mid-run).
+            (device, times, exit code, outcome: passed, failed, invalid, connectionFailed,
+            stopped when the station stopped it, or deviceRemoved when the device went away mid-run).
             """)
 
     @Argument(help: "The bench configuration: which devices, which scenarios, where reports go.")

@@ -1,8 +1,8 @@
 # A farm on labgrid (support/farm.sh: a coordinator, the stock exporter with the TDK-like
 # gadget and a phone board, clients of `sdl-farm run`). alice holds the TDK's place and passes
 # hello.json and menu.json while bob queues on the reservation and runs when she releases it;
-# carol is killed mid-run and the place is free again, her run stopped on the exporter, and
-# dave passes on the same TDK; the farm's index lists the runs with place and exporter.
+# carol is killed mid-run and the place is free again, her run stopped on the exporter and her
+# app unregistered, and dave passes on the same TDK with her app; the farm's index lists the runs with place and exporter.
 # lab-limit: 480 (several Python clients of labgrid, each slow to start under emulation)
 source Tests/Lab/support/lib.sh
 source Tests/Lab/support/farm.sh
@@ -40,9 +40,9 @@ grep -q "^PASS menu" "${runs[0]}/console.log" && grep -q "^PASS linger" "${runs[
 [ -s "${runs[0]}/junit.xml" ] && [ -s "${runs[0]}/report.html" ] || fail "alice's report has no junit.xml or report.html"
 [ -z "$(holder | grep -v None)" ] || fail "the place is still held after both runs: $(holder)"
 
-# carol is killed mid-run: her guard releases the place, the exporter's sdl-run stops. (Her app
-# stays registered with the head unit: sdl-run stopped by SIGTERM does not unregister; hence an
-# app of its own, and the note in docs/farm.md.)
+# carol is killed mid-run: her guard releases the place, the exporter's sdl-run stops and
+# unregisters her app, so dave registers the same app again (a head unit that kept it would
+# refuse him with APPLICATION_REGISTERED_ALREADY: the TDK's link outlives her process).
 linger long 120000 "$work/long.json"
 LG_USERNAME=carol start carol farm --place tdk "$work/long.json" -- --control 127.0.0.1:12346
 wait_for "$work/carol.log" "place tdk acquired" 60 || fail "carol did not acquire the place"
@@ -54,7 +54,9 @@ for _ in $(seq 150); do [ "$(holder)" = None ] && break; sleep 0.2; done
 [ "$(holder)" = None ] || fail "the place is still held after carol was killed: $(holder)"
 for _ in $(seq 50); do pgrep -f "long.json --usb" >/dev/null || break; sleep 0.2; done
 ! pgrep -f "long.json --usb" >/dev/null || fail "carol's sdl-run still runs on the exporter"
-LG_USERNAME=dave farm --place tdk examples/hello.json -- --control 127.0.0.1:12346 >"$work/dave.log" 2>&1 || fail "the TDK did not pass hello.json after carol's kill: $(cat "$work/dave.log")"
+linger long 0 "$work/long-again.json"
+LG_USERNAME=dave farm --place tdk examples/hello.json "$work/long-again.json" -- --control 127.0.0.1:12346 >"$work/dave.log" 2>&1 \
+    || fail "the TDK did not pass hello.json and carol's app after her kill: $(cat "$work/dave.log")"
 
 # The farm's index, made again after each run: every run that ended, with its place and exporter.
 for run in "$work"/reports/*/; do

@@ -147,6 +147,8 @@ public final class ConsoleReporter: ScenarioReporter, @unchecked Sendable {
         case .failed:
             let why = result.message.map { "; " + $0 } ?? ""
             write(paint("FAIL \(result.name)", .failure) + " — \(summary) in \(Int(result.durationMS)) ms" + why)
+        case .stopped:
+            write(paint("STOPPED \(result.name)", .warning) + " — \(summary) in \(Int(result.durationMS)) ms; " + (result.message ?? ""))
         case .invalid, .connectionFailed:
             write(paint("ERROR \(result.name)", .failure) + " — \(result.status.rawValue): \(result.message ?? "")")
         }

@@ -82,10 +82,13 @@ public enum JUnitWriter {
         // the totals are the sums of the suites' own counts, so the two levels always agree.
         // A head unit that broke the spec adds a test case of its own: failed under --strict
         // (the run failed for it), passed with the warnings as its output otherwise.
+        // A stopped run (Ctrl-C, SIGTERM) is one more test in error, so a CI job never reads
+        // it as passed for its skipped steps.
         func specCase(_ result: ScenarioResult) -> Int { result.specViolations.isEmpty ? 0 : 1 }
+        func stopCase(_ result: ScenarioResult) -> Int { result.status == .stopped && !result.steps.isEmpty ? 1 : 0 }
         func failures(_ result: ScenarioResult) -> Int { result.steps.filter { $0.status == .failed }.count + (result.failedForSpec ? 1 : 0) }
-        func errors(_ result: ScenarioResult) -> Int { result.steps.isEmpty && result.status != .passed ? 1 : 0 }
-        func count(_ result: ScenarioResult) -> Int { max(result.steps.count, 1) + specCase(result) }
+        func errors(_ result: ScenarioResult) -> Int { (result.steps.isEmpty && result.status != .passed ? 1 : 0) + stopCase(result) }
+        func count(_ result: ScenarioResult) -> Int { max(result.steps.count, 1) + specCase(result) + stopCase(result) }
         let tests = results.reduce(0) { $0 + count($1) }
         xml += "<testsuites name=\"sdl-run\" tests=\"\(tests)\" failures=\"\(results.map(failures).reduce(0, +))\" errors=\"\(results.map(errors).reduce(0, +))\">\n"
         let host = escape(ProcessInfo.processInfo.hostName)
@@ -117,6 +120,10 @@ public enum JUnitWriter {
                 xml += "    <testcase name=\"the head unit's messages keep the RPC spec\" classname=\"\(escape(result.name))\" time=\"0.000\">\n"
                 if result.failedForSpec { xml += "      <failure message=\"\(escape(result.message ?? ""))\" type=\"spec\"/>\n" }
                 xml += "      <system-out>\(lines)</system-out>\n    </testcase>\n"
+            }
+            if stopCase(result) == 1 {
+                xml += "    <testcase name=\"the run ended\" classname=\"\(escape(result.name))\" time=\"0.000\">\n"
+                xml += "      <error message=\"\(escape(result.message ?? "stopped"))\" type=\"stopped\"/>\n    </testcase>\n"
             }
             xml += "    <system-out>\(escape(log(of: result)))</system-out>\n"
             xml += "  </testsuite>\n"

@@ -99,13 +99,6 @@ enum LocalCommand {
             close(reader)
             return data
         }
-        async let waited: Int32 = onThread {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            exitedAt.withLock { $0 = ContinuousClock.now }
-            let signal = status & 0x7F
-            return signal == 0 ? (status >> 8) & 0xFF : -signal
-        }
         let watchdog = Task.detached { () -> Bool in
             do { try await Task.sleep(for: timeout) } catch { return false }
             kill(-child, SIGTERM)
@@ -113,7 +106,19 @@ enum LocalCommand {
             kill(-child, SIGKILL)
             return true
         }
-        let status = await waited
+        // A stopped run (see RunStop) ends the command too: it is in a process group of its
+        // own, which Ctrl-C on the terminal does not reach.
+        let status = await withTaskCancellationHandler {
+            await onThread {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+                exitedAt.withLock { $0 = ContinuousClock.now }
+                let signal = status & 0x7F
+                return signal == 0 ? (status >> 8) & 0xFF : -signal
+            }
+        } onCancel: {
+            kill(-child, SIGTERM)
+        }
         watchdog.cancel()
         let timedOut = await watchdog.value
         let output = await collected

@@ -108,6 +108,7 @@ extension RunContext {
                     throw StepFailure(message: timeoutMessage(expectation, found: found.count, candidates: Array(candidates)))
                 }
             }
+            try checkStopped()
             await log.waitForMore(than: from + candidates.count, until: deadline)
         }
     }
@@ -141,6 +142,7 @@ extension RunContext {
                 let names = unmet.map(\.summary).joined(separator: ", ")
                 throw StepFailure(message: "still waiting for \(names) (any order); " + arrivedText(candidates, near: unmet.first!))
             }
+            try checkStopped()
             await log.waitForMore(than: from + candidates.count, until: deadline)
         }
     }

@@ -111,6 +111,7 @@ extension RunContext {
                     throw StepFailure(message: "waited \(Double(windowMS) / 1000) s for gesture \(name); "
                                       + (names.isEmpty ? "no touch came" : "came: " + names.joined(separator: ", ")))
                 }
+                try checkStopped()
                 await gestures.waitForMore(than: from + seen.count, until: deadline)
             }
         }

@@ -75,8 +75,14 @@ actor EventLog<Entry: Sendable> {
             try? await Task.sleep(until: deadline)
             self.wake(id)
         }
-        await withCheckedContinuation { continuation in
-            waiters[id] = continuation
+        // A stopped run (see RunStop) cancels its steps: the wait ends then too, not at its deadline.
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled { return continuation.resume() }
+                waiters[id] = continuation
+            }
+        } onCancel: {
+            Task { await self.wake(id) }
         }
         timer.cancel()
     }
@@ -92,7 +98,7 @@ extension EventLog {
     @discardableResult
     func waitFor(until deadline: ContinuousClock.Instant, app: String?? = nil, _ condition: (Entry) -> Bool) async -> Bool {
         while !messages.contains(where: { (app == nil || $0.app == app!) && condition($0.entry) }) {
-            guard ContinuousClock.now < deadline else { return false }
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
             await waitForMore(than: messages.count, until: deadline)
         }
         return true
@@ -102,7 +108,7 @@ extension EventLog {
     @discardableResult
     func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: ([Entry]) -> Bool) async -> Bool {
         while !condition(messages.map(\.entry)) {
-            guard ContinuousClock.now < deadline else { return false }
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
             await waitForMore(than: messages.count, until: deadline)
         }
         return true
@@ -127,7 +133,7 @@ extension EventLog where Entry == RPCEnvelope {
         func index() -> Int? {
             messages.lastIndex { $0.app == app && $0.envelope.messageType == .response && $0.envelope.correlationID == correlationID }
         }
-        while index() == nil && ContinuousClock.now < deadline {
+        while index() == nil && ContinuousClock.now < deadline && !Task.isCancelled {
             await waitForMore(than: messages.count, until: deadline)
         }
         return index()

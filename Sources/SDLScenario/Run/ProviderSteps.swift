@@ -30,6 +30,7 @@ extension RunContext {
                 throw StepFailure(message: "waited \(seconds.clean) s for the head unit to send \(step.function) to answer"
                                   + (why.map { "; the one that came does not fit: \($0)" } ?? ""))
             }
+            try checkStopped()
             await log.waitForMore(than: count, until: deadline)
         }
     }

@@ -40,6 +40,8 @@ public struct ScenarioResult: Sendable {
         case invalid
         /// Could not connect, or the head unit refused the app.
         case connectionFailed = "connection failed"
+        /// Stopped before it ended (Ctrl-C, SIGTERM); the app unregistered, the steps not run are skipped.
+        case stopped
 
         /// sdl-run's exit code for this outcome.
         public var exitCode: Int32 {
@@ -48,6 +50,7 @@ public struct ScenarioResult: Sendable {
             case .failed: return 1
             case .invalid: return 2
             case .connectionFailed: return 3
+            case .stopped: return 130  // the shell's code for a command ended by Ctrl-C
             }
         }
     }
@@ -100,6 +103,7 @@ extension [ScenarioResult] {
         parts.append("\(number(.failed)) failed")
         if number(.invalid) > 0 { parts.append("\(number(.invalid)) invalid") }
         if number(.connectionFailed) > 0 { parts.append("\(number(.connectionFailed)) could not connect") }
+        if number(.stopped) > 0 { parts.append("\(number(.stopped)) stopped") }
         let seconds = reduce(0) { $0 + $1.durationMS } / 1000
         return "\(count) scenario\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ") + String(format: " in %.1f s", seconds)
     }

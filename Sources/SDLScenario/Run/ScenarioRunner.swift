@@ -118,6 +118,8 @@ extension ScenarioReporter {
 public struct ScenarioRunner: Sendable {
     /// Why a step after a failed one did not run (a comparison tells it from a step one head unit cannot run).
     static let earlierStepFailed = "not run: an earlier step failed"
+    static let notRunStopped = "not run: the run was stopped"
+    static let stoppedMidStep = "the run was stopped before this step ended"
     /// What `prompt` steps do: ask, skip or fail.
     public var promptPolicy: PromptPolicy
     /// Where the files a scenario writes go (`sdl-run --output-dir`); nil: beside the scenario.
@@ -141,6 +143,8 @@ public struct ScenarioRunner: Sendable {
     /// Whether a message from the head unit that breaks the RPC spec fails the run (`--strict`);
     /// otherwise each is a warning in the result.
     public var strict = false
+    /// Ends the run early when requested (Ctrl-C, SIGTERM): steps stop, apps still unregister.
+    public var stop: RunStop?
 
     /// A runner; the other options are set on the value.
     public init(promptPolicy: PromptPolicy = .ask, reporter: (any ScenarioReporter)? = nil,
@@ -157,7 +161,7 @@ public struct ScenarioRunner: Sendable {
                     target: () async throws -> ScenarioTarget) async rethrows -> ScenarioResult {
         var result = await run(scenario, on: try await target())
         var attempt = 1
-        while result.status != .passed, result.status != .invalid, attempt < attempts {
+        while result.status != .passed, result.status != .invalid, stop?.reason == nil, attempt < attempts {
             attempt += 1
             reporter?.progress("RETRY \(scenario.name): attempt \(attempt) of \(attempts) after \(result.status.rawValue)")
             result = await run(scenario, on: try await target())
@@ -273,8 +277,12 @@ public struct ScenarioRunner: Sendable {
                 $0.messageType == .response && $0.functionName == "RegisterAppInterface"
             }
         }
-        var results: [StepResult] = []
-        await context.run(scenario.steps, suffix: "", into: &results)
+        let steps = scenario.steps
+        let results = await (stop ?? RunStop()).cancellable {
+            var results: [StepResult] = []
+            await context.run(steps, suffix: "", into: &results)
+            return results
+        }
         for session in sessions {
             await context.record("UnregisterAppInterface", [:], as: .some(session.name))
             let unregistering = await session.manager.registration != nil
@@ -292,8 +300,13 @@ public struct ScenarioRunner: Sendable {
         await transports.waitUntil(.now + .seconds(1)) { !EventLog.primaryUp($0) }
         for session in sessions { session.stopRecording() }
         // The recorders end by themselves when the managers go away with this run.
-        let failed = results.contains { $0.status == .failed }
-        return await finish(failed ? .failed : .passed, nil, results, sent: await context.sent)
+        if results.contains(where: { $0.status == .failed }) {
+            return await finish(.failed, nil, results, sent: await context.sent)
+        }
+        if let reason = stop?.reason, results.contains(where: { [Self.notRunStopped, Self.stoppedMidStep].contains($0.message) }) {
+            return await finish(.stopped, "stopped by \(reason); the app unregistered", results, sent: await context.sent)
+        }
+        return await finish(.passed, nil, results, sent: await context.sent)
     }
 }
 
@@ -429,7 +442,10 @@ actor RunContext {
             }
             let begin = nowMS
             var result = StepResult(path: step.path + suffix, summary: step.summary, status: .passed, message: nil, startMS: begin, durationMS: 0)
-            if failedAlready {
+            if Task.isCancelled {
+                result.status = .skipped
+                result.message = ScenarioRunner.notRunStopped
+            } else if failedAlready {
                 result.status = .skipped
                 result.message = ScenarioRunner.earlierStepFailed
             } else if let skipped = skippingRest {
@@ -440,6 +456,11 @@ actor RunContext {
                 do {
                     try await execute(step)
                     result.output = stepOutput
+                } catch where Task.isCancelled {
+                    // Whatever the step was waiting for when the run was stopped, it did not fail.
+                    result.status = .skipped
+                    result.message = ScenarioRunner.stoppedMidStep
+                    result.output = error.output
                 } catch {
                     result.status = error.skipped ? .skipped : .failed
                     result.message = error.message

@@ -6,6 +6,11 @@ import SmartDeviceLink
 extension RunContext {
     // MARK: Steps
 
+    /// Ends a waiting step at once when the run was stopped (``RunStop`` cancels the steps).
+    func checkStopped() throws(StepFailure) {
+        if Task.isCancelled { throw StepFailure(message: ScenarioRunner.stoppedMidStep) }
+    }
+
     func execute(_ step: Step) async throws(StepFailure) {
         if step.background {
             await beginAction()

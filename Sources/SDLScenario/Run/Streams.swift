@@ -43,6 +43,7 @@ extension RunContext {
                 throw StepFailure(message: "waited \(seconds.clean) s for transport \(expectation.summary); "
                                   + (seen.isEmpty ? "no transport event came" : "came: " + seen.joined(separator: "; ")))
             }
+            try checkStopped()
             await transports.waitForMore(than: from + events.count, until: deadline)
         }
     }

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 
 # sdl-run's exit codes, as the bench station names them; ssh's 255 is an exporter not reached.
-OUTCOMES = {0: "passed", 1: "failed", 2: "invalid", 3: "connectionFailed", 255: "exporterUnreachable"}
+OUTCOMES = {0: "passed", 1: "failed", 2: "invalid", 3: "connectionFailed", 130: "stopped", 255: "exporterUnreachable"}
 
 
 def now():
