@@ -39,8 +39,19 @@ enum RealLinks {
         var videoBytes: Int { video.reduce(0) { $0 + $1.count } }
     }
 
-    /// One round's timings: round trips, upload, video.
-    struct Timings { var trips, upload, video: Duration }
+    /// One round's timings: round trips, upload, video; and the process's context switches
+    /// per round trip (both ends are in it), the cost an emulated machine multiplies.
+    struct Timings {
+        var trips, upload, video: Duration
+        var switchesPerTrip = 0.0
+    }
+
+    /// This process's context switches so far, voluntary and not (getrusage).
+    static func contextSwitches() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_nvcsw + usage.ru_nivcsw
+    }
 
     /// The library's transports as shipped, or with a setting changed: a change to a
     /// transport is shown by its rows beside the shipped ones, from the same rounds.
@@ -51,7 +62,11 @@ enum RealLinks {
 
         static let all = [
             Variant(name: "ours"),
-            Variant(name: "host transfers of 64 KiB IN, 128 KiB OUT", host: { $0.inTransferSize = 65_536; $0.outTransferSize = 131_072 }),
+            Variant(name: "host transfers of 16 KiB, one OUT in flight (the earlier defaults)",
+                    host: { $0.inTransferSize = 16_384; $0.outTransferSize = 16_384; $0.outTransfersInFlight = 1 }),
+            Variant(name: "host transfers of 64 KiB IN, 128 KiB OUT, one OUT in flight", host: {
+                $0.inTransferSize = 65_536; $0.outTransferSize = 131_072; $0.outTransfersInFlight = 1
+            }),
             Variant(name: "gadget reading a packet a time", gadget: { $0.largestRead = 512 }),
         ]
     }
@@ -110,6 +125,9 @@ enum RealLinks {
                          ratios[ratios.count / 2], ratios.first!, ratios.last!))
         }
         row("Show round trips ×\(work.trips)", \.trips, bytes: nil)
+        let switches = { (timings: [Timings]) in timings.map(\.switchesPerTrip).sorted()[timings.count / 2] }
+        say(String(format: "%-28@ ours %9.1f      raw %9.1f      ratio %5.2f", "  context switches a trip" as NSString,
+                   switches(ours), switches(raw), switches(ours) / max(switches(raw), 0.01)))
         row("upload \(work.file.count >> 10) KiB, \(work.window) in flight", \.upload, bytes: work.file.count)
         row("video, \(work.video.count) access units", \.video, bytes: work.videoBytes)
     }
@@ -150,7 +168,9 @@ enum RealLinks {
         let clock = ContinuousClock()
         let warmUp = try await connection.send(Show(mainField1: "warm up"))
         precondition(warmUp.success)
+        let switchesBefore = contextSwitches()
         let trips = try await clock.measure { try await Bench.showRoundTrips(count: work.trips, work.show, on: connection, pinned: false) }
+        let switches = Double(contextSwitches() - switchesBefore) / Double(work.trips)
 
         progress("ours: round trips done")
         let files = SDLFileManager(channel: connection, chunkSize: work.chunk, pacing: UploadPacing(window: work.window, maximumRequestsPerSecond: nil))
@@ -170,7 +190,7 @@ enum RealLinks {
         }
         await connection.stop()
         await unit.close()
-        return Timings(trips: trips, upload: upload, video: video)
+        return Timings(trips: trips, upload: upload, video: video, switchesPerTrip: switches)
     }
 
     // MARK: - Raw
@@ -179,14 +199,16 @@ enum RealLinks {
         let (app, unit, close) = try await rawEnds(link)
         defer { close() }
         progress("raw: connected")
+        let switchesBefore = contextSwitches()
         let trips = try await RawWork.exchange(app: app, unit: unit, count: work.trips, requestSize: work.requestSize,
                                                responseSize: work.responseSize, window: 1)
+        let switches = Double(contextSwitches() - switchesBefore) / Double(work.trips)
         progress("raw: round trips done")
         let upload = try await RawWork.exchange(app: app, unit: unit, count: work.file.count / work.chunk, requestSize: work.chunk,
                                                 responseSize: work.responseSize, window: work.window)
         progress("raw: upload done")
         let video = try await RawWork.stream(app: app, unit: unit, units: work.video)
-        return Timings(trips: trips, upload: upload, video: video)
+        return Timings(trips: trips, upload: upload, video: video, switchesPerTrip: switches)
     }
 
     /// The raw link's ends, the app's first, and what closes them.

@@ -13,6 +13,9 @@ Scenarios (--scenario):
   empty    no USB device at all (and no /dev/bus/usb)
 
 Fakes in "devices" (bus 1; address = the N in 1-N):
+  1-2  1d6b:0104 serial TDK-WHOLE: a usbfs that takes bulk transfers whole (capability
+                               NO_PACKET_SIZE_LIM), so libusb submits each as one URB; echoes,
+                               and records the length of every bulk URB submitted
   1-3  046d:c077 "Mouse"       HID only; stalls every vendor request (not AOA-capable)
   1-4  0bb4:0c02 "OldPhone"    answers GET_PROTOCOL with protocol 0 (not AOA-capable)
   1-5  18d1:4ee1 "Pixel"       answers GET_PROTOCOL (2) / SEND_STRING / START, records the
@@ -102,8 +105,10 @@ def umockdev_text(n, vid, pid, product, serial, cfg, configured=True):
 class FakeUsb(UMockdev.IoctlBase):
     """Plays usbfs for one device node. Subclasses override control() and bulk_out()."""
 
-    def __init__(self, name, strings, out_limit=None, driver=None, claim_errno=0, silent=False):
+    def __init__(self, name, strings, out_limit=None, driver=None, claim_errno=0, silent=False, caps=0,
+                 record_urbs=False):
         super().__init__()
+        self.caps, self.record_urbs = caps, record_urbs
         self.name, self.strings = name, strings      # strings: {1: manufacturer, 2: product, 3: serial}
         self.out_limit, self.driver, self.claim_errno, self.silent = out_limit, driver, claim_errno, silent
         self.lock = threading.RLock()
@@ -185,6 +190,8 @@ class FakeUsb(UMockdev.IoctlBase):
                 buflen = struct.unpack_from('<i', raw, 24)[0]
                 buf = urb.resolve(16, buflen) if buflen else None
                 data = bytes(buf.retrieve()) if buf else b''
+                if self.record_urbs and typ == URB_BULK:
+                    record(device=self.name, event="in" if epaddr & 0x80 else "out", length=buflen)
                 if typ == URB_CONTROL:
                     bmrt, breq, wval, widx, wlen = struct.unpack_from('<BBHHH', data)
                     if bmrt & 0x60 == 0:   # standard request
@@ -234,7 +241,7 @@ class FakeUsb(UMockdev.IoctlBase):
                 else:
                     client.complete(-1, errno.EINVAL)
             elif req == GET_CAPS:
-                client.get_arg().resolve(0, 4).update(0, struct.pack('<I', 0))
+                client.get_arg().resolve(0, 4).update(0, struct.pack('<I', self.caps))
                 client.complete(0, 0)
             elif req == CLAIMINTERFACE:
                 n = struct.unpack('<I', bytes(client.get_arg().resolve(0, 4).retrieve()))[0]
@@ -396,6 +403,8 @@ def build_devices(tb, bridge, accessory_bridge=None, unplug_bridge=None, late_br
         add(tb, 6, 0x18d1, 0x2d01, accessory, "Android Accessory", "PHONE0001", ACCESSORY_CONFIG)
         record(device="accessory", event="arrived", bus=1, address=6)
 
+    add(tb, 2, 0x1d6b, 0x0104, Echo("TDK-WHOLE", {1: "SDL", 2: "SDL TDK", 3: "TDK-WHOLE"}, 0x01, 0x82,
+                                    caps=0x04, record_urbs=True), "SDL TDK", "TDK-WHOLE", TDK_CONFIG)
     add(tb, 3, 0x046d, 0xc077, FakeUsb("mouse", {1: "Logitech", 2: "Mouse", 3: "M1"}),
         "Mouse", "M1", MOUSE_CONFIG)
     add(tb, 4, 0x0bb4, 0x0c02, ZeroProtocol("oldphone", {1: "HTC", 2: "OldPhone", 3: "OLD1"}),

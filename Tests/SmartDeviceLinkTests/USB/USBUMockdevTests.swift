@@ -112,6 +112,24 @@ struct USBUMockdevTests {
         await transport.close()   // twice is fine
     }
 
+    @Test func aKernelThatTakesTransfersWholeGetsLargeOnesInOrder() async throws {
+        // TDK-WHOLE's usbfs reports NO_PACKET_SIZE_LIM: libusb submits each transfer as one
+        // URB, so the transport reads 64 KiB and writes 128 KiB a transfer, two in flight.
+        let transport = USBTransport(.serial("TDK-WHOLE"))
+        try await transport.open()
+        let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        try await transport.send(payload)
+        try await transport.send(Array("after".utf8))
+        let echo = await readIncoming(transport, count: payload.count + 5, within: .seconds(10))
+        #expect(echo.error == nil)
+        #expect(echo.bytes == payload + Array("after".utf8), "the bytes came back out of order or short")
+        let records = UMockdevEnvironment.records(device: "TDK-WHOLE")
+        let outs = records.filter { $0["event"] as? String == "out" }.compactMap { $0["length"] as? Int }
+        #expect(outs.count >= 3 && outs.prefix(2) == [131_072, 131_072] && outs.reduce(0, +) == payload.count + 5, "OUT URBs: \(outs)")
+        #expect(records.contains { $0["event"] as? String == "in" && $0["length"] as? Int == 65_536 })
+        await transport.close()
+    }
+
     @Test func claimedElsewhereIsBusy() async {
         let transport = USBTransport(.serial("TDK-BUSY"))
         let error = await transportError { try await transport.open() }

@@ -1,4 +1,5 @@
 import CLibUSB
+import Foundation
 
 /// An open `libusb_device_handle`. `deinit` closes it.
 final class LibUSBDeviceHandle: USBDeviceHandle {
@@ -23,6 +24,20 @@ final class LibUSBDeviceHandle: USBDeviceHandle {
             return !closed
         }
         if wasOpen { libusb_close(pointer.raw) }
+    }
+
+    /// Asks usbfs on a descriptor of our own (libusb keeps its own private): one read-only
+    /// ioctl, USBDEVFS_GET_CAPABILITIES. A fake usbfs (umockdev) answers for its device.
+    var takesBulkTransfersWhole: Bool {
+        let path = String(format: "/dev/bus/usb/%03u/%03u", device.bus, device.address)
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        let getCapabilities: UInt = 0x8004_551A  // _IOR('U', 26, __u32)
+        let noPacketSizeLimit: UInt32 = 0x04, scatterGather: UInt32 = 0x08
+        var capabilities: UInt32 = 0
+        guard ioctl(fd, getCapabilities, &capabilities) == 0 else { return false }
+        return capabilities & (noPacketSizeLimit | scatterGather) != 0
     }
 
     func resetPort() throws(USBError) {

@@ -48,6 +48,12 @@ public protocol USBDeviceHandle: AnyObject, Sendable {
     func submitBulk(endpoint: UInt8, data: ArraySlice<UInt8>, length: Int, timeout: Duration?,
                     completion: @escaping @Sendable (USBTransferResult) -> Void) throws(USBError) -> any USBPendingTransfer
 
+    /// Whether the kernel takes a bulk transfer of any length as one request, so that a short
+    /// packet ends it cleanly (usbfs reports scatter-gather or no packet size limit). Where
+    /// it cannot, libusb cuts a large transfer into 16 KiB requests whose ends are not tied
+    /// together, and a short one mid-way reorders what follows. False when it cannot tell.
+    var takesBulkTransfersWhole: Bool { get }
+
     /// Resets the device's port: the device sees what a cable pulled and plugged back does
     /// and enumerates again (the handle is then stale).
     func resetPort() throws(USBError)
@@ -64,6 +70,9 @@ public protocol USBPendingTransfer: AnyObject, Sendable {
 }
 
 extension USBDeviceHandle {
+    /// Unknown: a handle that cannot ask the kernel keeps transfers small.
+    public var takesBulkTransfersWhole: Bool { false }
+
     /// Runs one control transfer to completion.
     public func control(_ setup: USBControlSetup, data: [UInt8] = [], timeout: Duration?) async throws(USBError) -> USBTransferResult {
         let submitted: Result<USBTransferResult, USBError> = await withCheckedContinuation { continuation in

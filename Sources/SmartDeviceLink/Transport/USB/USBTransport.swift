@@ -11,9 +11,9 @@ import Logging
 /// endpoints from the descriptors, then keeps ``Options/inTransfersPending`` IN transfers
 /// of ``Options/inTransferSize`` bytes pending, resubmitting each as it completes.
 ///
-/// Sends are queued FIFO: one OUT transfer of at most ``Options/outTransferSize`` bytes is
-/// in flight at a time, and after a short write the remainder is sent next. Each OUT
-/// transfer has ``Options/sendTimeout``; a send that times out fails with
+/// Sends are queued FIFO and cut into OUT transfers of at most ``Options/outTransferSize``
+/// bytes, ``Options/outTransfersInFlight`` of them in flight; after a short write the
+/// remainder is sent next. Each OUT transfer has ``Options/sendTimeout``; a send that times out fails with
 /// ``TransportError/timedOut(operation:seconds:)`` and the queue goes on.
 ///
 /// When the device is unplugged (a transfer ends with "no device", or hotplug reports it
@@ -26,10 +26,10 @@ public final class USBTransport: SDLTransport {
     public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
     private let selector: USBDeviceSelector
-    private let options: Options
+    let options: Options
     private let suppliedBackend: (any USBBackend)?
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    private let state: Locked<State>
+    let state: Locked<State>
 
     /// A transport for the device `selector` picks.
     /// - Parameters:
@@ -52,29 +52,28 @@ public final class USBTransport: SDLTransport {
 
     // MARK: - State
 
-    private struct Link {
+    struct Link {
         let backend: any USBBackend
         let handle: any USBDeviceHandle
         let interface: UInt8
         let inEndpoint: UInt8
         let outEndpoint: UInt8
         let inSize: Int
+        let outSize: Int
+        let outLimit: Int
     }
 
-    private struct PendingSend {
-        var bytes: [UInt8]
-        var offset = 0
-        let continuation: CheckedContinuation<Result<Void, TransportError>, Never>
-    }
+    /// A ``send(_:)`` caller waiting for its bytes to leave.
+    typealias SendWaiter = CheckedContinuation<Result<Void, TransportError>, Never>
 
-    private enum Phase { case idle, opening, open, closing, closed }
+    enum Phase { case idle, opening, open, closing, closed }
 
-    private struct State {
+    struct State {
         var phase = Phase.idle
         var label: String
         var link: Link?
-        var sends: [PendingSend] = []
-        var outInFlight: (any USBPendingTransfer)?
+        var out = BulkOutQueue<SendWaiter>()
+        var outTransfers: [ObjectIdentifier: any USBPendingTransfer] = [:]
         var inFlight: [ObjectIdentifier: any USBPendingTransfer] = [:]
         /// Submitted transfers whose completion has not run yet.
         var outstanding = 0
@@ -170,10 +169,17 @@ public final class USBTransport: SDLTransport {
         do { try handle.claimInterface(interface) } catch {
             throw error.transportError("claim interface \(interface)", on: device)
         }
-        let inSize = max(options.inTransferSize, Int(inEP.maxPacketSize))
-        SDLLog.usb.info("USB \(device): interface \(interface) claimed, bulk IN 0x\(String(inEP.address, radix: 16)), OUT 0x\(String(outEP.address, radix: 16))")
-        return Link(backend: backend, handle: handle, interface: interface,
-                    inEndpoint: inEP.address, outEndpoint: outEP.address, inSize: inSize)
+        // Large transfers and several in flight only where the kernel keeps each whole.
+        let whole = handle.takesBulkTransfersWhole
+        let inSize = max(options.inTransferSize ?? (whole ? 65_536 : 16_384), Int(inEP.maxPacketSize))
+        let outSize = max(1, options.outTransferSize ?? (whole ? 131_072 : 16_384))
+        let outLimit = max(1, options.outTransfersInFlight ?? (whole ? 2 : 1))
+        SDLLog.usb.info("""
+            USB \(device): interface \(interface) claimed, bulk IN 0x\(String(inEP.address, radix: 16)) \
+            (\(inSize)-byte transfers), OUT 0x\(String(outEP.address, radix: 16)) (\(outSize), \(outLimit) in flight)
+            """)
+        return Link(backend: backend, handle: handle, interface: interface, inEndpoint: inEP.address,
+                    outEndpoint: outEP.address, inSize: inSize, outSize: outSize, outLimit: outLimit)
     }
 
     /// The interface and endpoints, chosen from the descriptor.
@@ -277,89 +283,9 @@ public final class USBTransport: SDLTransport {
         transferDone()
     }
 
-    // MARK: - OUT
-
-    /// Queues `bytes` and returns once the device accepted all of them.
-    public func send(_ bytes: [UInt8]) async throws(TransportError) {
-        guard !bytes.isEmpty else {
-            if let error = state.withLock({ $0.phase == .open ? nil : $0.closeError }) { throw error }
-            return
-        }
-        let result: Result<Void, TransportError> = await withCheckedContinuation { c in
-            let kick: Bool = state.withLock { s in
-                guard s.phase == .open else {
-                    c.resume(returning: .failure(s.closeError))
-                    return false
-                }
-                s.sends.append(PendingSend(bytes: bytes, continuation: c))
-                return s.outInFlight == nil
-            }
-            if kick { submitOut() }
-        }
-        try result.get()
-    }
-
-    /// Submits the next chunk of the send at the head of the queue, if nothing is in flight.
-    private func submitOut() {
-        var failed: (CheckedContinuation<Result<Void, TransportError>, Never>, TransportError)?
-        state.withLock { s in
-            guard s.phase == .open, s.outInFlight == nil, let link = s.link, let head = s.sends.first else { return }
-            let end = min(head.bytes.count, head.offset + max(1, options.outTransferSize))
-            let chunk = head.bytes[head.offset..<end]
-            do throws(USBError) {
-                let transfer = try link.handle.submitBulk(
-                    endpoint: link.outEndpoint, data: chunk, length: chunk.count, timeout: options.sendTimeout
-                ) { [weak self] result in
-                    self?.outCompleted(result)
-                }
-                s.outInFlight = transfer
-                s.outstanding += 1
-            } catch {
-                let send = s.sends.removeFirst()
-                failed = (send.continuation, error.transportError("bulk OUT submit", on: link.handle.device))
-            }
-        }
-        if let (c, error) = failed {
-            c.resume(returning: .failure(error))
-            submitOut()
-        }
-    }
-
-    private func outCompleted(_ result: USBTransferResult) {
-        var finished: (CheckedContinuation<Result<Void, TransportError>, Never>, Result<Void, TransportError>)?
-        var fatal: TransportError?
-        state.withLock { s in
-            s.outInFlight = nil
-            guard s.phase == .open, !s.sends.isEmpty else { return }
-            switch result.status {
-            case .completed:
-                // A short write leaves the remainder at the head; it goes out next.
-                s.sends[0].offset += result.actualLength
-                if s.sends[0].offset >= s.sends[0].bytes.count {
-                    finished = (s.sends.removeFirst().continuation, .success(()))
-                }
-            case .timedOut:
-                let send = s.sends.removeFirst()
-                let seconds = options.sendTimeout?.seconds ?? 0
-                let moved = send.offset + result.actualLength
-                finished = (send.continuation, .failure(.timedOut(
-                    operation: "USB bulk OUT to \(s.label) (\(moved) of \(send.bytes.count) bytes sent)", seconds: seconds)))
-            case .cancelled:
-                break
-            case .noDevice:
-                fatal = .closed("device unplugged")
-            case .stall, .error, .overflow:
-                fatal = .io(operation: "bulk OUT on \(s.label)", code: -1, message: "transfer ended with \(result.status)")
-            }
-        }
-        if let (c, r) = finished { c.resume(returning: r) }
-        if let fatal { fail(fatal) } else { submitOut() }
-        transferDone()
-    }
-
     // MARK: - Closing
 
-    private func transferDone() {
+    func transferDone() {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.outstanding -= 1
             guard s.outstanding <= 0 else { return [] }
@@ -370,22 +296,20 @@ public final class USBTransport: SDLTransport {
     }
 
     /// Ends the link with `error`: pending sends fail with it and `incoming` throws it.
-    private func fail(_ error: TransportError) {
+    func fail(_ error: TransportError) {
         shutDown(error, incomingError: error)
     }
 
     /// Cancels every transfer, fails queued sends with `error`, finishes `incoming` (with
     /// `incomingError`, or normally when nil), then tears down in the background.
     private func shutDown(_ error: TransportError, incomingError: TransportError?) {
-        let work: (sends: [PendingSend], transfers: [any USBPendingTransfer], hotplug: Task<Void, Never>?)? = state.withLock { s in
+        let work: (sends: [SendWaiter], transfers: [any USBPendingTransfer], hotplug: Task<Void, Never>?)? = state.withLock { s in
             guard s.phase == .open || s.phase == .opening || s.phase == .idle else { return nil }
             let wasOpen = s.phase == .open
             s.phase = .closing
             s.closeError = error
-            let sends = s.sends
-            s.sends = []
-            var transfers = Array(s.inFlight.values)
-            if let out = s.outInFlight { transfers.append(out) }
+            let sends = s.out.removeAll()
+            let transfers = Array(s.inFlight.values) + Array(s.outTransfers.values)
             let hotplug = s.hotplugTask
             s.hotplugTask = nil
             if !wasOpen { s.phase = .closed }
@@ -395,7 +319,7 @@ public final class USBTransport: SDLTransport {
             return (sends, transfers, hotplug)
         }
         guard let work else { return }
-        for send in work.sends { send.continuation.resume(returning: .failure(error)) }
+        for send in work.sends { send.resume(returning: .failure(error)) }
         if let incomingError { continuation.finish(throwing: incomingError) } else { continuation.finish() }
         for transfer in work.transfers { transfer.cancel() }
         work.hotplug?.cancel()
@@ -469,6 +393,6 @@ public final class USBTransport: SDLTransport {
 /// Lets a completion find its own transfer in the in-flight table.
 /// `@unchecked Sendable`: `id` is written once, under the transport's `state` lock, right
 /// after submission and before the transfer can be reaped (the completion takes the same lock).
-private final class TransferBox: @unchecked Sendable {
+final class TransferBox: @unchecked Sendable {
     var id: ObjectIdentifier?
 }

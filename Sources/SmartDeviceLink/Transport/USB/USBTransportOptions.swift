@@ -15,19 +15,23 @@ extension USBTransport {
         public var configuration: UInt8 = 1
         /// Which endpoints carry SDL (default: the vendor interface's bulk pair).
         public var endpoints: EndpointSelection = .vendorInterface
-        /// Bytes per IN transfer (sdl_core and the Android reader: 16 KiB). Raised to the
-        /// endpoint's max packet size if that is larger. 16 KiB is one usbfs URB on every
-        /// kernel: above it libusb may split a transfer into several URBs, and where the
-        /// kernel cannot end them together (umockdev, old kernels) a short packet mid-way
-        /// reorders what follows. On Debian's kernel in the lab, 64 KiB carried an upload from a
-        /// gadget at the raw link's rate (docs/benchmarks.md, "Real links").
-        public var inTransferSize: Int = 16_384
+        /// Bytes per IN transfer; nil (the default) picks by what the kernel can do (see
+        /// ``USBDeviceHandle/takesBulkTransfersWhole``): 64 KiB where it takes a transfer
+        /// whole, else 16 KiB, sdl_core's and the Android reader's size, one usbfs request on
+        /// every kernel. Raised to the endpoint's max packet size if that is larger. On
+        /// Debian's kernel in the lab, 64 KiB carried an upload from a gadget at the raw
+        /// link's rate (docs/benchmarks.md, "Real links").
+        public var inTransferSize: Int?
         /// IN transfers kept pending (at least 1).
         public var inTransfersPending: Int = 2
-        /// Largest OUT transfer; larger sends are split. 16 KiB is what usbfs takes as one
-        /// URB without bulk continuation, so a short write is never in the middle of a
-        /// transfer (a device that takes 4 KB a transfer gets the rest in order).
-        public var outTransferSize: Int = 16_384
+        /// Largest OUT transfer; larger sends are split. nil (the default): 128 KiB where the
+        /// kernel takes a transfer whole, else 16 KiB, so that a device taking less than a
+        /// transfer (4 KB, say) gets the rest next, in order.
+        public var outTransferSize: Int?
+        /// OUT transfers in flight at once (at least 1); nil (the default): 2 where the kernel
+        /// takes a transfer whole, else 1, since a transfer ending short with another behind
+        /// it would leave a hole in the stream.
+        public var outTransfersInFlight: Int?
         /// Timeout of each OUT transfer; nil waits forever (sdl_core uses none).
         public var sendTimeout: Duration? = .seconds(5)
         /// How long ``USBTransport/close()`` waits for cancelled transfers to come back.
