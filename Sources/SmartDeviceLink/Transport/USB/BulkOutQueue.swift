@@ -39,7 +39,7 @@ struct BulkOutQueue<Waiter> {
     private var inFlight: [[Piece]] = []
     private var nextID = 0
     /// Queued bytes the device has not taken yet.
-    private(set) var pendingBytes = 0
+    var pendingBytes: Int { sends.reduce(0) { $0 + $1.bytes.count - $1.sent } }
 
     var isEmpty: Bool { sends.isEmpty }
     var transfersInFlight: Int { inFlight.count }
@@ -47,7 +47,6 @@ struct BulkOutQueue<Waiter> {
     mutating func append(_ bytes: [UInt8], _ waiter: Waiter) {
         sends.append(Send(id: nextID, bytes: bytes, waiter: waiter))
         nextID += 1
-        pendingBytes += bytes.count
     }
 
     /// The bytes of the next transfer, counted in flight from now on; nil when every queued
@@ -64,7 +63,7 @@ struct BulkOutQueue<Waiter> {
             return first
         }
         var bytes = Array(first)
-        bytes.reserveCapacity(min(room, pendingBytes))
+        bytes.reserveCapacity(min(room, sends[index...].reduce(first.count) { $0 + $1.bytes.count }))
         while index < sends.count, bytes.count < room {
             let piece = take(from: index, upTo: room - bytes.count)
             bytes.append(contentsOf: piece)
@@ -100,7 +99,6 @@ struct BulkOutQueue<Waiter> {
             left -= got
             guard let index = sends.firstIndex(where: { $0.id == piece.send }) else { continue }
             sends[index].sent += got
-            pendingBytes -= got
         }
         if taken < pieces.reduce(0, { $0 + $1.length }) {
             // Nothing behind it on the wire: what the device did not take goes again, next.
@@ -130,13 +128,11 @@ struct BulkOutQueue<Waiter> {
 
     /// Every send still queued, in order, and the queue emptied (the link is closing).
     mutating func removeAll() -> [Waiter] {
-        defer { sends = []; inFlight = []; pendingBytes = 0 }
+        defer { sends = []; inFlight = [] }
         return sends.map(\.waiter)
     }
 
     private mutating func removeSend(_ id: Int) -> Send? {
-        guard let index = sends.firstIndex(where: { $0.id == id }) else { return nil }
-        pendingBytes -= sends[index].bytes.count - sends[index].sent
-        return sends.remove(at: index)
+        sends.firstIndex(where: { $0.id == id }).map { sends.remove(at: $0) }
     }
 }
