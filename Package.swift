@@ -120,7 +120,7 @@ let package = Package(
         // Fuzz targets: the parsers that read what peers and users send (`scripts/fuzz`).
         .target(name: "SDLFuzz", dependencies: ["SmartDeviceLink", "SDLScenario"], swiftSettings: strict),
         .executableTarget(name: "sdl-fuzz", dependencies: ["SDLFuzz"], swiftSettings: strict),
-        .executableTarget(name: "sdl-benchmark", dependencies: ["SmartDeviceLink", "SDLEmulator", "SDLScenario", "CLibUSB", "CSDLShim",
+        .executableTarget(name: "sdl-benchmark", dependencies: ["SmartDeviceLink", "SDLEmulator", "SDLScenario", "SDLCoreHMI", "CLibUSB", "CSDLShim",
                                                            .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // What more than one test target needs (a clock tests move by hand, blocking work off the pool); never shipped.
         .target(name: "SDLTestSupport", dependencies: ["SmartDeviceLink"], path: "Tests/SDLTestSupport", swiftSettings: strict),

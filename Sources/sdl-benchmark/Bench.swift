@@ -73,6 +73,9 @@ struct Bench {
         if arguments.first == "link" {
             return try await RealLinks.run(Array(arguments.dropFirst()))
         }
+        if arguments.first == "core" {
+            return try await CoreLinks.run(Array(arguments.dropFirst()))
+        }
         if let mode = arguments.first, mode.hasPrefix("profile-") {
             return try await Profiles.run(mode, variant: arguments.dropFirst().first)
         }

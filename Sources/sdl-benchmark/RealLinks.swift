@@ -34,6 +34,18 @@ enum RealLinks {
         var video: [[UInt8]]
         var show = Show(mainField1: "Hello", mainField2: "bench")
 
+        /// 1,000 Show round trips, 8 MiB in `SDLManager`'s chunks four in flight, and the
+        /// navigation app's test pattern ten times; a tenth of each (about) with `quick`.
+        static func standard(quick: Bool) throws -> Work {
+            let clip = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../Examples/NavigationApp/Sources/NavigationApp/pattern.h264").standardized)
+            let units = H264.accessUnits(in: [UInt8](clip)).map { H264.annexB($0) }
+            let chunk = 131_072 - 12 - 512  // SDLFileManager.fitChunks for core's 128 KiB frames: what SDLManager uploads with
+            let file = [UInt8](repeating: 0x5A, count: (quick ? 1 : 8) << 20)
+            return Work(trips: quick ? 100 : 1000, file: Array(file.prefix(file.count / chunk * chunk)), chunk: chunk,
+                        window: 4, video: Array(repeating: units, count: quick ? 2 : 10).flatMap { $0 })
+        }
+
         var requestSize: Int { 12 + 12 + show.json.serializedBytes().count }
         var responseSize: Int { 12 + 12 + ThinHeadUnit.success.count }
         var videoBytes: Int { video.reduce(0) { $0 + $1.count } }
@@ -76,30 +88,26 @@ enum RealLinks {
         guard let name = arguments.first, let link = Link(rawValue: name) else { return say(usage) }
         let quick = arguments.contains("--quick")
         let rounds = arguments.firstIndex(of: "--rounds").flatMap { arguments.dropFirst($0 + 1).first }.flatMap { Int($0) } ?? (quick ? 1 : 5)
-        let clip = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Examples/NavigationApp/Sources/NavigationApp/pattern.h264").standardized)
-        let units = H264.accessUnits(in: [UInt8](clip)).map { H264.annexB($0) }
-        let chunk = 131_072 - 12 - 512  // SDLFileManager.fitChunks for core's 128 KiB frames: what SDLManager uploads with
-        let file = [UInt8](repeating: 0x5A, count: (quick ? 1 : 8) << 20)
-        let work = Work(trips: quick ? 100 : 1000, file: Array(file.prefix(file.count / chunk * chunk)), chunk: chunk,
-                        window: 4, video: Array(repeating: units, count: quick ? 2 : 10).flatMap { $0 })
-        say("\(link.rawValue): \(work.trips) Show round trips; \(work.file.count / chunk) PutFile chunks of \(chunk) bytes, "
+        let work = try Work.standard(quick: quick)
+        say("\(link.rawValue): \(work.trips) Show round trips; \(work.file.count / work.chunk) PutFile chunks of \(work.chunk) bytes, "
               + "\(work.window) in flight; \(work.video.count) H.264 access units (\(work.videoBytes) bytes) back to back; "
               + "\(rounds) rounds after a warm-up")
         let variants = quick || link == .rfcomm || link == .tcp ? [Variant.all[0]] : Variant.all
-        var ours = [[Timings]](repeating: [], count: variants.count), raw: [Timings] = []
+        var ours = [[Timings]](repeating: [], count: variants.count), raw: [Timings] = [], wakeUps: [Duration] = []
         for round in 0...rounds {
             var timings: [Timings] = []
             for variant in variants { timings.append(try await measureOurs(link, variant, work)) }
             let baseline = try await measureRaw(link, work)
+            let wakeUp = await WakeUps.cost()
             progress("\(link.rawValue): round \(round) of \(rounds) done")
             guard round > 0 else { continue }
             for index in variants.indices { ours[index].append(timings[index]) }
             raw.append(baseline)
+            wakeUps.append(wakeUp)
         }
         for (variant, timings) in zip(variants, ours) {
             say("\(variant.name) ÷ raw:")
-            report(timings, raw, work)
+            report(timings, raw, work, wakeUp: wakeUps.sorted()[wakeUps.count / 2])
         }
     }
 
@@ -114,7 +122,7 @@ enum RealLinks {
         fflush(nil)
     }
 
-    static func report(_ ours: [Timings], _ raw: [Timings], _ work: Work) {
+    static func report(_ ours: [Timings], _ raw: [Timings], _ work: Work, wakeUp: Duration) {
         func row(_ name: String, _ path: KeyPath<Timings, Duration>, bytes: Int?) {
             let ratios = zip(ours, raw).map { $0[keyPath: path].seconds / $1[keyPath: path].seconds }.sorted()
             let median = { (timings: [Timings]) in timings.map { $0[keyPath: path] }.sorted()[timings.count / 2] }
@@ -128,6 +136,12 @@ enum RealLinks {
         let switches = { (timings: [Timings]) in timings.map(\.switchesPerTrip).sorted()[timings.count / 2] }
         say(String(format: "%-28@ ours %9.1f      raw %9.1f      ratio %5.2f", "  context switches a trip" as NSString,
                    switches(ours), switches(raw), switches(ours) / max(switches(raw), 0.01)))
+        // What the extra switches cost at this machine's price of a wake-up, against how much
+        // longer a trip takes: the share of the gap that is waking threads.
+        let trip = { (timings: [Timings]) in timings.map(\.trips.seconds).sorted()[timings.count / 2] / Double(work.trips) }
+        let gap = trip(ours) - trip(raw), extra = (switches(ours) - switches(raw)) * wakeUp.seconds
+        say(String(format: "  a wake-up here %.1f µs: the %.1f more switches a trip cost %.0f µs of the %.0f µs it takes longer (%.0f %%)",
+                   wakeUp.seconds * 1e6, switches(ours) - switches(raw), extra * 1e6, gap * 1e6, gap > 0 ? 100 * extra / gap : 0))
         row("upload \(work.file.count >> 10) KiB, \(work.window) in flight", \.upload, bytes: work.file.count)
         row("video, \(work.video.count) access units", \.video, bytes: work.videoBytes)
     }

@@ -72,8 +72,23 @@ struct GadgetConfigFS: Sendable {
     }
 
     /// Unbinds the gadget: the host sees the device unplugged. Harmless when not bound.
+    ///
+    /// Checked and tried again for a moment: a gadget left bound by a close is "busy" to the
+    /// next open of the same gadget (seen once in the lab, twenty reopens into a benchmark).
     func unbind() {
-        try? write("\n", to: "UDC")
+        var attempts = 0
+        while let holder = Self.read("\(gadget)/UDC"), !holder.isEmpty {
+            attempts += 1
+            guard attempts <= 20 else {
+                return SDLLog.usb.error("the USB gadget \(paths.name) is still bound to \(holder) after 20 unbinds; its next open will find it busy")
+            }
+            if attempts > 1 { usleep(10_000) }
+            do throws(TransportError) {
+                try write("\n", to: "UDC")
+            } catch {
+                SDLLog.usb.notice("unbinding the USB gadget \(paths.name) failed (try \(attempts)): \(error)")
+            }
+        }
     }
 
     /// Changes the product ID (between an unbind and a bind, as a phone re-enumerates).
