@@ -9,6 +9,7 @@ import SmartDeviceLink
 ///     swift run -c release --static-swift-stdlib sdl-benchmark [--quick]
 ///     swift run -c release --static-swift-stdlib sdl-benchmark soak [RUNS]      (see Soak)
 ///     sdl-benchmark link usb-gadget|usb-host|rfcomm|tcp [--quick] [--rounds N] (real links, in the lab: see RealLinks)
+///     sdl-benchmark core [--hmi URL] [--links tcp,usb-gadget] [--quick] [--rounds N] (a running sdl_core: see CoreLinks)
 ///
 /// and one workload alone, for `perf record -g`:
 ///

@@ -3,7 +3,7 @@ import SDLCoreHMI
 import SDLScenario
 import SmartDeviceLink
 
-/// `sdl-benchmark core [--hmi ws://127.0.0.1:8087] [--links tcp,usb-gadget] [--rounds N] [--quick]`:
+/// `sdl-benchmark core [--hmi ws://127.0.0.1:8087] [--links tcp,usb-gadget] [--js-suite DIR] [--rounds N] [--quick]`:
 /// the work of `sdl-benchmark link` with a real sdl_core at the other end, over core's TCP
 /// transport and over its own USB transport (core the host, the app the gadget that core
 /// switches into accessory mode), each round on both, in turns.
@@ -15,34 +15,43 @@ import SmartDeviceLink
 /// Core runs with its flood limit off (`--ini FrequencyCount=0`): a thousand Shows as fast
 /// as they go is a flood to it. Its video goes to its socket consumer (port 5050), which this
 /// process reads: the stream is timed until core has passed every byte on.
+///
+/// With `--js-suite DIR` (the official JavaScript suite, as scripts/fetch-js-suite leaves
+/// it) each round also runs the round trips and the upload through that suite over TCP to
+/// the same core (`js-suite-bench.mjs`, in Node.js); it has no video streaming over TCP.
 enum CoreLinks {
-    enum Link: String, CaseIterable { case tcp, usbGadget = "usb-gadget" }
+    enum Link: String, CaseIterable { case tcp, usbGadget = "usb-gadget", jsSuite = "js-suite" }
 
     struct Timings {
-        var trips, upload, video: Duration
+        var trips, upload: Duration
+        var video: Duration?
     }
 
     static let appID = "bench-core-0001"
+    static let jsAppID = "bench-js-0001"
 
     static func run(_ arguments: [String]) async throws {
         func value(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { arguments.dropFirst($0 + 1).first } }
         let quick = arguments.contains("--quick")
         let rounds = value("--rounds").flatMap { Int($0) } ?? (quick ? 1 : 5)
         let names = (value("--links") ?? "tcp,usb-gadget").split(separator: ",").map(String.init)
-        let links = try names.map { name in
-            guard let link = Link(rawValue: name) else { throw CoreBenchError("no link \(name): tcp or usb-gadget") }
+        var links = try names.map { name in
+            guard let link = Link(rawValue: name), link != .jsSuite else { throw CoreBenchError("no link \(name): tcp or usb-gadget") }
             return link
         }
+        let suite = value("--js-suite")
+        if suite != nil { links.append(.jsSuite) }
         let hmi = try CoreHMI(url: value("--hmi") ?? "ws://127.0.0.1:8087")
         try await hmi.start()
         let work = try RealLinks.Work.standard(quick: quick)
-        RealLinks.say("sdl_core over \(names.joined(separator: " and ")): \(work.trips) Show round trips; \(work.file.count / work.chunk) "
+        RealLinks.say("sdl_core over \(links.map(\.rawValue).joined(separator: ", ")): \(work.trips) Show round trips; \(work.file.count / work.chunk) "
                       + "PutFile chunks of \(work.chunk) bytes through the file manager; \(work.video.count) H.264 access units "
                       + "(\(work.videoBytes) bytes) back to back; \(rounds) rounds after a warm-up")
         var timings = [Link: [Timings]]()
         for round in 0...rounds {
             for link in links {
-                let measured = try await measure(link, hmi, work, round: round)
+                let measured = if link == .jsSuite, let suite { try await measureJSSuite(suite, hmi, work) }
+                               else { try await measure(link, hmi, work, round: round) }
                 if round > 0 { timings[link, default: []].append(measured) }
             }
             RealLinks.progress("core: round \(round) of \(rounds) done")
@@ -56,7 +65,7 @@ enum CoreLinks {
     static func measure(_ link: Link, _ hmi: CoreHMI, _ work: RealLinks.Work, round: Int) async throws -> Timings {
         let transport: TransportChoice
         switch link {
-        case .tcp: transport = .tcp(host: "127.0.0.1", port: 12345)
+        case .tcp, .jsSuite: transport = .tcp(host: "127.0.0.1", port: 12345)  // the suite's own run is measureJSSuite
         case .usbGadget:
             var options = USBGadgetTransport.Options()
             options.waitForHost = .seconds(60)  // core's USB transport switches it, as a phone's
@@ -120,25 +129,66 @@ enum CoreLinks {
         return video
     }
 
+    /// The official JavaScript suite's run of the round trips and the upload over TCP, in a
+    /// Node.js process of its own that this HMI activates.
+    static func measureJSSuite(_ suite: String, _ hmi: CoreHMI, _ work: RealLinks.Work) async throws -> Timings {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Tests/Lab/support/js-suite-bench.mjs").standardized.path
+        let node = Process()
+        node.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        node.arguments = ["node", script, suite, "--app-id", jsAppID, "--trips", "\(work.trips)", "--bytes", "\(work.file.count)"]
+        let output = Pipe()
+        node.standardOutput = output
+        try node.run()
+        // Node.js loading the suite's few hundred modules takes a while under emulation; the
+        // HMI waits for an app's registration five seconds a try.
+        let registration = ContinuousClock.now + .seconds(120)
+        while true {
+            do {
+                try await hmi.perform(DriverAction(name: "activateApp", arguments: ["appID": .string(jsAppID)]))
+                break
+            } catch where node.isRunning && ContinuousClock.now < registration {
+                continue
+            }
+        }
+        RealLinks.progress("core: the JavaScript suite's app activated")
+        let printed = try await RealLinks.blocking { output.fileHandleForReading.readDataToEndOfFile() }
+        node.waitUntilExit()
+        // The suite logs to standard output too: the timings are the last line.
+        let last = String(decoding: printed, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("{") }
+        guard node.terminationStatus == 0, let last,
+              let times = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Double],
+              let trips = times["trips"], let upload = times["upload"] else {
+            throw CoreBenchError("the JavaScript suite's run failed (exit \(node.terminationStatus)): \(String(decoding: printed, as: UTF8.self))")
+        }
+        return Timings(trips: .milliseconds(trips), upload: .milliseconds(upload))
+    }
+
     // MARK: - Report
 
     static func report(_ timings: [Link: [Timings]], _ links: [Link], _ work: RealLinks.Work) {
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        func row(_ name: String, _ path: KeyPath<Timings, Duration>, bytes: Int?) {
+        func row(_ name: String, _ path: (Timings) -> Duration?, bytes: Int?) {
             for link in links {
-                let times = timings[link, default: []].map { $0[keyPath: path].seconds }
+                let times = timings[link, default: []].compactMap { path($0)?.seconds }
+                guard !times.isEmpty else { continue }
                 let rate = bytes.map { String(format: " (%.1f MB/s)", Double($0) / median(times) / 1e6) } ?? ""
-                RealLinks.say(String(format: "%-28@ %-10@ %9.1f ms%@", name as NSString, link.rawValue as NSString,
-                                     median(times) * 1000, rate as NSString))
+                RealLinks.say("\(name), \(link.rawValue): " + String(format: "%.1f ms%@", median(times) * 1000, rate as NSString))
             }
-            guard links.count == 2, let first = timings[links[0]], let second = timings[links[1]] else { return }
-            let ratios = zip(second, first).map { $0[keyPath: path].seconds / $1[keyPath: path].seconds }.sorted()
-            RealLinks.say(String(format: "%-28@ ratio %@ ÷ %@ %5.2f (%.2f to %.2f)", "" as NSString, links[1].rawValue as NSString,
-                                 links[0].rawValue as NSString, median(ratios), ratios.first!, ratios.last!))
+            // Each ratio from one round's pair, then the median and spread of the rounds.
+            for (over, base) in [(Link.usbGadget, Link.tcp), (.tcp, .jsSuite)] {
+                let pairs = zip(timings[over, default: []], timings[base, default: []]).compactMap { pair -> Double? in
+                    guard let top = path(pair.0), let bottom = path(pair.1) else { return nil }
+                    return top.seconds / bottom.seconds
+                }.sorted()
+                guard !pairs.isEmpty else { continue }
+                RealLinks.say(String(format: "  ratio %@ ÷ %@ %.2f (%.2f to %.2f)", over.rawValue as NSString, base.rawValue as NSString,
+                                     median(pairs), pairs.first!, pairs.last!))
+            }
         }
-        row("Show round trips ×\(work.trips)", \.trips, bytes: nil)
-        row("upload \(work.file.count >> 10) KiB", \.upload, bytes: work.file.count)
-        row("video, \(work.video.count) access units", \.video, bytes: work.videoBytes)
+        row("Show round trips ×\(work.trips)", { $0.trips }, bytes: nil)
+        row("upload \(work.file.count >> 10) KiB", { $0.upload }, bytes: work.file.count)
+        row("video, \(work.video.count) access units", { $0.video }, bytes: work.videoBytes)
     }
 }
 

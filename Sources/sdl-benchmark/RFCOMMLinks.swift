@@ -27,8 +27,20 @@ enum RFCOMMLink {
                 return fd
             }
         }
-        let unit = try await BlueZConnector(adapter: "hci0").connect(address: phone.address, channel: channel, timeout: .seconds(30))
-        return (try await accepted.value, unit)
+        // The phone's RFCOMM refuses a channel while the last round's link on it is still
+        // closing (seen once in five rounds): a moment later it takes it.
+        for attempt in 1... {
+            let unit: Int32
+            do {
+                unit = try await BlueZConnector(adapter: "hci0").connect(address: phone.address, channel: channel, timeout: .seconds(30))
+            } catch {
+                guard case .connectionRefused = error, attempt < 20 else { throw error }
+                try await Task.sleep(for: .milliseconds(250))
+                continue
+            }
+            return (try await accepted.value, unit)
+        }
+        fatalError("a range without end ended")
     }
 
     static func transports() async throws -> (app: any SDLTransport, unit: any SDLTransport) {
