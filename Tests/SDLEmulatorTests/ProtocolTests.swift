@@ -199,8 +199,16 @@ struct ProtocolTests {
         let headUnit = HeadUnitEmulator(configuration: fastConfiguration())
         let app = try await TestApp.connect(headUnit)
         try await app.register()
-        for _ in 0..<1001 {
-            try await app.connection.notify(functionID: RPCRegistry.functionID(forName: "OnHMIStatus")!, parameters: [:])
+        // The registration counts too, so the session may end before the last notification
+        // goes out: on a loaded machine the head unit keeps up with the sender and does.
+        var sent = 0
+        do {
+            for _ in 0..<1001 {
+                try await app.connection.notify(functionID: RPCRegistry.functionID(forName: "OnHMIStatus")!, parameters: [:])
+                sent += 1
+            }
+        } catch {
+            #expect(sent >= 1000, "the session ended after \(sent) notifications: \(error)")
         }
         let notice = try await app.next("OnAppInterfaceUnregistered")
         #expect(notice["reason"] == "TOO_MANY_REQUESTS")

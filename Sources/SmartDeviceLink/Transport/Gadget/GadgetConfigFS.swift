@@ -76,19 +76,18 @@ struct GadgetConfigFS: Sendable {
     /// Checked and tried again for a moment: a gadget left bound by a close is "busy" to the
     /// next open of the same gadget (seen once in the lab, twenty reopens into a benchmark).
     func unbind() {
-        var attempts = 0
-        while let holder = Self.read("\(gadget)/UDC"), !holder.isEmpty {
-            attempts += 1
-            guard attempts <= 20 else {
-                return SDLLog.usb.error("the USB gadget \(paths.name) is still bound to \(holder) after 20 unbinds; its next open will find it busy")
-            }
-            if attempts > 1 { usleep(10_000) }
+        for attempt in 1...20 {
+            var failure: TransportError?
             do throws(TransportError) {
                 try write("\n", to: "UDC")
             } catch {
-                SDLLog.usb.notice("unbinding the USB gadget \(paths.name) failed (try \(attempts)): \(error)")
+                failure = error  // also what an unbound gadget answers: only a gadget still bound is news
             }
+            guard let holder = Self.read("\(gadget)/UDC"), !holder.isEmpty else { return }
+            SDLLog.usb.notice("the USB gadget \(paths.name) is still bound to \(holder) after unbind \(attempt)\(failure.map { ": \($0)" } ?? "")")
+            usleep(10_000)
         }
+        SDLLog.usb.error("the USB gadget \(paths.name) stays bound after 20 unbinds; its next open will find it busy")
     }
 
     /// Changes the product ID (between an unbind and a bind, as a phone re-enumerates).
@@ -141,7 +140,8 @@ struct GadgetConfigFS: Sendable {
     }
 
     static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: a test's stand-in for UDC is a FIFO, which a blocking open would wait on.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { _ = close(fd) }
         var buffer = [UInt8](repeating: 0, count: 256)
