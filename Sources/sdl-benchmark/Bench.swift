@@ -399,7 +399,7 @@ struct Bench {
             timings.0.append(clock.measure(ours))
             timings.1.append(clock.measure(baseline))
         }
-        return (timings.0.sorted()[2], timings.1.sorted()[2])
+        return (timings.0.median, timings.1.median)
     }
 
     /// PutFile by hand, one chunk at a time, as an app without the file manager would.
@@ -436,12 +436,11 @@ struct Bench {
     /// ratios of each round (the two workloads run back to back) compares like with like.
     struct Rounds {
         let timings: [Duration]
-        var median: Duration { timings.sorted()[timings.count / 2] }
+        var median: Duration { timings.median }
 
         /// The median over the rounds of this round's timing ÷ the baseline's.
         func ratio(to baseline: Rounds) -> Double {
-            let ratios = zip(timings, baseline.timings).map { $0.seconds / max($1.seconds, 1e-9) }
-            return ratios.sorted()[ratios.count / 2]
+            zip(timings, baseline.timings).map { $0.seconds / max($1.seconds, 1e-9) }.median
         }
     }
 

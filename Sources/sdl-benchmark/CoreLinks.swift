@@ -167,13 +167,12 @@ enum CoreLinks {
     // MARK: - Report
 
     static func report(_ timings: [Link: [Timings]], _ links: [Link], _ work: RealLinks.Work) {
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         func row(_ name: String, _ path: (Timings) -> Duration?, bytes: Int?) {
             for link in links {
                 let times = timings[link, default: []].compactMap { path($0)?.seconds }
                 guard !times.isEmpty else { continue }
-                let rate = bytes.map { String(format: " (%.1f MB/s)", Double($0) / median(times) / 1e6) } ?? ""
-                RealLinks.say("\(name), \(link.rawValue): " + String(format: "%.1f ms%@", median(times) * 1000, rate as NSString))
+                let rate = bytes.map { String(format: " (%.1f MB/s)", Double($0) / times.median / 1e6) } ?? ""
+                RealLinks.say("\(name), \(link.rawValue): " + String(format: "%.1f ms%@", times.median * 1000, rate as NSString))
             }
             // Each ratio from one round's pair, then the median and spread of the rounds.
             for (over, base) in [(Link.usbGadget, Link.tcp), (.tcp, .jsSuite)] {
@@ -183,7 +182,7 @@ enum CoreLinks {
                 }.sorted()
                 guard !pairs.isEmpty else { continue }
                 RealLinks.say(String(format: "  ratio %@ ÷ %@ %.2f (%.2f to %.2f)", over.rawValue as NSString, base.rawValue as NSString,
-                                     median(pairs), pairs.first!, pairs.last!))
+                                     pairs.median, pairs.first!, pairs.last!))
             }
         }
         row("Show round trips ×\(work.trips)", { $0.trips }, bytes: nil)

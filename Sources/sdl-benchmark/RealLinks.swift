@@ -98,7 +98,7 @@ enum RealLinks {
             var timings: [Timings] = []
             for variant in variants { timings.append(try await measureOurs(link, variant, work)) }
             let baseline = try await measureRaw(link, work)
-            let wakeUp = await WakeUps.cost()
+            let wakeUp = try await WakeUps.cost()
             progress("\(link.rawValue): round \(round) of \(rounds) done")
             guard round > 0 else { continue }
             for index in variants.indices { ours[index].append(timings[index]) }
@@ -107,7 +107,7 @@ enum RealLinks {
         }
         for (variant, timings) in zip(variants, ours) {
             say("\(variant.name) ÷ raw:")
-            report(timings, raw, work, wakeUp: wakeUps.sorted()[wakeUps.count / 2])
+            report(timings, raw, work, wakeUp: wakeUps.median)
         }
     }
 
@@ -125,20 +125,20 @@ enum RealLinks {
     static func report(_ ours: [Timings], _ raw: [Timings], _ work: Work, wakeUp: Duration) {
         func row(_ name: String, _ path: KeyPath<Timings, Duration>, bytes: Int?) {
             let ratios = zip(ours, raw).map { $0[keyPath: path].seconds / $1[keyPath: path].seconds }.sorted()
-            let median = { (timings: [Timings]) in timings.map { $0[keyPath: path] }.sorted()[timings.count / 2] }
+            let median = { (timings: [Timings]) in timings.map { $0[keyPath: path] }.median }
             let rate = { (time: Duration) in bytes.map { String(format: " (%.1f MB/s)", Double($0) / time.seconds / 1e6) } ?? "" }
             say(String(format: "%-28@ ours %9.1f ms%@   raw %9.1f ms%@   ratio %5.2f (%.2f to %.2f)",
                          name as NSString, median(ours).seconds * 1000, rate(median(ours)) as NSString,
                          median(raw).seconds * 1000, rate(median(raw)) as NSString,
-                         ratios[ratios.count / 2], ratios.first!, ratios.last!))
+                         ratios.median, ratios.first!, ratios.last!))
         }
         row("Show round trips ×\(work.trips)", \.trips, bytes: nil)
-        let switches = { (timings: [Timings]) in timings.map(\.switchesPerTrip).sorted()[timings.count / 2] }
+        let switches = { (timings: [Timings]) in timings.map(\.switchesPerTrip).median }
         say(String(format: "%-28@ ours %9.1f      raw %9.1f      ratio %5.2f", "  context switches a trip" as NSString,
                    switches(ours), switches(raw), switches(ours) / max(switches(raw), 0.01)))
         // What the extra switches cost at this machine's price of a wake-up, against how much
         // longer a trip takes: the share of the gap that is waking threads.
-        let trip = { (timings: [Timings]) in timings.map(\.trips.seconds).sorted()[timings.count / 2] / Double(work.trips) }
+        let trip = { (timings: [Timings]) in timings.map(\.trips.seconds).median / Double(work.trips) }
         let gap = trip(ours) - trip(raw), extra = (switches(ours) - switches(raw)) * wakeUp.seconds
         say(String(format: "  a wake-up here %.1f µs: the %.1f more switches a trip cost %.0f µs of the %.0f µs it takes longer (%.0f %%)",
                    wakeUp.seconds * 1e6, switches(ours) - switches(raw), extra * 1e6, gap * 1e6, gap > 0 ? 100 * extra / gap : 0))

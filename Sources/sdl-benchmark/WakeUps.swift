@@ -7,10 +7,8 @@ import Foundation
 /// is waking threads rather than the library's own work.
 enum WakeUps {
     /// The mean time of a hand-over, over `count / 2` round trips of the byte.
-    static func cost(handOvers count: Int = 2_000) async -> Duration {
-        await withCheckedContinuation { done in
-            Thread { done.resume(returning: pingPong(count)) }.start()
-        }
+    static func cost(handOvers count: Int = 2_000) async throws -> Duration {
+        try await RealLinks.blocking { pingPong(count) }
     }
 
     private static func pingPong(_ count: Int) -> Duration {

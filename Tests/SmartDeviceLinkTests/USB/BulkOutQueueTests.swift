@@ -46,21 +46,24 @@ import Testing
         #expect(finished(queue.completeOldest(taking: 2)) == ["b"])
     }
 
+    /// One send of eight bytes, in flight as two transfers of four.
+    private func inTwoTransfers(_ name: String) -> BulkOutQueue<String> {
+        var queue = BulkOutQueue<String>()
+        queue.append(Array(0..<8), name)
+        _ = queue.nextTransfer(maxLength: 4, limit: 2)
+        _ = queue.nextTransfer(maxLength: 4, limit: 2)
+        return queue
+    }
+
     @Test("a short write with a later transfer in flight breaks the stream")
     func shortWriteWithMoreInFlight() {
-        var queue = BulkOutQueue<String>()
-        queue.append(Array(0..<8), "send")
-        _ = queue.nextTransfer(maxLength: 4, limit: 2)
-        _ = queue.nextTransfer(maxLength: 4, limit: 2)
+        var queue = inTwoTransfers("send")
         guard case .broken = queue.completeOldest(taking: 3) else { Issue.record("a hole in the stream went unnoticed"); return }
     }
 
     @Test("a timed-out transfer fails the sends in it alone; their other transfers are ignored; the next send goes on")
     func timeoutFailsItsSends() {
-        var queue = BulkOutQueue<String>()
-        queue.append(Array(0..<8), "slow")
-        _ = queue.nextTransfer(maxLength: 4, limit: 2)
-        _ = queue.nextTransfer(maxLength: 4, limit: 2)
+        var queue = inTwoTransfers("slow")
         let failed = queue.failOldest(taking: 1)
         #expect(failed.map(\.waiter) == ["slow"] && failed.first?.sent == 1 && failed.first?.total == 8)
         #expect(finished(queue.completeOldest(taking: 4)) == [])

@@ -71,6 +71,12 @@ struct GadgetConfigFS: Sendable {
         }
     }
 
+    /// The device controller the gadget is bound to, nil when it is not bound (or not made).
+    var boundController: String? {
+        guard let udc = Self.read("\(gadget)/UDC"), !udc.isEmpty else { return nil }
+        return udc
+    }
+
     /// Unbinds the gadget: the host sees the device unplugged. Harmless when not bound.
     ///
     /// Checked and tried again for a moment: a gadget left bound by a close is "busy" to the
@@ -83,7 +89,7 @@ struct GadgetConfigFS: Sendable {
             } catch {
                 failure = error  // also what an unbound gadget answers: only a gadget still bound is news
             }
-            guard let holder = Self.read("\(gadget)/UDC"), !holder.isEmpty else { return }
+            guard let holder = boundController else { return }
             SDLLog.usb.notice("the USB gadget \(paths.name) is still bound to \(holder) after unbind \(attempt)\(failure.map { ": \($0)" } ?? "")")
             usleep(10_000)
         }

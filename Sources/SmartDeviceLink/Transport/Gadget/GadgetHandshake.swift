@@ -32,7 +32,7 @@ struct GadgetHandshake {
     func run() throws(TransportError) -> GadgetLink {
         let configfs = GadgetConfigFS(paths: options.paths)
         let udc = try configfs.controller(named: options.udc)
-        if let holder = GadgetConfigFS.read("\(configfs.gadget)/UDC"), !holder.isEmpty {
+        if let holder = configfs.boundController {
             throw .busy(device: "the gadget \(options.paths.name) (bound to \(holder): another sdl-run is using it)")
         }
         let identity = options.identity
